@@ -1,0 +1,83 @@
+// Exact rounding of doubles into bf16 / fp16 / fp32 and the 16-bit storage encodings.
+#include "rope2d/ref/dtype.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace rope2d::ref {
+
+std::string_view name(Dtype d) {
+  switch (d) {
+    case Dtype::bf16: return "bf16";
+    case Dtype::fp16: return "fp16";
+    case Dtype::fp32: return "fp32";
+  }
+  return "?";
+}
+
+std::optional<Dtype> parse_dtype(std::string_view s) {
+  if (s == "bf16" || s == "bfloat16") return Dtype::bf16;
+  if (s == "fp16" || s == "float16" || s == "half") return Dtype::fp16;
+  if (s == "fp32" || s == "float32" || s == "float") return Dtype::fp32;
+  return std::nullopt;
+}
+
+int size_bytes(Dtype d) { return d == Dtype::fp32 ? 4 : 2; }
+
+static double max_finite(Format f) {
+  return std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+}
+
+double round_to(Dtype d, double x) {
+  if (!std::isfinite(x) || x == 0.0) return x;
+  const Format f = format_of(d);
+  // Quantum (weight of the last significand bit) of x in format f; below 2^emin the
+  // quantum stays at the subnormal one. Scaling by a power of two is exact in double
+  // here, so nearbyint performs the single rounding, ties to even.
+  const int e = std::max(std::ilogb(x), f.emin);
+  const int q = e - (f.precision - 1);
+  const double r = std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);
+  if (std::fabs(r) > max_finite(f)) return std::copysign(std::numeric_limits<double>::infinity(), x);
+  return r;
+}
+
+bool representable(Dtype d, double x) {
+  if (std::isnan(x)) return true;
+  return std::bit_cast<std::uint64_t>(round_to(d, x)) == std::bit_cast<std::uint64_t>(x);
+}
+
+std::uint16_t encode16(Dtype d, double x) {
+  if (d == Dtype::bf16) {
+    if (std::isnan(x)) return 0x7fc0;
+    // Exact: x is a bf16 value, so the low 16 bits of its float encoding are zero.
+    return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(static_cast<float>(x)) >> 16);
+  }
+  // fp16: sign, 5 exponent bits (bias 15), 10 fraction bits.
+  if (std::isnan(x)) return 0x7e00;
+  const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  const double a = std::fabs(x);
+  if (std::isinf(a)) return sign | 0x7c00;
+  if (a == 0.0) return sign;
+  if (a < std::ldexp(1.0, -14))  // subnormal: fraction counts units of 2^-24
+    return sign | static_cast<std::uint16_t>(std::ldexp(a, 24));
+  const int e = std::ilogb(a);
+  const auto frac = static_cast<std::uint16_t>(std::ldexp(a, 10 - e) - 1024.0);
+  return sign | static_cast<std::uint16_t>((e + 15) << 10) | frac;
+}
+
+double decode16(Dtype d, std::uint16_t bits) {
+  if (d == Dtype::bf16)
+    return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+  const double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  const int e = (bits >> 10) & 0x1f;
+  const int frac = bits & 0x3ff;
+  if (e == 0x1f)
+    return frac ? std::numeric_limits<double>::quiet_NaN()
+                : sign * std::numeric_limits<double>::infinity();
+  if (e == 0) return sign * std::ldexp(frac, -24);
+  return sign * std::ldexp(1024 + frac, e - 25);
+}
+
+}  // namespace rope2d::ref
