@@ -74,7 +74,7 @@ std::optional<double> special_value(const Element& e) {
   // nonzero float), and double arithmetic gives IEEE's answer. For t = ±0, sin t = t and
   // cos t = 1 exactly. With both grads zero the terms are signed zeros: IEEE's sum is +0
   // unless both are -0.
-  if (std::isinf(e.gc) || std::isinf(e.gs) || t == 0.0 || (e.gc == 0.0 && e.gs == 0.0)) {
+  if (is_special(e)) {
     const double s = t == 0.0 ? t : std::sin(t);
     const double c = t == 0.0 ? 1.0 : std::cos(t);
     return -(e.gc * s) + e.gs * c;

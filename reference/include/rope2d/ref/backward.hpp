@@ -12,6 +12,7 @@
 //   * gc and gs both zero                           -> the IEEE sum of the two signed zero terms
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,13 @@ struct Rounded {
   double in(Dtype d) const { return d == Dtype::fp32 ? fp32 : d == Dtype::bf16 ? bf16 : fp16; }
 };
 
+// True for the special cases above (cheap: the hot paths test it first).
+inline bool is_special(const Element& e) {
+  const double t = e.t;
+  return !(std::isfinite(e.gc) && std::isfinite(e.gs) && std::isfinite(t)) || t == 0.0 ||
+         (e.gc == 0.0 && e.gs == 0.0);
+}
+
 // The exact value when it is one of the special cases above, else nothing.
 std::optional<double> special_value(const Element& e);
 
@@ -48,9 +56,10 @@ Rounded exact_backward(const Element& e);
 // precision raised until those digits are certain to within one unit of the last digit.
 std::string exact_decimal(const Element& e, int digits = 40);
 
-// Certified double path: glibc's double sin/cos (at most 1 ulp, by its manual), an error
-// bound of 2^-49 * scale (four times the worst case of the arithmetic), and a rounding
-// decision from the two ends of the enclosure; undecided elements go to the MPFR path.
+// Certified double path: glibc's double sincos (at most 1 ulp, by its manual), an error
+// bound of 2^-48 * scale (twice the worst case of the arithmetic and of forming the ends),
+// and a rounding decision from the two ends of the enclosure; undecided elements go to the
+// MPFR path.
 struct CertifiedStats {
   long long fast = 0;      // decided in double
   long long fallback = 0;  // handed to MPFR

@@ -1,0 +1,103 @@
+// The fused backward for the real model: angles formed in the kernel from integer positions
+// and the theta table, exactly as the forward forms them (one correctly rounded float32
+// product, __fmul_rn so that no FMA contraction can change it), so no idx_theta is read.
+#include <cstdint>
+
+#include "grad_load.cuh"
+#include "rope2d/rope2d_backward.h"
+
+namespace rope2d::cuda {
+
+namespace {
+
+constexpr int threads_per_block = 256;
+constexpr int vec = 8;
+
+__device__ __forceinline__ float angle(const int32_t* positions, const float* theta, int64_t token, int k) {
+  // Even k take y, odd k take x: the interleaved split of build_2d_rope.
+  const int32_t p = __ldg(positions + 2 * token + (k & 1));
+  return __fmul_rn(static_cast<float>(p), __ldg(theta + k));
+}
+
+// head_dim % 8 == 0, so each group of eight elements lies in one token.
+template <class T>
+__global__ void __launch_bounds__(threads_per_block)
+fused_vec8(const T* __restrict__ gc, const T* __restrict__ gs, const int32_t* __restrict__ positions,
+           const float* __restrict__ theta, float* __restrict__ out, int64_t groups, int head_dim) {
+  const int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= groups) return;
+  const int64_t i = g * vec;
+  const int64_t token = i / head_dim;
+  const int d0 = static_cast<int>(i - token * head_dim);
+  const int half = head_dim / 2;
+  const int2 yx = __ldg(reinterpret_cast<const int2*>(positions) + token);
+  const float y = static_cast<float>(yx.x), x = static_cast<float>(yx.y);
+  float a[vec], b[vec], r[vec];
+  load8(gc + i, a);
+  load8(gs + i, b);
+  const int k0 = d0 % half;  // groups never straddle half (half % 4 == 0 and 8 | head_dim)
+#pragma unroll
+  for (int k = 0; k < vec; ++k) {
+    const float t = __fmul_rn((k & 1) ? x : y, __ldg(theta + k0 + k));
+    r[k] = backward(a[k], b[k], t);
+  }
+  __stcs(reinterpret_cast<float4*>(out + i), make_float4(r[0], r[1], r[2], r[3]));
+  __stcs(reinterpret_cast<float4*>(out + i) + 1, make_float4(r[4], r[5], r[6], r[7]));
+}
+
+template <class T>
+__global__ void __launch_bounds__(threads_per_block)
+fused_scalar(const T* __restrict__ gc, const T* __restrict__ gs, const int32_t* __restrict__ positions,
+             const float* __restrict__ theta, float* __restrict__ out, int64_t n, int head_dim) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int half = head_dim / 2;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const int64_t token = i / head_dim;
+    const int k = static_cast<int>(i - token * head_dim) % half;
+    out[i] = backward(to_float(gc[i]), to_float(gs[i]), angle(positions, theta, token, k));
+  }
+}
+
+bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; }
+
+template <class T>
+int launch(const void* gc_v, const void* gs_v, const int32_t* positions, const float* theta, float* out,
+           int64_t tokens, int head_dim, cudaStream_t stream) {
+  const T* gc = static_cast<const T*>(gc_v);
+  const T* gs = static_cast<const T*>(gs_v);
+  const int64_t n = tokens * head_dim;
+  const bool vector_ok = head_dim % 8 == 0 && aligned16(gc) && aligned16(gs) && aligned16(out) &&
+                         (reinterpret_cast<std::uintptr_t>(positions) & 7) == 0;
+  if (vector_ok) {
+    const int64_t groups = n / vec;
+    fused_vec8<T><<<static_cast<unsigned>((groups + threads_per_block - 1) / threads_per_block), threads_per_block, 0,
+                    stream>>>(gc, gs, positions, theta, out, groups, head_dim);
+  } else {
+    const int64_t blocks = std::min<int64_t>((n + threads_per_block - 1) / threads_per_block, 65536);
+    fused_scalar<T><<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(gc, gs, positions, theta, out, n,
+                                                                                   head_dim);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+}  // namespace rope2d::cuda
+
+extern "C" int rope2d_backward_fused(const void* grad_cos, const void* grad_sin, const int32_t* positions,
+                                     const float* theta, float* grad_idx_theta, int64_t tokens, int head_dim,
+                                     int grad_dtype, cudaStream_t stream) {
+  using namespace rope2d::cuda;
+  if (tokens < 0 || head_dim <= 0 || head_dim % 4 != 0) return cudaErrorInvalidValue;
+  if (tokens == 0) return 0;
+  if (!grad_cos || !grad_sin || !positions || !theta || !grad_idx_theta) return cudaErrorInvalidValue;
+  switch (grad_dtype) {
+    case ROPE2D_GRAD_BF16:
+      return launch<__nv_bfloat16>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream);
+    case ROPE2D_GRAD_FP16:
+      return launch<__half>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream);
+    case ROPE2D_GRAD_FP32:
+      return launch<float>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
