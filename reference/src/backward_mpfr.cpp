@@ -3,9 +3,8 @@
 // Error of one evaluation at precision p (each MPFR operation correctly rounded, so within
 // 2^-p relative): sin and cos err by 2^-p, each product adds 2^-p, the sum adds 2^-p of
 // |a| + |b|. Hence |r - exact| <= 3 * 2^-p * (|a| + |b|) * (1 + 2^(2-p)) < 2^(2-p) * (|a| + |b|),
-// with a = -gc*S, b = gs*C as computed. The enclosure [r - err, r + err] is widened outward
-// to doubles; when both ends round to the same value of a format, so does the exact result
-// (rounding is monotonic).
+// with a = -gc*S, b = gs*C as computed. When both ends of the enclosure [r - err, r + err]
+// round to the same value of a format, so does the exact result (rounding is monotonic).
 #include <bit>
 #include <boost/multiprecision/mpfr.hpp>
 #include <cmath>
@@ -55,13 +54,29 @@ Evaluation evaluate(const Element& e) {
   return {std::move(r), std::move(err)};
 }
 
-// Outward-rounded double enclosure of [r - err, r + err].
-void enclosure(const Evaluation& v, double& lo, double& hi) {
-  Real l = v.r, h = v.r;
-  mpfr_sub(l.backend().data(), v.r.backend().data(), v.err.backend().data(), MPFR_RNDD);
-  mpfr_add(h.backend().data(), v.r.backend().data(), v.err.backend().data(), MPFR_RNDU);
-  lo = mpfr_get_d(l.backend().data(), MPFR_RNDD);
-  hi = mpfr_get_d(h.backend().data(), MPFR_RNDU);
+// x rounded to the nearest value of format d, ties to even, decided in MPFR itself: a double
+// enclosure could not separate values within 2^-53 of a rounding midpoint (a result just
+// below a gs that is a bf16 midpoint, say). Same algorithm as round_to in dtype.cpp.
+double round_mpfr(const Real& x, Dtype d) {
+  const mpfr_srcptr v = x.backend().data();
+  if (mpfr_zero_p(v)) return mpfr_signbit(v) ? -0.0 : 0.0;
+  const Format f = format_of(d);
+  const long e = std::max<long>(mpfr_get_exp(v) - 1, f.emin);  // |x| in [2^(exp-1), 2^exp)
+  const long q = e - (f.precision - 1);
+  Real scaled = x;
+  mpfr_mul_2si(scaled.backend().data(), v, -q, MPFR_RNDN);  // exact: a power of two
+  mpfr_rint(scaled.backend().data(), scaled.backend().data(), MPFR_RNDN);
+  double r = std::ldexp(mpfr_get_d(scaled.backend().data(), MPFR_RNDN), static_cast<int>(q));
+  if (r == 0.0) r = mpfr_signbit(v) ? -0.0 : 0.0;
+  return round_to(d, r);  // exact for in-range values; maps overflow to infinity
+}
+
+// The ends of [r - err, r + err], rounded outward.
+void enclosure(const Evaluation& v, Real& lo, Real& hi) {
+  lo = v.r;
+  hi = v.r;
+  mpfr_sub(lo.backend().data(), v.r.backend().data(), v.err.backend().data(), MPFR_RNDD);
+  mpfr_add(hi.backend().data(), v.r.backend().data(), v.err.backend().data(), MPFR_RNDU);
 }
 
 }  // namespace
@@ -88,10 +103,10 @@ Rounded exact_backward(const Element& e) {
   std::lock_guard lock(mpfr_mutex);
   for (int bits = 128; bits <= max_precision_bits; bits *= 2) {
     PrecisionScope scope(bits);
-    double lo, hi;
+    Real lo, hi;
     enclosure(evaluate(e), lo, hi);
-    Rounded lo_r{round_to(Dtype::fp32, lo), round_to(Dtype::bf16, lo), round_to(Dtype::fp16, lo)};
-    Rounded hi_r{round_to(Dtype::fp32, hi), round_to(Dtype::bf16, hi), round_to(Dtype::fp16, hi)};
+    Rounded lo_r{round_mpfr(lo, Dtype::fp32), round_mpfr(lo, Dtype::bf16), round_mpfr(lo, Dtype::fp16)};
+    Rounded hi_r{round_mpfr(hi, Dtype::fp32), round_mpfr(hi, Dtype::bf16), round_mpfr(hi, Dtype::fp16)};
     if (same_bits(lo_r.fp32, hi_r.fp32) && same_bits(lo_r.bf16, hi_r.bf16) &&
         same_bits(lo_r.fp16, hi_r.fp16))
       return lo_r;

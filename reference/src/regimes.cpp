@@ -24,12 +24,16 @@ double axis_distance(float t, double k) {
   return ((static_cast<double>(t) - k * pio2_1) - k * pio2_2) - k * pio2_3;
 }
 
+}  // namespace
+
 float nearest_float_to_axis(double k) {
   float best = static_cast<float>(k * pio2_1 + k * pio2_2);
   for (float c : {std::nextafter(best, -INFINITY), std::nextafter(best, INFINITY)})
     if (std::fabs(axis_distance(c, k)) < std::fabs(axis_distance(best, k))) best = c;
   return best;
 }
+
+namespace {
 
 double randn_grad(Random& rng, Dtype d) { return round_to(d, rng.normal()); }
 

@@ -108,6 +108,17 @@ TEST(Backward, ResultsOverflowToInfinityOnlyWhenExactDoes) {
   expect_matches_oracle({65504.0, 65504.0, 2.5f}, oracle);  // fp16 overflows, fp32 does not
 }
 
+TEST(Backward, ResultWithinATinyDistanceOfAMidpoint) {
+  // gs = -0x1.17p+2 is a bf16 rounding midpoint, and gs cos(2^-149) lies 2^-297 inside it:
+  // no double enclosure separates the two, so the MPFR path must decide in MPFR (found by
+  // the CorrectlyRoundedToEveryDtype property).
+  const Element e{0.0, -0x1.17p+2, 0x1p-149f};
+  EXPECT_EQ(exact_backward(e).bf16, -0x1.16p+2);
+  EXPECT_EQ(certified_backward(e).bf16, -0x1.16p+2);
+  EXPECT_EQ(exact_backward(e).fp16, -0x1.17p+2);
+  EXPECT_EQ(exact_backward({0.0, 0x1.17p+2, 0x1p-100f}).bf16, 0x1.16p+2);
+}
+
 TEST(Backward, ExactDecimalHasFortyDigits) {
   const std::string s = exact_decimal({1.0, 0.0, 1.0f});
   // -sin(1) = -0.8414709848078965066525023216302989996226...

@@ -36,6 +36,9 @@ std::optional<Regime> parse_regime(std::string_view s);
 // One element of the regime; gc and gs are exact values of grad_dtype.
 Element draw(Regime r, Random& rng, Dtype grad_dtype);
 
+// The float32 nearest to k*pi/2 (k >= 1, k < 2^20).
+float nearest_float_to_axis(double k);
+
 // Float32 angles in [2^e, 2^(e+1)) nearest to a multiple of pi/2, the `per_binade` nearest
 // of each binade e = 0 .. max_binade - 1, found by scanning every multiple in the binade.
 std::vector<float> nearest_axis_angles(int max_binade, int per_binade);

@@ -1,0 +1,65 @@
+// rope2d eval GC GS THETA [--grad-dtype bf16|fp16|fp32]: the exact backward of one element.
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "rope2d/ref/backward.hpp"
+#include "rope2d/ref/float32_bound.hpp"
+#include "rope2d/ref/floats.hpp"
+
+namespace rope2d::cli {
+
+namespace {
+
+struct EvalArgs {
+  std::string gc, gs, theta, dtype = "bf16";
+};
+
+double exact_input(const std::string& field, const std::string& text, ref::Dtype d) {
+  double x;
+  try {
+    x = ref::parse_float(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(field + ": " + e.what());
+  }
+  if (!ref::representable(d, x))
+    throw std::invalid_argument(field + ": " + text + " is not exactly representable in " + std::string(ref::name(d)) +
+                                " (nearest: " + ref::hex(ref::round_to(d, x)) + ")");
+  return x;
+}
+
+int run(const EvalArgs& a) {
+  const auto dtype = ref::parse_dtype(a.dtype);
+  if (!dtype) throw std::invalid_argument("--grad-dtype: expected bf16, fp16 or fp32, found '" + a.dtype + "'");
+  const ref::Element e{exact_input("GC", a.gc, *dtype), exact_input("GS", a.gs, *dtype),
+                       static_cast<float>(exact_input("THETA", a.theta, ref::Dtype::fp32))};
+  const ref::Rounded r = ref::exact_backward(e);
+  const double scale = ref::condition_scale(e);
+  nlohmann::ordered_json j;
+  j["grad_dtype"] = ref::name(*dtype);
+  j["grad_cos"] = ref::hex(e.gc);
+  j["grad_sin"] = ref::hex(e.gs);
+  j["idx_theta"] = ref::hex(e.t);
+  j["exact"] = ref::exact_decimal(e, 40);
+  j["fp32"] = ref::hex(r.fp32);
+  j["bf16"] = ref::hex(r.bf16);
+  j["fp16"] = ref::hex(r.fp16);
+  j["scale"] = scale;
+  j["strict_allowed_error"] = ref::allowed_error(ref::cuda_sincosf_bound, scale, r.fp32, e.gc);
+  std::cout << j.dump(2) << "\n";
+  return Exit::ok;
+}
+
+}  // namespace
+
+Action add_eval(CLI::App& app) {
+  auto a = std::make_shared<EvalArgs>();
+  app.add_option("GC", a->gc, "grad_cos (decimal or C99 hex float, exact in the grad dtype)")->required();
+  app.add_option("GS", a->gs, "grad_sin")->required();
+  app.add_option("THETA", a->theta, "idx_theta (exact float32)")->required();
+  app.add_option("--grad-dtype", a->dtype, "bf16, fp16 or fp32")->capture_default_str();
+  return [a] { return run(*a); };
+}
+
+}  // namespace rope2d::cli

@@ -1,0 +1,107 @@
+// rope2d layout [FILE] [--seed N --batch B --seq-len S]: describe a layout, or make one.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "rope2d/ref/layout.hpp"
+
+namespace rope2d::cli {
+
+namespace {
+
+struct LayoutArgs {
+  std::string file;
+  std::uint64_t seed = 0;
+  ref::LayoutSpec spec;
+  bool print_positions = false;
+  bool emit = false;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(path + ": cannot open");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run(const LayoutArgs& a) {
+  ref::Layout layout;
+  if (!a.file.empty()) {
+    try {
+      layout = ref::layout_from_json(read_file(a.file));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(a.file + ": " + e.what());
+    }
+  } else {
+    layout = ref::random_layout(a.seed, a.spec);
+  }
+  if (a.emit) {
+    std::cout << ref::to_json(layout) << "\n";
+    return Exit::ok;
+  }
+  const std::vector<float> theta = ref::theta_table(layout.rope);
+  nlohmann::ordered_json j;
+  j["source"] = a.file.empty() ? "seed " + std::to_string(a.seed) : a.file;
+  j["batch"] = layout.batch.size();
+  j["seq_len"] = layout.seq_len();
+  j["head_dim"] = layout.rope.head_dim;
+  j["base"] = layout.rope.base;
+  j["ntk_factor"] = layout.rope.ntk_factor;
+  j["theta_first_last"] = {theta.front(), theta.back()};
+  nlohmann::ordered_json seqs = nlohmann::json::array();
+  for (const auto& seq : layout.batch) {
+    const auto pos = ref::positions(seq);
+    const auto t = ref::angles(pos, theta, layout.rope.head_dim);
+    std::int64_t text = 0, image = 0, marker = 0, images = 0;
+    for (const auto& s : seq) {
+      (s.kind == ref::Segment::Kind::text ? text : s.kind == ref::Segment::Kind::image ? image : marker) += s.tokens();
+      images += s.kind == ref::Segment::Kind::image;
+    }
+    std::int64_t max_y = 0, max_x = 0;
+    for (const auto& p : pos) max_y = std::max(max_y, p.y), max_x = std::max(max_x, p.x);
+    const auto [lo, hi] = std::minmax_element(t.begin(), t.end());
+    nlohmann::ordered_json s;
+    s["segments"] = seq.size();
+    s["text_tokens"] = text;
+    s["image_tokens"] = image;
+    s["images"] = images;
+    s["marker_tokens"] = marker;
+    s["max_y"] = max_y;
+    s["max_x"] = max_x;
+    s["angle_min"] = *lo;
+    s["angle_max"] = *hi;
+    if (a.print_positions) {
+      nlohmann::json p = nlohmann::json::array();
+      for (const auto& q : pos) p.push_back({q.y, q.x});
+      s["positions"] = p;
+    }
+    seqs.push_back(s);
+  }
+  j["sequences"] = seqs;
+  std::cout << j.dump(2) << "\n";
+  return Exit::ok;
+}
+
+}  // namespace
+
+Action add_layout(CLI::App& app) {
+  auto a = std::make_shared<LayoutArgs>();
+  app.add_option("FILE", a->file, "layout JSON (schema rope2d.layout/1); without it, a random layout");
+  app.add_option("--seed", a->seed, "seed of the random layout")->capture_default_str();
+  app.add_option("--batch", a->spec.batch, "random layout: sequences")->capture_default_str()->check(CLI::Range(1, 4096));
+  app.add_option("--seq-len", a->spec.seq_len, "random layout: tokens per sequence")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--max-image-side", a->spec.max_image_side, "random layout: largest image side")
+      ->capture_default_str()->check(CLI::Range(1, 1024));
+  app.add_flag("--vary-rope", a->spec.vary_rope, "random layout: draw base and NTK factor too");
+  app.add_flag("--positions", a->print_positions, "print every (y, x) position");
+  app.add_flag("--emit", a->emit, "print the layout itself as JSON instead of its description");
+  return [a] { return run(*a); };
+}
+
+}  // namespace rope2d::cli

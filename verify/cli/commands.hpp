@@ -1,0 +1,18 @@
+// The subcommands of the rope2d program; each lives in its own cmd_*.cpp and registers its
+// options on the CLI11 app, returning the action to run when it is chosen.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace rope2d::cli {
+
+// Exit codes shared by every subcommand.
+enum Exit : int { ok = 0, incorrect = 1, usage = 2, submission_failed = 3 };
+
+using Action = std::function<int()>;
+
+Action add_eval(CLI::App& app);
+Action add_layout(CLI::App& app);
+
+}  // namespace rope2d::cli

@@ -1,0 +1,36 @@
+// rope2d: the command-line program of the suite. One subcommand per job; bad input exits 2
+// with a message naming the problem.
+#include <exception>
+#include <iostream>
+#include <map>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace rope2d::cli;
+  CLI::App app{"rope2d: reference and verification suite for the batched 2D RoPE backward"};
+  app.require_subcommand(1);
+  std::map<CLI::App*, Action> actions;
+  auto add = [&](auto adder, const char* name, const char* help) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    actions[sub] = adder(*sub);
+  };
+  add(add_eval, "eval", "exact backward of one element, correctly rounded to each dtype");
+  add(add_layout, "layout", "describe a position layout (file or seed): positions and angle ranges");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? Exit::ok : Exit::usage;
+  }
+  try {
+    for (CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "rope2d: " << e.what() << "\n";
+    return Exit::usage;
+  } catch (const std::exception& e) {
+    std::cerr << "rope2d: error: " << e.what() << "\n";
+    return Exit::submission_failed;
+  }
+  return Exit::usage;
+}
