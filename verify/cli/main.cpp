@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   };
   add(add_eval, "eval", "exact backward of one element, correctly rounded to each dtype");
   add(add_layout, "layout", "describe a position layout (file or seed): positions and angle ranges");
+#ifdef ROPE2D_HAVE_CUDA
+  add(add_bench, "bench", "time the kernel on the 16 workloads and real layouts against its peers (GPU)");
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,117 @@
+// GPU properties of the project's kernel against the reference, over random mixed text-image
+// layouts (text runs, images 1x1 to 128x128, markers, varied base and NTK factor, seq_len up
+// to 131072), odd sizes and misaligned views, every grad dtype. Exits with the skip code
+// (77, SKIPPED in CTest) where no GPU exists.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "rope2d/rope2d_backward.h"
+#include "rope2d/verify/device.hpp"
+#include "rope2d/verify/metrics.hpp"
+
+using namespace rope2d;
+using namespace rope2d::verify;
+
+namespace {
+
+const BackwardFn own_kernel = reinterpret_cast<BackwardFn>(&rope2d_backward);
+const FusedFn own_fused = reinterpret_cast<FusedFn>(&rope2d_backward_fused);
+
+Testbed& testbed() {
+  static Testbed t;
+  return t;
+}
+
+rc::Gen<ref::Dtype> dtypes() { return rc::gen::element(ref::Dtype::bf16, ref::Dtype::fp16, ref::Dtype::fp32); }
+
+// Mostly short sequences, sometimes long ones, now and then the longest the model uses.
+rc::Gen<std::int64_t> seq_lens() {
+  return rc::gen::weightedOneOf<std::int64_t>({{8, rc::gen::inRange<std::int64_t>(1, 4096)},
+                                               {3, rc::gen::inRange<std::int64_t>(4096, 32768)},
+                                               {1, rc::gen::just<std::int64_t>(131072)}});
+}
+
+void assert_strict(const Problem& p, const DeviceRun& run) {
+  RC_ASSERT(run.integrity.ok());
+  const Expected x = compute_expected(p);
+  const Metrics m = compare(p, x, run.out.data(), Tier::strict);
+  if (!m.passes(Tier::strict)) {
+    for (const auto& f : m.failures) std::printf("%s\n", f.line(p.spec.name()).c_str());
+  }
+  RC_ASSERT(m.poisoned == 0);
+  RC_ASSERT(m.passes(Tier::strict));
+}
+
+}  // namespace
+
+RC_GTEST_PROP(Kernel, WithinTheStrictBoundOnRandomLayouts, ()) {
+  ProblemSpec s;
+  s.set = "layout";
+  s.source = AngleSource::layout;
+  s.grad_dtype = *dtypes();
+  s.batch = *rc::gen::inRange(1, 5);
+  s.seq_len = *seq_lens();
+  s.seed = *rc::gen::arbitrary<std::uint64_t>();
+  RC_PRE(s.batch * s.seq_len <= 262144);
+  RC_TAG(ref::name(s.grad_dtype), s.seq_len >= 32768 ? "long" : "short");
+  const Problem p = make_problem(s);
+  const DeviceRun plain = testbed().run(own_kernel, p);
+  assert_strict(p, plain);
+  // The fused path forms the same angles itself: bit for bit the same results.
+  const DeviceRun fused = testbed().run_fused(own_fused, p);
+  RC_ASSERT(fused.integrity.ok());
+  RC_ASSERT(std::memcmp(fused.out.data(), plain.out.data(), plain.out.size() * 4) == 0);
+}
+
+RC_GTEST_PROP(Kernel, OddSizesAndMisalignedViews, ()) {
+  ProblemSpec s;
+  s.set = "odd";
+  s.grad_dtype = *dtypes();
+  s.elements = *rc::gen::inRange<std::int64_t>(0, 20000);
+  s.misalign = *rc::gen::inRange(0, 4);
+  s.seed = *rc::gen::arbitrary<std::uint64_t>();
+  RC_CLASSIFY(s.elements % 8 != 0, "n % 8 != 0");
+  RC_CLASSIFY(s.misalign != 0, "misaligned");
+  const Problem p = make_problem(s);
+  assert_strict(p, testbed().run(own_kernel, p));
+}
+
+RC_GTEST_PROP(Kernel, HardRegimes, ()) {
+  ProblemSpec s;
+  s.set = "regime";
+  s.source = AngleSource::regime;
+  s.regime = *rc::gen::elementOf(std::vector<ref::Regime>(std::begin(ref::all_regimes), std::end(ref::all_regimes)));
+  s.grad_dtype = *dtypes();
+  s.elements = *rc::gen::inRange<std::int64_t>(1, 50000);
+  s.seed = *rc::gen::arbitrary<std::uint64_t>();
+  RC_TAG(ref::name(s.regime));
+  const Problem p = make_problem(s);
+  assert_strict(p, testbed().run(own_kernel, p));
+}
+
+RC_GTEST_PROP(Kernel, SameBitsOnAnotherStream, ()) {
+  ProblemSpec s;
+  s.set = "layout";
+  s.source = AngleSource::layout;
+  s.seq_len = *rc::gen::inRange<std::int64_t>(1, 8192);
+  s.seed = *rc::gen::arbitrary<std::uint64_t>();
+  const Problem p = make_problem(s);
+  Testbed other;  // its own non-blocking stream and buffers
+  const DeviceRun a = testbed().run(own_kernel, p), b = other.run(own_kernel, p);
+  RC_ASSERT(a.integrity.ok() && b.integrity.ok());
+  RC_ASSERT(std::memcmp(a.out.data(), b.out.data(), a.out.size() * 4) == 0);
+}
+
+int main(int argc, char** argv) {
+  const DeviceInfo info = probe_device();
+  if (!info.available) {
+    std::printf("SKIPPED: %s\n", info.reason.c_str());
+    return 77;
+  }
+  std::printf("device: %s, %d SMs\n", info.name.c_str(), info.sm_count);
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,79 @@
+// The GPU testbed: runs a kernel through the submission ABI on a problem with every integrity
+// check: outputs poisoned with NaN, 4 KiB guard bands around every buffer, inputs compared
+// after the call, a non-blocking stream whose earlier work must finish before the kernel runs,
+// a second call compared bit for bit, and buffers kept across calls (so a kernel that caches
+// results by address sees fresh inputs at the same addresses). No CUDA header is needed here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rope2d/verify/problem.hpp"
+
+struct CUstream_st;
+
+namespace rope2d::verify {
+
+using BackwardFn = int (*)(const void*, const void*, const float*, float*, std::int64_t, int, CUstream_st*);
+using FusedFn = int (*)(const void*, const void*, const std::int32_t*, const float*, float*, std::int64_t, int, int,
+                        CUstream_st*);
+
+struct DeviceInfo {
+  bool available = false;
+  std::string reason;  // why not, when unavailable
+  std::string name;
+  int driver_version = 0, runtime_version = 0;
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
+  double memory_gib = 0;
+};
+
+// Never throws and never aborts: without a driver or a GPU it says so in `reason`.
+DeviceInfo probe_device();
+
+struct Integrity {
+  std::string call_error;        // the ABI call's return code or a CUDA error after it
+  bool inputs_unchanged = true;
+  bool guards_intact = true;     // nothing written outside the output
+  bool stream_respected = true;  // queued work on the stream finished before the kernel ran
+  bool deterministic = true;     // a second call gave the same bits
+  bool context_lost = false;     // a sticky CUDA error: nothing more can run in this process
+
+  bool ok() const { return call_error.empty() && inputs_unchanged && guards_intact && stream_respected && deterministic; }
+  std::string describe() const;  // the failed checks, in words
+};
+
+struct DeviceRun {
+  std::vector<float> out;
+  Integrity integrity;
+  double kernel_ms = 0;  // of the plain call, by CUDA events (one call: not a benchmark)
+};
+
+struct RunChecks {
+  bool stream = true;
+  bool repeat = true;
+  bool inputs = true;
+};
+
+class Testbed {
+ public:
+  Testbed();
+  ~Testbed();
+  Testbed(const Testbed&) = delete;
+  Testbed& operator=(const Testbed&) = delete;
+
+  DeviceRun run(BackwardFn fn, const Problem& p, const RunChecks& checks = {});
+  // The fused entry point, on a problem with positions (layout sets).
+  DeviceRun run_fused(FusedFn fn, const Problem& p, const RunChecks& checks = {});
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The ABI's grad dtype code.
+int abi_dtype(ref::Dtype d);
+
+}  // namespace rope2d::verify

@@ -1,0 +1,49 @@
+// Comparing a kernel's float32 outputs with the correctly rounded reference: peak and RMS
+// error in units of 2^-24 S, ulps, the share correctly rounded, counts over each tier's
+// allowance, and the worst and first failing elements with their inputs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rope2d/verify/problem.hpp"
+#include "rope2d/verify/tolerance.hpp"
+
+namespace rope2d::verify {
+
+struct ElementReport {
+  std::int64_t index = 0;
+  ref::Element in{};
+  float ref = 0, got = 0;
+  double scaled_error = 0;  // |got - ref| / (2^-24 S)
+  double ulps = 0;          // |got - ref| / ulp(ref)
+
+  // One line: FAIL set index gc gs t ref got err ulps, floats in hex.
+  std::string line(const std::string& set) const;
+};
+
+struct Metrics {
+  std::int64_t count = 0;
+  std::int64_t correctly_rounded = 0;   // bit-equal to the reference (NaN matches NaN)
+  std::int64_t nonfinite_mismatch = 0;  // NaN/Inf where the reference has none, or the reverse
+  std::int64_t poisoned = 0;            // still holding the poison pattern: never written
+  bool all_zero = false;                // every output zero while the reference is not
+  double max_scaled = 0, sum_sq_scaled = 0, max_ulp = 0;
+  std::array<std::int64_t, tier_count> over{};  // elements over each tier's allowance
+  std::optional<ElementReport> worst;           // largest scaled error
+  std::vector<ElementReport> failures;          // first elements over the gate tier
+
+  double rms_scaled() const;
+  bool passes(Tier t) const;
+  void merge(const Metrics& other, std::size_t max_failures);
+};
+
+// The bit pattern outputs are poisoned with before a kernel runs (a quiet NaN with a payload).
+inline constexpr std::uint32_t poison_bits = 0x7fc0dead;
+
+Metrics compare(const Problem& p, const Expected& x, const float* out, Tier gate, std::size_t max_failures = 10);
+
+}  // namespace rope2d::verify

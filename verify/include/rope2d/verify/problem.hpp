@@ -1,0 +1,63 @@
+// Test problems: the inputs of one kernel call (grads in their dtype's encoding, angles, and
+// for layout sets the positions and theta table of the fused path) and their expected results
+// from the reference. Generation is seeded and chunked, so it is the same on any thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rope2d/ref/backward.hpp"
+#include "rope2d/ref/dtype.hpp"
+#include "rope2d/ref/regimes.hpp"
+
+namespace rope2d::verify {
+
+// How the angles of a problem are drawn.
+enum class AngleSource { randn, layout, regime };
+
+struct ProblemSpec {
+  std::string set;  // randn, layout, long, a regime name, odd
+  AngleSource source = AngleSource::randn;
+  ref::Regime regime = ref::Regime::randn;  // for AngleSource::regime
+  ref::Dtype grad_dtype = ref::Dtype::bf16;
+  std::int64_t batch = 1, seq_len = 1, head_dim = 128;
+  std::int64_t elements = -1;  // when >= 0, overrides batch*seq_len*head_dim (odd sizes)
+  int misalign = 0;            // element offset of every device pointer (odd views)
+  std::uint64_t seed = 0;
+
+  std::int64_t n() const { return elements >= 0 ? elements : batch * seq_len * head_dim; }
+  std::string name() const;  // e.g. randn/bf16/2x773, odd/bf16/n=1001+1
+};
+
+struct Problem {
+  ProblemSpec spec;
+  std::vector<std::uint8_t> gc, gs;  // grads encoded in spec.grad_dtype
+  std::vector<float> theta;          // idx_theta
+  std::vector<std::int32_t> positions;  // (y, x) per token, layout sets only
+  std::vector<float> theta_table;       // layout sets only
+
+  std::int64_t n() const { return static_cast<std::int64_t>(theta.size()); }
+  double gc_at(std::int64_t i) const { return decode(gc, i); }
+  double gs_at(std::int64_t i) const { return decode(gs, i); }
+  ref::Element element(std::int64_t i) const { return {gc_at(i), gs_at(i), theta[i]}; }
+
+ private:
+  double decode(const std::vector<std::uint8_t>& v, std::int64_t i) const;
+};
+
+struct Expected {
+  std::vector<float> fp32;     // correctly rounded float32 result
+  std::vector<double> scale;   // |gc sin t| + |gs cos t|
+  std::vector<std::uint16_t> bf16, fp16;  // correctly rounded, encoded (when asked for)
+  ref::CertifiedStats stats;
+};
+
+Problem make_problem(const ProblemSpec& spec);
+Expected compute_expected(const Problem& p, bool all_dtypes = false);
+
+// Runs fn(begin, end) over [0, n) in chunks on all hardware threads.
+void parallel_chunks(std::int64_t n, std::int64_t chunk, const std::function<void(std::int64_t, std::int64_t)>& fn);
+
+}  // namespace rope2d::verify

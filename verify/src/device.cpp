@@ -1,0 +1,269 @@
+// The GPU testbed (CUDA runtime API; kernels in device_kernels.cu).
+#include "rope2d/verify/device.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <bit>
+#include <cstring>
+#include <stdexcept>
+
+#include "rope2d/verify/metrics.hpp"
+
+namespace rope2d::verify {
+
+namespace detail {
+void launch_fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value, cudaStream_t s);
+void launch_spin(std::uint64_t nanoseconds, cudaStream_t s);
+}  // namespace detail
+
+namespace {
+
+constexpr std::size_t guard_bytes = 4096;
+constexpr unsigned char guard_byte = 0xA5;
+constexpr std::uint64_t spin_ns = 20'000'000;  // 20 ms: far longer than any call under test
+
+struct CudaError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+bool sticky(cudaError_t e) {
+  // Errors after which the context is unusable (the kernel faulted).
+  return e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorIllegalInstruction ||
+         e == cudaErrorMisalignedAddress || e == cudaErrorHardwareStackError || e == cudaErrorInvalidPc ||
+         e == cudaErrorAssert || e == cudaErrorLaunchTimeout || e == cudaErrorUnknown;
+}
+
+// One device buffer with guard bands; the data region starts `offset` bytes into it.
+struct Buffer {
+  unsigned char* base = nullptr;
+  std::size_t capacity = 0;  // bytes of data region the allocation can hold
+  std::size_t bytes = 0, offset = 0;
+
+  void reserve(std::size_t want) {
+    if (want <= capacity && base) return;
+    if (base) cudaFree(base);
+    base = nullptr;
+    check(cudaMalloc(reinterpret_cast<void**>(&base), want + 2 * guard_bytes + 64), "cudaMalloc");
+    capacity = want;
+  }
+  // Lays out `n` bytes starting `misalign` bytes past a 256-byte boundary, guards around.
+  void layout(std::size_t n, std::size_t misalign, cudaStream_t s) {
+    reserve(n + 64);
+    bytes = n;
+    offset = guard_bytes + misalign;
+    check(cudaMemsetAsync(base, guard_byte, offset, s), "cudaMemset guard");
+    check(cudaMemsetAsync(base + offset + n, guard_byte, capacity + 2 * guard_bytes + 64 - offset - n, s), "cudaMemset guard");
+  }
+  unsigned char* data() const { return base + offset; }
+  bool guards_intact(cudaStream_t s) const {
+    std::vector<unsigned char> before(offset), after(guard_bytes);
+    check(cudaMemcpyAsync(before.data(), base, offset, cudaMemcpyDeviceToHost, s), "copy guard");
+    check(cudaMemcpyAsync(after.data(), base + offset + bytes, guard_bytes, cudaMemcpyDeviceToHost, s), "copy guard");
+    check(cudaStreamSynchronize(s), "sync");
+    for (unsigned char c : before)
+      if (c != guard_byte) return false;
+    for (unsigned char c : after)
+      if (c != guard_byte) return false;
+    return true;
+  }
+  ~Buffer() {
+    if (base) cudaFree(base);
+  }
+};
+
+}  // namespace
+
+int abi_dtype(ref::Dtype d) { return d == ref::Dtype::bf16 ? 0 : d == ref::Dtype::fp16 ? 1 : 2; }
+
+std::string Integrity::describe() const {
+  std::string s;
+  auto add = [&](bool bad, const char* what) {
+    if (bad) s += (s.empty() ? "" : "; ") + std::string(what);
+  };
+  if (!call_error.empty()) s = "call failed: " + call_error;
+  add(!inputs_unchanged, "inputs modified by the call");
+  add(!guards_intact, "wrote outside the output (guard band changed)");
+  add(!stream_respected, "did not run on the given stream (outputs overwritten by work queued before the call)");
+  add(!deterministic, "a second call on the same inputs gave different bits");
+  return s.empty() ? "ok" : s;
+}
+
+DeviceInfo probe_device() {
+  DeviceInfo info;
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    info.reason = std::string("no usable CUDA driver or device (") + cudaGetErrorName(e) + ")";
+    cudaGetLastError();
+    return info;
+  }
+  if (count == 0) {
+    info.reason = "no CUDA device";
+    return info;
+  }
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    info.reason = "cudaGetDeviceProperties failed";
+    return info;
+  }
+  info.available = true;
+  info.name = prop.name;
+  info.sm_count = prop.multiProcessorCount;
+  info.l2_bytes = prop.l2CacheSize;
+  info.memory_gib = static_cast<double>(prop.totalGlobalMem) / (1ull << 30);
+  cudaDriverGetVersion(&info.driver_version);
+  cudaRuntimeGetVersion(&info.runtime_version);
+  return info;
+}
+
+struct Testbed::Impl {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Buffer gc, gs, theta, out, positions, table;
+  bool lost = false;
+
+  Impl() {
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaEventCreate(&start), "cudaEventCreate");
+    check(cudaEventCreate(&stop), "cudaEventCreate");
+  }
+  ~Impl() {
+    if (!lost) {
+      cudaEventDestroy(start);
+      cudaEventDestroy(stop);
+      cudaStreamDestroy(stream);
+    }
+  }
+
+  void upload(Buffer& b, const void* host, std::size_t n, std::size_t misalign) {
+    b.layout(n, misalign, stream);
+    if (n) check(cudaMemcpyAsync(b.data(), host, n, cudaMemcpyHostToDevice, stream), "upload");
+  }
+
+  bool unchanged(const Buffer& b, const void* host) {
+    std::vector<unsigned char> back(b.bytes);
+    check(cudaMemcpyAsync(back.data(), b.data(), b.bytes, cudaMemcpyDeviceToHost, stream), "copy back input");
+    check(cudaStreamSynchronize(stream), "sync");
+    return b.bytes == 0 || std::memcmp(back.data(), host, b.bytes) == 0;
+  }
+
+  // Poisons the output, optionally behind a spin on the stream, calls, and reads it back.
+  template <class Call>
+  std::vector<float> call_once(const Problem& p, Call&& call, bool behind_spin, Integrity& integ, double* ms) {
+    const std::int64_t n = p.n();
+    if (behind_spin) detail::launch_spin(spin_ns, stream);
+    // Poisoning in 4-byte words needs 4-byte alignment, which a float output always has.
+    detail::launch_fill32(reinterpret_cast<std::uint32_t*>(out.data()), n, poison_bits, stream);
+    check(cudaGetLastError(), "poison launch");
+    check(cudaEventRecord(start, stream), "event");
+    const int rc = call(stream);
+    check(cudaEventRecord(stop, stream), "event");
+    if (rc != 0) integ.call_error = "returned " + std::to_string(rc) + " (" + cudaGetErrorName(static_cast<cudaError_t>(rc)) + ")";
+    const cudaError_t e = cudaStreamSynchronize(stream);
+    const cudaError_t d = e == cudaSuccess ? cudaDeviceSynchronize() : e;  // work it left on other streams
+    if (d != cudaSuccess) {
+      integ.call_error = std::string(cudaGetErrorName(d)) + " after the call (" + cudaGetErrorString(d) + ")";
+      if (sticky(d)) {
+        lost = integ.context_lost = true;
+        return {};
+      }
+      cudaGetLastError();
+    }
+    if (ms) {
+      float f = 0;
+      cudaEventElapsedTime(&f, start, stop);
+      *ms = f;
+    }
+    std::vector<float> host(n);
+    if (n) check(cudaMemcpyAsync(host.data(), out.data(), n * 4, cudaMemcpyDeviceToHost, stream), "copy back output");
+    check(cudaStreamSynchronize(stream), "sync");
+    return host;
+  }
+
+  template <class Call>
+  DeviceRun run(const Problem& p, const RunChecks& checks, Call&& call, const std::vector<Buffer*>& inputs,
+                const std::vector<const void*>& host_inputs) {
+    DeviceRun r;
+    if (lost) {
+      r.integrity.call_error = "the CUDA context was lost by an earlier call";
+      r.integrity.context_lost = true;
+      return r;
+    }
+    const std::int64_t n = p.n();
+    out.layout(static_cast<std::size_t>(n) * 4, static_cast<std::size_t>(p.spec.misalign) * 4, stream);
+    // First call behind the spin: a kernel that ignores the stream runs during the spin and
+    // the poison queued after the spin overwrites its results.
+    std::vector<float> first;
+    if (checks.stream) {
+      first = call_once(p, call, true, r.integrity, nullptr);
+      if (r.integrity.context_lost || !r.integrity.call_error.empty()) return r;
+    }
+    r.out = call_once(p, call, false, r.integrity, &r.kernel_ms);
+    if (r.integrity.context_lost || !r.integrity.call_error.empty()) return r;
+    if (checks.stream) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto a = std::bit_cast<std::uint32_t>(first[i]), b = std::bit_cast<std::uint32_t>(r.out[i]);
+        if (a == poison_bits && b != poison_bits) r.integrity.stream_respected = false;
+        else if (a != b) r.integrity.deterministic = false;
+      }
+    }
+    if (checks.repeat) {
+      Integrity again;
+      const std::vector<float> second = call_once(p, call, false, again, nullptr);
+      if (!again.call_error.empty()) {
+        r.integrity.call_error = "second call: " + again.call_error;
+        r.integrity.context_lost = again.context_lost;
+        return r;
+      }
+      if (std::memcmp(second.data(), r.out.data(), n * 4) != 0) r.integrity.deterministic = false;
+    }
+    r.integrity.guards_intact = out.guards_intact(stream);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i]->guards_intact(stream)) r.integrity.guards_intact = false;
+      if (checks.inputs && !unchanged(*inputs[i], host_inputs[i])) r.integrity.inputs_unchanged = false;
+    }
+    return r;
+  }
+};
+
+Testbed::Testbed() : impl_(std::make_unique<Impl>()) {}
+Testbed::~Testbed() = default;
+
+DeviceRun Testbed::run(BackwardFn fn, const Problem& p, const RunChecks& checks) {
+  Impl& m = *impl_;
+  const std::size_t es = ref::size_bytes(p.spec.grad_dtype), mis = p.spec.misalign;
+  m.upload(m.gc, p.gc.data(), p.gc.size(), mis * es);
+  m.upload(m.gs, p.gs.data(), p.gs.size(), mis * es);
+  m.upload(m.theta, p.theta.data(), p.theta.size() * 4, mis * 4);
+  const int dtype = abi_dtype(p.spec.grad_dtype);
+  auto call = [&](cudaStream_t s) {
+    return fn(m.gc.data(), m.gs.data(), reinterpret_cast<const float*>(m.theta.data()),
+              reinterpret_cast<float*>(m.out.data()), p.n(), dtype, s);
+  };
+  return m.run(p, checks, call, {&m.gc, &m.gs, &m.theta}, {p.gc.data(), p.gs.data(), p.theta.data()});
+}
+
+DeviceRun Testbed::run_fused(FusedFn fn, const Problem& p, const RunChecks& checks) {
+  if (p.positions.empty()) throw std::invalid_argument(p.spec.name() + ": the fused path needs a layout problem");
+  Impl& m = *impl_;
+  const std::size_t es = ref::size_bytes(p.spec.grad_dtype), mis = p.spec.misalign;
+  m.upload(m.gc, p.gc.data(), p.gc.size(), mis * es);
+  m.upload(m.gs, p.gs.data(), p.gs.size(), mis * es);
+  m.upload(m.positions, p.positions.data(), p.positions.size() * 4, 0);
+  m.upload(m.table, p.theta_table.data(), p.theta_table.size() * 4, 0);
+  const int dtype = abi_dtype(p.spec.grad_dtype);
+  const std::int64_t tokens = static_cast<std::int64_t>(p.positions.size() / 2);
+  auto call = [&](cudaStream_t s) {
+    return fn(m.gc.data(), m.gs.data(), reinterpret_cast<const std::int32_t*>(m.positions.data()),
+              reinterpret_cast<const float*>(m.table.data()), reinterpret_cast<float*>(m.out.data()), tokens,
+              static_cast<int>(p.spec.head_dim), dtype, s);
+  };
+  return m.run(p, checks, call, {&m.gc, &m.gs, &m.positions, &m.table},
+               {p.gc.data(), p.gs.data(), p.positions.data(), p.theta_table.data()});
+}
+
+}  // namespace rope2d::verify
