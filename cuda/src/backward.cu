@@ -1,35 +1,32 @@
-// The optimized backward: eight elements per thread with 16-byte streaming loads and stores
-// where every pointer allows it, a scalar path for the rest (tails, misaligned views).
+// The optimized backward: V elements per thread with wide streaming loads and stores where
+// every pointer allows it, a scalar path for the rest (tails, misaligned views). V is a
+// tuning knob (rope2d_tuning.h); the shipped entry point uses the measured best.
+#include <algorithm>
 #include <cstdint>
 
 #include "grad_load.cuh"
-#include "rope2d/rope2d_backward.h"
+#include "rope2d/rope2d_tuning.h"
 
 namespace rope2d::cuda {
 
 namespace {
 
 constexpr int threads_per_block = 256;
-constexpr int vec = 8;
 
-template <class T>
+template <class T, int V, bool Accurate>
 __global__ void __launch_bounds__(threads_per_block)
-backward_vec8(const T* __restrict__ gc, const T* __restrict__ gs, const float* __restrict__ theta,
-              float* __restrict__ out, int64_t groups) {
+backward_vec(const T* __restrict__ gc, const T* __restrict__ gs, const float* __restrict__ theta,
+             float* __restrict__ out, int64_t groups) {
   const int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (g >= groups) return;
-  const int64_t i = g * vec;
-  float a[vec], b[vec];
-  load8(gc + i, a);
-  load8(gs + i, b);
-  const float4 t0 = __ldcs(reinterpret_cast<const float4*>(theta + i));
-  const float4 t1 = __ldcs(reinterpret_cast<const float4*>(theta + i) + 1);
-  const float t[vec] = {t0.x, t0.y, t0.z, t0.w, t1.x, t1.y, t1.z, t1.w};
-  float r[vec];
+  const int64_t i = g * V;
+  float a[V], b[V], t[V], r[V];
+  load_as_float<T, V>(gc + i, a);
+  load_as_float<T, V>(gs + i, b);
+  load_as_float<float, V>(theta + i, t);
 #pragma unroll
-  for (int k = 0; k < vec; ++k) r[k] = backward(a[k], b[k], t[k]);
-  __stcs(reinterpret_cast<float4*>(out + i), make_float4(r[0], r[1], r[2], r[3]));
-  __stcs(reinterpret_cast<float4*>(out + i) + 1, make_float4(r[4], r[5], r[6], r[7]));
+  for (int k = 0; k < V; ++k) r[k] = Accurate ? backward(a[k], b[k], t[k]) : backward_approx(a[k], b[k], t[k]);
+  store_stream<V>(out + i, r);
 }
 
 template <class T>
@@ -41,48 +38,78 @@ backward_scalar(const T* __restrict__ gc, const T* __restrict__ gs, const float*
     out[i] = backward(to_float(gc[i]), to_float(gs[i]), theta[i]);
 }
 
-bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; }
+bool aligned(const void* p, std::uintptr_t bytes) { return (reinterpret_cast<std::uintptr_t>(p) % bytes) == 0; }
 
-unsigned blocks_for(int64_t work) {
-  return static_cast<unsigned>((work + threads_per_block - 1) / threads_per_block);
+unsigned blocks_for(int64_t work) { return static_cast<unsigned>((work + threads_per_block - 1) / threads_per_block); }
+
+template <class T, int V, bool Accurate>
+int launch_vec(const T* gc, const T* gs, const float* theta, float* out, int64_t n, cudaStream_t stream, int64_t& done) {
+  // Every pointer aligned to its own vector width (grads V*sizeof(T), floats 4V, at most 16).
+  constexpr std::uintptr_t ga = std::min<std::uintptr_t>(V * sizeof(T), 16), fa = std::min(4 * V, 16);
+  if (!(aligned(gc, ga) && aligned(gs, ga) && aligned(theta, fa) && aligned(out, fa))) return 0;
+  const int64_t groups = n / V;
+  if (groups > 0) {
+    backward_vec<T, V, Accurate><<<blocks_for(groups), threads_per_block, 0, stream>>>(gc, gs, theta, out, groups);
+    if (cudaError_t e = cudaGetLastError()) return e;
+  }
+  done = groups * V;
+  return 0;
 }
 
 template <class T>
-int launch(const void* gc_v, const void* gs_v, const float* theta, float* out, int64_t n, cudaStream_t stream) {
+int launch(const void* gc_v, const void* gs_v, const float* theta, float* out, int64_t n, cudaStream_t stream,
+           int elems_per_thread, bool accurate) {
   const T* gc = static_cast<const T*>(gc_v);
   const T* gs = static_cast<const T*>(gs_v);
   int64_t done = 0;
-  if (aligned16(gc) && aligned16(gs) && aligned16(theta) && aligned16(out)) {
-    const int64_t groups = n / vec;
-    if (groups > 0) {
-      backward_vec8<T><<<blocks_for(groups), threads_per_block, 0, stream>>>(gc, gs, theta, out, groups);
-      if (cudaError_t e = cudaGetLastError()) return e;
-    }
-    done = groups * vec;
+  int rc = 0;
+  switch (elems_per_thread * 2 + (accurate ? 1 : 0)) {
+    case 2 * 2 + 1: rc = launch_vec<T, 2, true>(gc, gs, theta, out, n, stream, done); break;
+    case 4 * 2 + 1: rc = launch_vec<T, 4, true>(gc, gs, theta, out, n, stream, done); break;
+    case 8 * 2 + 1: rc = launch_vec<T, 8, true>(gc, gs, theta, out, n, stream, done); break;
+    case 16 * 2 + 1: rc = launch_vec<T, 16, true>(gc, gs, theta, out, n, stream, done); break;
+    case 8 * 2: rc = launch_vec<T, 8, false>(gc, gs, theta, out, n, stream, done); break;
+    case 4 * 2: rc = launch_vec<T, 4, false>(gc, gs, theta, out, n, stream, done); break;
+    default: return cudaErrorInvalidValue;
   }
+  if (rc) return rc;
   if (done < n) {
-    const int64_t left = n - done;
-    const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(blocks_for(left), 65536));
+    const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(blocks_for(n - done), 65536));
     backward_scalar<T><<<blocks, threads_per_block, 0, stream>>>(gc, gs, theta, out, done, n);
     if (cudaError_t e = cudaGetLastError()) return e;
   }
   return 0;
 }
 
+// Elements per thread: 4 was fastest or tied on all 16 workloads on an H200 (2026-12-02,
+// reports/bench/h200-2026-12-02-v2-variants.json): 202.8 us on 64x8192 against 211 for 8 and
+// 214 for 2; __sinf/__cosf at 4 took 202.7 us, so the accurate sincosf costs no time there.
+int default_elems_per_thread(int64_t) { return 4; }
+
 }  // namespace
 
 }  // namespace rope2d::cuda
 
-extern "C" int rope2d_backward(const void* grad_cos, const void* grad_sin, const float* idx_theta,
-                               float* grad_idx_theta, int64_t n, int grad_dtype, cudaStream_t stream) {
+extern "C" int rope2d_backward_config(const void* grad_cos, const void* grad_sin, const float* idx_theta,
+                                      float* grad_idx_theta, int64_t n, int grad_dtype, cudaStream_t stream,
+                                      int elems_per_thread, int accurate) {
   using namespace rope2d::cuda;
   if (n < 0) return cudaErrorInvalidValue;
   if (n == 0) return 0;
   if (!grad_cos || !grad_sin || !idx_theta || !grad_idx_theta) return cudaErrorInvalidValue;
   switch (grad_dtype) {
-    case ROPE2D_GRAD_BF16: return launch<__nv_bfloat16>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream);
-    case ROPE2D_GRAD_FP16: return launch<__half>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream);
-    case ROPE2D_GRAD_FP32: return launch<float>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream);
+    case ROPE2D_GRAD_BF16:
+      return launch<__nv_bfloat16>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream, elems_per_thread, accurate);
+    case ROPE2D_GRAD_FP16:
+      return launch<__half>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream, elems_per_thread, accurate);
+    case ROPE2D_GRAD_FP32:
+      return launch<float>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream, elems_per_thread, accurate);
     default: return cudaErrorInvalidValue;
   }
+}
+
+extern "C" int rope2d_backward(const void* grad_cos, const void* grad_sin, const float* idx_theta,
+                               float* grad_idx_theta, int64_t n, int grad_dtype, cudaStream_t stream) {
+  return rope2d_backward_config(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, grad_dtype, stream,
+                                rope2d::cuda::default_elems_per_thread(n), 1);
 }

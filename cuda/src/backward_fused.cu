@@ -33,16 +33,15 @@ fused_vec8(const T* __restrict__ gc, const T* __restrict__ gs, const int32_t* __
   const int2 yx = __ldg(reinterpret_cast<const int2*>(positions) + token);
   const float y = static_cast<float>(yx.x), x = static_cast<float>(yx.y);
   float a[vec], b[vec], r[vec];
-  load8(gc + i, a);
-  load8(gs + i, b);
+  load_as_float<T, vec>(gc + i, a);
+  load_as_float<T, vec>(gs + i, b);
   const int k0 = d0 % half;  // groups never straddle half (half % 4 == 0 and 8 | head_dim)
 #pragma unroll
   for (int k = 0; k < vec; ++k) {
     const float t = __fmul_rn((k & 1) ? x : y, __ldg(theta + k0 + k));
     r[k] = backward(a[k], b[k], t);
   }
-  __stcs(reinterpret_cast<float4*>(out + i), make_float4(r[0], r[1], r[2], r[3]));
-  __stcs(reinterpret_cast<float4*>(out + i) + 1, make_float4(r[4], r[5], r[6], r[7]));
+  store_stream<vec>(out + i, r);
 }
 
 template <class T>

@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace rope2d::cuda {
 
@@ -12,29 +13,72 @@ __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162f
 __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 __device__ __forceinline__ float to_float(float x) { return x; }
 
-// Eight consecutive grads from a 16-byte aligned address, read once (streaming, evict-first).
-template <class T>
-__device__ __forceinline__ void load8(const T* p, float out[8]) {
-  if constexpr (sizeof(T) == 2) {
-    const uint4 v = __ldcs(reinterpret_cast<const uint4*>(p));
-    const T* h = reinterpret_cast<const T*>(&v);
+// A vector of B bytes loaded once from a B-aligned address (streaming: evict first).
+template <int B>
+struct Bytes;
+template <>
+struct Bytes<4> {
+  std::uint32_t v[1];
+};
+template <>
+struct Bytes<8> {
+  uint2 v[1];
+};
+template <>
+struct Bytes<16> {
+  uint4 v[1];
+};
+template <>
+struct Bytes<32> {
+  uint4 v[2];
+};
+template <>
+struct Bytes<64> {
+  uint4 v[4];
+};
+
+template <int B>
+__device__ __forceinline__ Bytes<B> load_stream(const void* p) {
+  Bytes<B> r;
+  using V = std::remove_reference_t<decltype(r.v[0])>;
+  constexpr int k = sizeof(r.v) / sizeof(V);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) out[i] = to_float(h[i]);
+  for (int i = 0; i < k; ++i) r.v[i] = __ldcs(static_cast<const V*>(p) + i);
+  return r;
+}
+
+// V consecutive values of type T from a (V * sizeof(T))-aligned address, widened to float.
+template <class T, int V>
+__device__ __forceinline__ void load_as_float(const T* p, float out[V]) {
+  const Bytes<V * sizeof(T)> raw = load_stream<V * sizeof(T)>(p);
+  const T* x = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+  for (int i = 0; i < V; ++i) out[i] = to_float(x[i]);
+}
+
+// V floats stored to a (4V)-aligned address, streaming.
+template <int V>
+__device__ __forceinline__ void store_stream(float* p, const float r[V]) {
+  if constexpr (V == 2) {
+    __stcs(reinterpret_cast<float2*>(p), make_float2(r[0], r[1]));
   } else {
-    const float4 a = __ldcs(reinterpret_cast<const float4*>(p));
-    const float4 b = __ldcs(reinterpret_cast<const float4*>(p) + 1);
-    out[0] = a.x, out[1] = a.y, out[2] = a.z, out[3] = a.w;
-    out[4] = b.x, out[5] = b.y, out[6] = b.z, out[7] = b.w;
+#pragma unroll
+    for (int i = 0; i < V; i += 4) __stcs(reinterpret_cast<float4*>(p + i), make_float4(r[i], r[i + 1], r[i + 2], r[i + 3]));
   }
 }
 
 // The backward of one element. sincosf is CUDA's accurate one (2 ulp over the whole range;
-// this file is never built with fast math), and the sum is one FMA after one product; both
+// this code is never built with fast math), and the sum is one FMA after one product; both
 // orders fit the strict float32 bound (reference/FLOAT32_BOUND.md).
 __device__ __forceinline__ float backward(float gc, float gs, float t) {
   float s, c;
   sincosf(t, &s, &c);
   return fmaf(gs, c, -(gc * s));
+}
+
+// Hardware approximations: accurate to ~2^-21 only on [-pi, pi]. Timing experiments only.
+__device__ __forceinline__ float backward_approx(float gc, float gs, float t) {
+  return fmaf(gs, __cosf(t), -(gc * __sinf(t)));
 }
 
 }  // namespace rope2d::cuda

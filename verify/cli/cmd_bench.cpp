@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "rope2d/rope2d_backward.h"
+#include "rope2d/rope2d_tuning.h"
 #include "rope2d/verify/device.hpp"
 #include "rope2d/verify/sol_score.hpp"
 #include "rope2d/verify/suites.hpp"
@@ -27,6 +28,7 @@ using namespace rope2d::verify;
 struct BenchArgs {
   std::string json_path;
   bool torch = false;
+  bool variants = false;
   std::string python = "python3";
   int runs = 50, warmup = 10;
 };
@@ -203,6 +205,34 @@ int run(const BenchArgs& a) {
   fmt::print("largest workload at {:.1f}% of copy bandwidth (target >= 95%); fused speedup {:.2f}x (target >= 1.4)\n",
              100 * last["fraction_of_copy_bw"].get<double>(), last["fused_speedup"].get<double>());
   if (a.torch) fmt::print("faster than torch.compile on every workload: {}\n", beats_compile ? "yes" : "NO");
+  nlohmann::ordered_json variant_rows = nlohmann::json::array();
+  if (a.variants) {
+    // Configurations of the idx_theta kernel; "approx" uses __sinf/__cosf (inaccurate: it only
+    // shows how much of the time the accurate sincosf costs).
+    const std::pair<int, int> configs[] = {{2, 1}, {4, 1}, {8, 1}, {16, 1}, {4, 0}, {8, 0}};
+    fmt::print("\n{:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}  (us; shipped rope2d_backward picks by size)\n", "workload",
+               "v2", "v4", "v8", "v16", "v4approx", "v8approx");
+    for (std::size_t k = 0; k < ws.size(); ++k) {
+      const Workload& w = ws[k];
+      const std::int64_t n = w.batch * w.seq_len * 128;
+      const Problem rp = bench_problem(AngleSource::randn, w.batch, w.seq_len, 300 + k);
+      DeviceInputs d(rp, n);
+      nlohmann::ordered_json row;
+      row["batch"] = w.batch;
+      row["seq_len"] = w.seq_len;
+      std::string line = fmt::format("{:>9}", fmt::format("{}x{}", w.batch, w.seq_len));
+      for (auto [v, acc] : configs) {
+        const double t = timer.median_ms([&](int r, CUstream_st* s) {
+          rope2d_backward_config(d.gcs(r), d.gss(r), d.ts(r), d.outs(r), n, ROPE2D_GRAD_BF16, s, v, acc);
+        }, topt);
+        const std::string key = fmt::format("v{}{}", v, acc ? "" : "approx");
+        row[key + "_ms"] = t;
+        line += fmt::format(" {:>9.2f}", t * 1e3);
+      }
+      variant_rows.push_back(row);
+      fmt::print("{}\n", line);
+    }
+  }
   if (!a.json_path.empty()) {
     nlohmann::ordered_json j;
     const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -220,6 +250,7 @@ int run(const BenchArgs& a) {
     if (a.torch) j["torch"] = {{"version", torch["torch"]}, {"device", torch["device"]}};
     j["summary"] = summary;
     j["workloads"] = rows;
+    if (a.variants) j["variants"] = variant_rows;
     const std::string tmp = a.json_path + ".tmp";
     std::ofstream(tmp) << j.dump(2) << "\n";
     std::rename(tmp.c_str(), a.json_path.c_str());
@@ -233,6 +264,7 @@ int run(const BenchArgs& a) {
 Action add_bench(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   app.add_option("--json", a->json_path, "write the figures as JSON here");
+  app.add_flag("--variants", a->variants, "also time each kernel configuration (elements per thread, approx sin/cos)");
   app.add_flag("--torch", a->torch, "also time PyTorch eager and torch.compile (needs python3 with torch)");
   app.add_option("--python", a->python, "python interpreter for --torch")->capture_default_str();
   app.add_option("--runs", a->runs, "timed runs per measurement")->capture_default_str()->check(CLI::Range(1, 10000));

@@ -15,7 +15,7 @@ for step in $steps; do
   echo "=== $step"
   case $step in
     props) RC_PARAMS="max_success=${PROPS_CASES:-60}" $bin/kernel_prop 2>&1 | tail -n 400 >"$out/kernel_prop.log"; tail -n 30 "$out/kernel_prop.log" ;;
-    bench) $bin/rope2d bench --torch --json "$out/bench.json" 2>&1 | tee "$out/bench.log" | grep -v "^torch peers" ;;
+    bench) $bin/rope2d bench --torch ${BENCH_FLAGS:-} --json "$out/bench.json" 2>&1 | tee "$out/bench.log" | grep -v "^torch peers" ;;
     verify) $bin/rope2d verify --out "$out/verify" 2>&1 | tail -n 60 | tee "$out/verify.log" ;;
     *) echo "unknown step $step" ;;
   esac

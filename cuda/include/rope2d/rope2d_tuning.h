@@ -1,0 +1,23 @@
+/* rope2d_tuning.h: the knobs of the idx_theta kernel, for benchmarks that compare
+ * configurations. rope2d_backward() picks one of these by n; this entry point runs any.
+ *   elems_per_thread: 2, 4, 8 or 16
+ *   accurate: 1 uses CUDA's sincosf (the shipped kernel). 0 uses __sinf/__cosf, which is NOT
+ *             accurate beyond a few radians: it exists only to measure the arithmetic's share
+ *             of the time. */
+#ifndef ROPE2D_TUNING_H
+#define ROPE2D_TUNING_H
+
+#include "rope2d/rope2d_backward.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int rope2d_backward_config(const void* grad_cos, const void* grad_sin, const float* idx_theta, float* grad_idx_theta,
+                           int64_t n, int grad_dtype, cudaStream_t stream, int elems_per_thread, int accurate);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ROPE2D_TUNING_H */
