@@ -14,6 +14,8 @@ using Action = std::function<int()>;
 
 Action add_eval(CLI::App& app);
 Action add_layout(CLI::App& app);
+Action add_golden(CLI::App& app);
+Action add_check(CLI::App& app);
 #ifdef ROPE2D_HAVE_CUDA
 Action add_bench(CLI::App& app);
 #endif

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   };
   add(add_eval, "eval", "exact backward of one element, correctly rounded to each dtype");
   add(add_layout, "layout", "describe a position layout (file or seed): positions and angle ranges");
+  add(add_golden, "golden", "generate golden test data (safetensors + manifest) from a suite or a layout");
+  add(add_check, "check", "judge output files against a golden set, or check a golden set against the reference");
 #ifdef ROPE2D_HAVE_CUDA
   add(add_bench, "bench", "time the kernel on the 16 workloads and real layouts against its peers (GPU)");
 #endif

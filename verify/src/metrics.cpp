@@ -46,6 +46,8 @@ void Metrics::merge(const Metrics& o, std::size_t max_failures) {
   sum_sq_scaled += o.sum_sq_scaled;
   max_ulp = std::max(max_ulp, o.max_ulp);
   for (int t = 0; t < tier_count; ++t) over[t] += o.over[t];
+  for (std::size_t k = 0; k < histogram.size(); ++k) histogram[k] += o.histogram[k];
+  for (std::size_t k = 0; k < max_by_angle.size(); ++k) max_by_angle[k] = std::max(max_by_angle[k], o.max_by_angle[k]);
   if (o.worst && (!worst || o.worst->scaled_error > worst->scaled_error)) worst = o.worst;
   for (const auto& f : o.failures)
     if (failures.size() < max_failures) failures.push_back(f);
@@ -69,6 +71,7 @@ Metrics compare(const Problem& p, const Expected& x, const float* out, Tier gate
       if (std::bit_cast<std::uint32_t>(got) == poison_bits && !std::isnan(ref)) ++part.poisoned;
       if (bit_equal || both_nan) {
         ++part.correctly_rounded;
+        ++part.histogram[0];
         continue;
       }
       ElementReport r{i, p.element(i), ref, got, 0, 0};
@@ -93,6 +96,14 @@ Metrics compare(const Problem& p, const Expected& x, const float* out, Tier gate
       if (fails_all)
         for (auto& o : part.over) ++o;
       part.max_ulp = std::max(part.max_ulp, r.ulps);
+      {
+        const double se = r.scaled_error;
+        const int bin = se == 0 ? 0 : !std::isfinite(se) ? 19 : std::clamp(static_cast<int>(std::ceil(std::log2(se))) + 9, 1, 19);
+        ++part.histogram[bin];
+        const float at = std::fabs(r.in.t);
+        const int abin = std::isfinite(at) && at >= 1 ? std::min(std::ilogb(at) + 1, 25) : 0;
+        if (std::isfinite(se)) part.max_by_angle[abin] = std::max(part.max_by_angle[abin], se);
+      }
       if (r.scaled_error > part.max_scaled || !part.worst) {
         part.max_scaled = std::max(part.max_scaled, r.scaled_error);
         part.worst = r;

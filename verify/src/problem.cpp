@@ -91,9 +91,13 @@ Problem make_problem(const ProblemSpec& spec) {
   p.gs.resize(n * esize);
   p.theta.resize(n);
   if (spec.source == AngleSource::layout) {
-    const ref::Layout layout = ref::random_layout(spec.seed, {.batch = static_cast<int>(spec.batch),
-                                                             .seq_len = spec.seq_len,
-                                                             .max_image_side = 128});
+    const ref::Layout layout =
+        spec.layout_json.empty()
+            ? ref::random_layout(spec.seed, {.batch = static_cast<int>(spec.batch), .seq_len = spec.seq_len, .max_image_side = 128})
+            : ref::layout_from_json(spec.layout_json);
+    if (layout.batch.size() != static_cast<std::size_t>(spec.batch) || layout.seq_len() != spec.seq_len ||
+        layout.rope.head_dim != spec.head_dim)
+      throw std::invalid_argument("problem " + spec.name() + ": layout shape differs from the problem's");
     p.theta = ref::angles(layout);
     p.theta_table = ref::theta_table(layout.rope);
     for (const auto& seq : layout.batch)

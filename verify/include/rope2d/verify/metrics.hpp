@@ -34,6 +34,10 @@ struct Metrics {
   double max_scaled = 0, sum_sq_scaled = 0, max_ulp = 0;
   std::array<std::int64_t, tier_count> over{};  // elements over each tier's allowance
   std::optional<ElementReport> worst;           // largest scaled error
+  // Error histogram: bin 0 exact, bin k >= 1 scaled error in (2^(k-9), 2^(k-8)], last bin beyond.
+  std::array<std::int64_t, 20> histogram{};
+  // Largest scaled error by angle binade: bin k holds |t| in [2^(k-1), 2^k), bin 0 below 1.
+  std::array<double, 26> max_by_angle{};
   std::vector<ElementReport> failures;          // first elements over the gate tier
 
   double rms_scaled() const;

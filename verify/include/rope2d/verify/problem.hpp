@@ -26,6 +26,7 @@ struct ProblemSpec {
   std::int64_t elements = -1;  // when >= 0, overrides batch*seq_len*head_dim (odd sizes)
   int misalign = 0;            // element offset of every device pointer (odd views)
   std::uint64_t seed = 0;
+  std::string layout_json;     // AngleSource::layout: this layout instead of a random one
 
   std::int64_t n() const { return elements >= 0 ? elements : batch * seq_len * head_dim; }
   std::string name() const;  // e.g. randn/bf16/2x773, odd/bf16/n=1001+1

@@ -1,0 +1,132 @@
+// rope2d golden --suite NAME | --layout FILE  --out DIR [--grad-dtypes ...] [--seed N]:
+// generates a golden set with its manifest and a SOL-ExecBench problem directory.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "progress.hpp"
+#include "rope2d/ref/layout.hpp"
+#include "rope2d/verify/golden.hpp"
+#include "rope2d/verify/suites.hpp"
+
+namespace rope2d::cli {
+
+namespace {
+
+using namespace rope2d::verify;
+
+struct GoldenArgs {
+  std::string suite = "smoke", layout_file, out;
+  std::vector<std::string> dtypes{"bf16"};
+  std::uint64_t seed = 1;
+  bool quiet = false;
+  std::string command_line;
+};
+
+// A small set covering every kind of input, a few MB: the committed one under data/.
+std::vector<ProblemSpec> smoke_suite(const SuiteOptions& o) {
+  std::vector<ProblemSpec> out;
+  std::uint64_t seed = o.seed;
+  for (ref::Dtype d : o.grad_dtypes) {
+    auto add = [&](std::string set, AngleSource src, std::int64_t b, std::int64_t s) {
+      ProblemSpec p;
+      p.set = std::move(set);
+      p.source = src;
+      p.grad_dtype = d;
+      p.batch = b;
+      p.seq_len = s;
+      p.seed = seed++;
+      out.push_back(p);
+      return &out.back();
+    };
+    add("randn", AngleSource::randn, 1, 64);
+    add("layout", AngleSource::layout, 1, 128);
+    for (ref::Regime r : ref::all_regimes) {
+      if (r == ref::Regime::randn || r == ref::Regime::layout) continue;
+      ProblemSpec* p = add(std::string(ref::name(r)), AngleSource::regime, 1, 32);
+      p->regime = r;
+    }
+    for (std::int64_t n : {7, 129}) {
+      ProblemSpec* p = add("odd", AngleSource::randn, 1, 1);
+      p->elements = n;
+      p->misalign = 1;
+    }
+  }
+  return out;
+}
+
+int run(const GoldenArgs& a) {
+  SuiteOptions o;
+  o.seed = a.seed;
+  o.grad_dtypes.clear();
+  for (const auto& s : a.dtypes) {
+    const auto d = ref::parse_dtype(s);
+    if (!d) throw std::invalid_argument("--grad-dtypes: expected bf16, fp16 or fp32, found '" + s + "'");
+    o.grad_dtypes.push_back(*d);
+  }
+  std::vector<ProblemSpec> specs;
+  if (!a.layout_file.empty()) {
+    std::ifstream in(a.layout_file);
+    if (!in) throw std::invalid_argument(a.layout_file + ": cannot open");
+    std::stringstream text;
+    text << in.rdbuf();
+    ref::Layout layout;
+    try {
+      layout = ref::layout_from_json(text.str());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(a.layout_file + ": " + e.what());
+    }
+    for (ref::Dtype d : o.grad_dtypes) {
+      ProblemSpec p;
+      p.set = "layout";
+      p.source = AngleSource::layout;
+      p.grad_dtype = d;
+      p.batch = static_cast<std::int64_t>(layout.batch.size());
+      p.seq_len = layout.seq_len();
+      p.head_dim = layout.rope.head_dim;
+      p.seed = a.seed;
+      p.layout_json = text.str();
+      specs.push_back(p);
+    }
+  } else if (a.suite == "smoke") {
+    specs = smoke_suite(o);
+  } else if (a.suite == "benchmark") {
+    specs = benchmark_suite(o);
+  } else if (a.suite == "verification") {
+    specs = verification_suite(o);
+  } else {
+    throw std::invalid_argument("--suite: expected smoke, benchmark or verification, found '" + a.suite + "'");
+  }
+  Progress progress(a.quiet);
+  write_golden(a.out, specs, a.command_line, [&](std::size_t i, std::size_t n, const std::string& name) { progress.step(i, n, name); });
+  progress.done();
+  std::int64_t elements = 0;
+  for (const auto& s : specs) elements += s.n();
+  std::cout << fmt::format("wrote {} problems ({} elements) to {} in {:.1f} s\n", specs.size(), elements, a.out, progress.seconds());
+  return Exit::ok;
+}
+
+}  // namespace
+
+Action add_golden(CLI::App& app) {
+  auto a = std::make_shared<GoldenArgs>();
+  app.add_option("--suite", a->suite, "smoke (small, committed under data/), benchmark (16 workloads), verification (all sets)")
+      ->capture_default_str();
+  app.add_option("--layout", a->layout_file, "one problem from this layout file instead of a suite");
+  app.add_option("--out", a->out, "directory to write")->required();
+  app.add_option("--grad-dtypes", a->dtypes, "grad dtypes (bf16 fp16 fp32)")->delimiter(',')->capture_default_str();
+  app.add_option("--seed", a->seed, "base seed")->capture_default_str();
+  app.add_flag("--quiet", a->quiet, "no progress display");
+  return [a, &app] {
+    // The exact command, for the manifest: options as parsed, in a fixed order.
+    a->command_line = fmt::format("rope2d golden {}--out {} --grad-dtypes {} --seed {}",
+                                  a->layout_file.empty() ? "--suite " + a->suite + " " : "--layout " + a->layout_file + " ",
+                                  a->out, fmt::join(a->dtypes, ","), a->seed);
+    return run(*a);
+  };
+}
+
+}  // namespace rope2d::cli

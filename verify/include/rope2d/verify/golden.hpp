@@ -1,0 +1,48 @@
+// Golden data: one safetensors file per problem (inputs named as in SOL-ExecBench, the
+// correctly rounded result per output dtype, the per-element scale the tolerances use) and a
+// manifest.json with the schema, generator version, exact command line, seeds, reference
+// precision and the sha256 of every file. The same command gives the same bytes.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rope2d/verify/problem.hpp"
+
+namespace rope2d::verify {
+
+inline constexpr const char* golden_schema = "rope2d.golden/1";
+
+struct GoldenFile {
+  std::string file;     // relative to the set's directory
+  std::string problem;  // ProblemSpec::name()
+  std::string sha256;
+  std::int64_t elements = 0;
+};
+
+// Writes every problem, the manifest, and a SOL-ExecBench problem directory (solexecbench/).
+// progress(i, n, name) is called before each problem.
+void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
+                  const std::function<void(std::size_t, std::size_t, const std::string&)>& progress = {});
+
+struct GoldenSet {
+  std::string dir;
+  std::string command;
+  std::vector<GoldenFile> files;
+};
+
+// Reads the manifest and checks every file's sha256; throws std::invalid_argument naming the
+// file and field on any mismatch or malformed manifest.
+GoldenSet open_golden(const std::string& dir);
+
+struct GoldenProblem {
+  Problem problem;
+  Expected expected;  // fp32, bf16, fp16 and scale as stored
+};
+GoldenProblem load_golden(const GoldenSet& set, const GoldenFile& f);
+
+// The generator's version (git describe at configure time).
+std::string generator_version();
+
+}  // namespace rope2d::verify

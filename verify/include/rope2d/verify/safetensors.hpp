@@ -1,0 +1,41 @@
+// Reading and writing the safetensors format (8-byte little-endian header length, a JSON
+// header {name: {dtype, shape, data_offsets}}, "__metadata__" of strings, then the raw data),
+// so golden data loads in PyTorch, NumPy, JAX and C++ with tools users already have.
+// Written files are byte-identical for identical contents (sorted keys, fixed padding).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rope2d::verify {
+
+struct Tensor {
+  std::string dtype;  // BF16, F16, F32, F64, I32 (any safetensors dtype is read)
+  std::vector<std::int64_t> shape;
+  std::vector<std::uint8_t> data;
+
+  std::int64_t elements() const;
+};
+
+struct SafeTensors {
+  std::map<std::string, Tensor> tensors;
+  std::map<std::string, std::string> metadata;
+};
+
+int dtype_size(const std::string& dtype);  // bytes per element; 0 when unknown
+
+// Writes atomically (a temporary file renamed into place). Throws std::runtime_error.
+void write_safetensors(const std::string& path, const SafeTensors& st);
+// Throws std::invalid_argument naming the file and what is wrong (truncated, bad header,
+// offsets out of range or overlapping, shape and size disagreeing).
+SafeTensors read_safetensors(const std::string& path);
+
+// Typed views; throw std::invalid_argument when the dtype differs.
+std::vector<float> as_f32(const Tensor& t, const std::string& what);
+
+// sha256 of a file, lowercase hex.
+std::string sha256_file(const std::string& path);
+
+}  // namespace rope2d::verify

@@ -1,0 +1,72 @@
+// Judging output files against golden sets.
+#include "rope2d/verify/check.hpp"
+
+#include <cstring>
+
+namespace rope2d::verify {
+
+namespace {
+
+std::string stem(const std::string& file) { return file.substr(0, file.rfind(".safetensors")); }
+
+SetResult result_for(const GoldenProblem& g) {
+  SetResult r;
+  r.name = g.problem.spec.name();
+  r.set = g.problem.spec.set;
+  r.dtype = std::string(ref::name(g.problem.spec.grad_dtype));
+  return r;
+}
+
+}  // namespace
+
+Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate) {
+  Report rep;
+  rep.title = "rope2d check: outputs against golden set " + set.dir;
+  rep.gate = gate;
+  rep.header = {{"golden set", set.dir}, {"golden command", set.command}, {"reference", "correctly rounded float32 (stored)"}};
+  for (const GoldenFile& f : set.files) {
+    const GoldenProblem g = load_golden(set, f);
+    SetResult r = result_for(g);
+    auto it = outputs.tensors.find(f.problem);
+    if (it == outputs.tensors.end()) it = outputs.tensors.find(stem(f.file));
+    if (it == outputs.tensors.end()) {
+      r.error = "no output tensor named '" + f.problem + "' or '" + stem(f.file) + "'";
+    } else if (it->second.dtype != "F32") {
+      r.error = "output dtype: expected F32, found " + it->second.dtype;
+    } else if (it->second.elements() != g.problem.n()) {
+      r.error = "output shape: expected " + std::to_string(g.problem.n()) + " elements, found " +
+                std::to_string(it->second.elements());
+    } else {
+      const std::vector<float> out = as_f32(it->second, f.problem);
+      r.metrics = compare(g.problem, g.expected, out.data(), gate);
+    }
+    r.reproduce = "rope2d eval <gc> <gs> <t> --grad-dtype " + r.dtype + "  (inputs of any FAIL line above)";
+    rep.results.push_back(std::move(r));
+  }
+  return rep;
+}
+
+Report check_golden_against_reference(const GoldenSet& set) {
+  Report rep;
+  rep.title = "rope2d check: golden set " + set.dir + " against the reference";
+  rep.gate = Tier::strict;
+  rep.header = {{"golden set", set.dir}, {"golden command", set.command}};
+  for (const GoldenFile& f : set.files) {
+    const GoldenProblem g = load_golden(set, f);
+    SetResult r = result_for(g);
+    const Expected x = compute_expected(g.problem, true);
+    // The stored float32 result is judged like a kernel's output; bf16 / fp16 must be equal.
+    r.metrics = compare(g.problem, x, g.expected.fp32.data(), Tier::strict);
+    const bool same_scale = std::memcmp(x.scale.data(), g.expected.scale.data(), x.scale.size() * 8) == 0;
+    const bool same16 = x.bf16 == g.expected.bf16 && x.fp16 == g.expected.fp16;
+    if (r.metrics.correctly_rounded != r.metrics.count || !same16 || !same_scale)
+      r.integrity = "stored results differ from the reference: fp32 " + std::to_string(r.metrics.count - r.metrics.correctly_rounded) +
+                    " elements" + (same16 ? "" : ", bf16/fp16 results") + (same_scale ? "" : ", scale");
+    else
+      r.integrity = "ok";
+    rep.results.push_back(std::move(r));
+  }
+  return rep;
+}
+
+}  // namespace rope2d::verify
