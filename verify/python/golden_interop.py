@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Interoperability check of golden sets with another safetensors implementation (the
+safetensors Python package and PyTorch): loads every file of a set, recomputes the result in
+float64 and compares it with the stored correctly rounded float32, then writes the float32
+outputs of PyTorch's eager reference to a safetensors file that `rope2d check --outputs` reads.
+
+usage: golden_interop.py GOLDEN_DIR OUTPUTS_FILE"""
+import json
+import os
+import sys
+
+import torch
+from safetensors.torch import load_file, save_file
+
+
+def main():
+    golden, outputs_path = sys.argv[1], sys.argv[2]
+    manifest = json.load(open(os.path.join(golden, "manifest.json")))
+    outputs, total, equal, far = {}, 0, 0, 0
+    for f in manifest["files"]:
+        t = load_file(os.path.join(golden, f["file"]))
+        gc, gs, th = t["grad_cos"], t["grad_sin"], t["idx_theta"]
+        exact = -gc.double() * torch.sin(th.double()) + gs.double() * torch.cos(th.double())
+        stored = t["grad_idx_theta"]
+        nan = torch.isnan(stored)
+        assert torch.equal(nan, torch.isnan(exact)), f["file"] + ": NaN positions differ"
+        rounded = exact.float()
+        total += stored.numel()
+        equal += int(((rounded == stored) | nan).sum())
+        # float64 evaluation rounded once may differ from the correctly rounded value only by one
+        # ulp, and only where the float64 error straddles a rounding boundary.
+        ulp = torch.abs(torch.nextafter(stored, torch.full_like(stored, float("inf"))) - stored)
+        diff = torch.abs(rounded.double() - stored.double())
+        far += int(((diff > ulp.double()) & ~nan & torch.isfinite(stored)).sum())
+        outputs[f["problem"]] = (-gc.float() * torch.sin(th) + gs.float() * torch.cos(th)).reshape(-1).contiguous()
+    save_file(outputs, outputs_path)
+    print(f"golden interop: {len(manifest['files'])} files loaded with safetensors {__import__('safetensors').__version__} / "
+          f"torch {torch.__version__}; {equal}/{total} stored results equal to float64 rounded once, "
+          f"{far} more than one ulp away; wrote {outputs_path}")
+    sys.exit(0 if far == 0 and equal >= 0.999 * total else 1)
+
+
+if __name__ == "__main__":
+    main()

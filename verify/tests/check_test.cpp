@@ -1,0 +1,161 @@
+// Unit tests of the file-based path: outputs written by defective CPU implementations are
+// judged incorrect for the right reason, honest ones pass; bad output files fail cleanly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <tuple>
+#include <unistd.h>
+
+#include "rope2d/verify/check.hpp"
+
+using namespace rope2d;
+using namespace rope2d::verify;
+namespace fs = std::filesystem;
+
+namespace {
+
+class CheckPath : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = (fs::temp_directory_path() / ("rope2d_check_test_" + std::to_string(::getpid()))).string();
+    std::vector<ProblemSpec> specs;
+    for (auto [set, src, regime] : {std::tuple{"randn", AngleSource::randn, ref::Regime::randn},
+                                    std::tuple{"layout", AngleSource::layout, ref::Regime::randn},
+                                    std::tuple{"near_axis", AngleSource::regime, ref::Regime::near_axis},
+                                    std::tuple{"cancellation", AngleSource::regime, ref::Regime::cancellation}}) {
+      ProblemSpec s;
+      s.set = set;
+      s.source = src;
+      s.regime = regime;
+      s.seq_len = 300;
+      s.seed = specs.size() + 5;
+      specs.push_back(s);
+    }
+    ProblemSpec odd;
+    odd.set = "odd";
+    odd.elements = 1001;
+    odd.seed = 9;
+    specs.push_back(odd);
+    write_golden(dir_, specs, "test");
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+
+  // Outputs of `kernel` for every problem of the set.
+  template <class F>
+  static SafeTensors outputs(F kernel) {
+    const GoldenSet set = open_golden(dir_);
+    SafeTensors st;
+    for (const auto& f : set.files) {
+      const GoldenProblem g = load_golden(set, f);
+      std::vector<float> out(g.problem.n());
+      for (std::int64_t i = 0; i < g.problem.n(); ++i) out[i] = kernel(g.problem.element(i), i, g.problem.n());
+      Tensor t{"F32", {g.problem.n()}, std::vector<std::uint8_t>(out.size() * 4)};
+      std::memcpy(t.data.data(), out.data(), t.data.size());
+      st.tensors[f.problem] = std::move(t);
+    }
+    return st;
+  }
+  static Report judge(const SafeTensors& st, Tier gate = Tier::strict) { return check_outputs(open_golden(dir_), st, gate); }
+
+  static std::string dir_;
+};
+
+std::string CheckPath::dir_;
+
+float honest(const ref::Element& e, std::int64_t, std::int64_t) {
+  const float s = std::sin(e.t), c = std::cos(e.t);
+  return -static_cast<float>(e.gc) * s + static_cast<float>(e.gs) * c;
+}
+
+float round16(float x) { return static_cast<float>(ref::round_to(ref::Dtype::fp16, x)); }
+
+}  // namespace
+
+TEST_F(CheckPath, HonestFloat32Passes) {
+  const Report r = judge(outputs(honest));
+  EXPECT_EQ(r.verdict(), "passed") << summary(r);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST_F(CheckPath, Float16SinCosIsIncorrectButPassesTheBf16NoiseTier) {
+  auto k = [](const ref::Element& e, std::int64_t, std::int64_t) {
+    return -static_cast<float>(e.gc) * round16(std::sin(e.t)) + static_cast<float>(e.gs) * round16(std::cos(e.t));
+  };
+  const Report strict = judge(outputs(k));
+  EXPECT_EQ(strict.verdict(), "incorrect");
+  EXPECT_EQ(strict.exit_code(), 1);
+  EXPECT_EQ(judge(outputs(k), Tier::faithful_bf16).verdict(), "passed");
+}
+
+TEST_F(CheckPath, SignErrorIsIncorrectEverywhere) {
+  auto k = [](const ref::Element& e, std::int64_t, std::int64_t) {
+    return static_cast<float>(e.gc) * std::sin(e.t) + static_cast<float>(e.gs) * std::cos(e.t);
+  };
+  for (Tier t : all_tiers) EXPECT_EQ(judge(outputs(k), t).verdict(), "incorrect") << name(t);
+}
+
+TEST_F(CheckPath, SkippedTailIsCaught) {
+  auto k = [](const ref::Element& e, std::int64_t i, std::int64_t n) {
+    return i >= n / 8 * 8 ? 0.0f : honest(e, i, n);
+  };
+  const Report r = judge(outputs(k));
+  EXPECT_EQ(r.verdict(), "incorrect");
+  bool odd_failed = false;
+  for (const auto& x : r.results)
+    if (x.set == "odd") odd_failed = !x.passed(Tier::strict);
+  EXPECT_TRUE(odd_failed);
+}
+
+TEST_F(CheckPath, AllZeroAndNanOutputsFail) {
+  const Report zeros = judge(outputs([](const ref::Element&, std::int64_t, std::int64_t) { return 0.0f; }));
+  EXPECT_EQ(zeros.verdict(), "incorrect");
+  EXPECT_TRUE(zeros.results[0].metrics.all_zero);
+  const Report nans = judge(outputs([](const ref::Element&, std::int64_t, std::int64_t) { return NAN; }));
+  EXPECT_EQ(nans.verdict(), "incorrect");
+  EXPECT_GT(nans.results[0].metrics.nonfinite_mismatch, 0);
+}
+
+TEST_F(CheckPath, MissingOrMisshapenOutputsFailToRun) {
+  SafeTensors st = outputs(honest);
+  st.tensors.erase(st.tensors.begin());
+  EXPECT_EQ(judge(st).verdict(), "failed");
+  SafeTensors wrong = outputs(honest);
+  wrong.tensors.begin()->second.shape = {1};
+  wrong.tensors.begin()->second.data.resize(4);
+  const Report r = judge(wrong);
+  EXPECT_EQ(r.verdict(), "failed");
+  EXPECT_EQ(r.exit_code(), 3);
+}
+
+TEST_F(CheckPath, GoldenSetMatchesTheReference) {
+  EXPECT_EQ(check_golden_against_reference(open_golden(dir_)).verdict(), "passed");
+}
+
+TEST_F(CheckPath, DamagedGoldenFileIsRejectedByChecksum) {
+  const std::string copy = dir_ + "_damaged";
+  fs::copy(dir_, copy, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  const auto victim = fs::path(copy) / open_golden(dir_).files[0].file;
+  {
+    std::fstream f(victim, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put('\x55');
+  }
+  try {
+    open_golden(copy);
+    ADD_FAILURE() << "damaged set accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("sha256"), std::string::npos) << e.what();
+  }
+  fs::remove_all(copy);
+}
+
+TEST_F(CheckPath, ReportsAreWrittenInEveryFormat) {
+  const std::string out = dir_ + "_report";
+  write_report(out, judge(outputs(honest)));
+  for (const char* f : {"report.md", "report.json", "junit.xml", "error_histogram.svg", "error_by_angle.svg"})
+    EXPECT_GT(fs::file_size(fs::path(out) / f), 100u) << f;
+  fs::remove_all(out);
+}

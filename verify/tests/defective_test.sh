@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# GPU test: the verifier judges deliberately defective kernels incorrect or failed, for the
+# right reason (named in the report), and accurate kernels passed. Exits 77 (SKIPPED) with no GPU.
+#   defective_test.sh ROPE2D KERNELS_DIR WORK_DIR
+set -u
+rope2d=$1 kernels=$2 work=${3:-$(mktemp -d)}
+if ! "$rope2d" verify --only 'odd/bf16/n=1' --rounds 1 --quiet --out "$work/probe" | grep -q "report:"; then
+  echo "SKIPPED: no GPU (rope2d verify skipped its kernel runs)"; exit 77
+fi
+passes=0 fails=0
+expect() {  # expect FILE RC PATTERN [extra verify args...]
+  local file=$1 want=$2 pattern=$3; shift 3
+  local name; name=$(basename "$file" .cu)$(printf '%s' "$*" | tr -c 'a-z' '_')
+  local t0=$SECONDS
+  "$rope2d" verify "$kernels/$file" --quick --rounds 2 --quiet --call-timeout 5 --out "$work/$name" "$@" >"$work/$name.log" 2>&1
+  local rc=$?
+  if [ "$rc" != "$want" ]; then
+    echo "FAIL $name: exit $rc, expected $want"; tail -5 "$work/$name.log"; fails=$((fails+1)); return
+  fi
+  if ! grep -q -- "$pattern" "$work/$name/report.md"; then
+    echo "FAIL $name: report lacks '$pattern'"; grep -m3 -i "verdict\|integrity\|could not" "$work/$name/report.md"; fails=$((fails+1)); return
+  fi
+  echo "ok   $name (exit $rc, '$pattern', $((SECONDS - t0)) s)"; passes=$((passes+1))
+}
+expect accurate_simple.cu 0 "Verdict: passed"
+expect accurate_double.cu 0 "Verdict: passed"
+expect accurate_simple.cu 1 "Warning" --nvcc-flag=--use_fast_math
+expect fast_math.cu 1 "Verdict: incorrect"
+expect half_sincos.cu 1 "Verdict: incorrect"
+expect bf16_sincos.cu 1 "Verdict: incorrect"
+expect sign_error.cu 1 "Verdict: incorrect"
+expect swapped.cu 1 "Verdict: incorrect"
+expect skipped_tail.cu 1 "never written"
+expect oob_write.cu 1 "guard band changed"
+expect ignores_stream.cu 1 "did not run on the given stream"
+expect cached.cu 1 "Verdict: incorrect"
+expect nondeterministic.cu 1 "gave different bits"
+expect writes_inputs.cu 1 "inputs modified"
+expect faults.cu 3 "cudaErrorIllegalAddress"
+expect hangs.cu 3 "did not return within"
+expect compile_error.cu 3 "compilation failed"
+expect missing_symbol.cu 3 "missing symbol rope2d_backward"
+echo "defective kernels: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,21 @@
+// DEFECT: the last bit depends on a call counter (results differ between calls).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cstdint>
+#include "rope2d/rope2d_backward.h"
+__device__ inline float ld(const void* p, int64_t i, int dt) {
+  return dt == 0 ? __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i])
+       : dt == 1 ? __half2float(static_cast<const __half*>(p)[i]) : static_cast<const float*>(p)[i];
+}
+
+__global__ void k(const void* gc, const void* gs, const float* t, float* out, int64_t n, int dt, unsigned salt) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) { float s, c; sincosf(t[i], &s, &c); float r = ld(gs, i, dt) * c - ld(gc, i, dt) * s;
+    out[i] = ((i + salt) % 97 == 0) ? __uint_as_float(__float_as_uint(r) ^ 1u) : r; }
+}
+static unsigned calls = 0;
+extern "C" int rope2d_backward(const void* gc, const void* gs, const float* t, float* out, int64_t n, int dt, cudaStream_t st) {
+  if (n <= 0) return 0;
+  k<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(gc, gs, t, out, n, dt, calls++);
+  return cudaGetLastError();
+}
