@@ -17,6 +17,7 @@ Action add_layout(CLI::App& app);
 Action add_golden(CLI::App& app);
 Action add_check(CLI::App& app);
 Action add_verify(CLI::App& app);
+Action add_nightly(CLI::App& app);
 #ifdef ROPE2D_HAVE_CUDA
 Action add_bench(CLI::App& app);
 #endif

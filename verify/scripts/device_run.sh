@@ -21,9 +21,11 @@ for step in $steps; do
     defective) PATH=/usr/local/cuda/bin:$PATH verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective 2>&1 | tee "$out/defective.log" ;;
     interop) python3 verify/python/golden_interop.py data/golden-smoke /tmp/torch_outputs.safetensors 2>&1 | tee "$out/interop.log"
              for t in strict solexecbench; do $bin/rope2d check --golden data/golden-smoke --outputs /tmp/torch_outputs.safetensors --tier $t 2>&1 | tail -n 1 | sed "s/^/torch eager float32, $t: /"; done | tee -a "$out/interop.log" ;;
+    nightly) echo '{"sweep": {"from": 0, "to": 16384, "budget_s": '"${SWEEP_BUDGET:-600}"'}}' >/tmp/nightly.json
+             PATH=/usr/local/cuda/bin:$PATH $bin/rope2d nightly --quiet --config /tmp/nightly.json --root "$out/nightly" 2>&1 | tail -n 40 | tee "$out/nightly.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify tolerance nightly 2>/dev/null) && [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify tolerance nightly 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0
