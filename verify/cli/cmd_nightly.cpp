@@ -232,13 +232,15 @@ int run(const NightlyArgs& a) {
   if (!previous.empty()) {
     const json prev = load_json(previous / "summary.json");
     summary["previous"] = previous.filename().string();
+    const json prev_verify = prev.value("verify", json::array());
     for (const auto& now : summary["verify"]) {
-      for (const auto& before : prev.value("verify", json::array())) {
+      for (const auto& before : prev_verify) {
         if (before["kernel"] != now["kernel"]) continue;
         if (now.value("seconds", 0.0) > 1.25 * before.value("seconds", 1e9) + 2)
           regressions.push_back(fmt::format("{}: verify took {:.1f} s, was {:.1f} s", now["kernel"].get<std::string>(),
                                             now["seconds"].get<double>(), before["seconds"].get<double>()));
-        for (const auto& [set, r] : now.value("sets", json::object()).items()) {
+        const json sets = now.value("sets", json::object());  // items() must not outlive it
+        for (const auto& [set, r] : sets.items()) {
           if (!before.contains("sets") || !before["sets"].contains(set)) continue;
           const json& b = before["sets"][set];
           if (b["disposition"] == "passed" && r["disposition"] != "passed")
