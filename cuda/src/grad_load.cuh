@@ -37,33 +37,39 @@ struct Bytes<64> {
   uint4 v[4];
 };
 
-template <int B>
+template <int B, bool Streaming = true>
 __device__ __forceinline__ Bytes<B> load_stream(const void* p) {
   Bytes<B> r;
   using V = std::remove_reference_t<decltype(r.v[0])>;
   constexpr int k = sizeof(r.v) / sizeof(V);
 #pragma unroll
-  for (int i = 0; i < k; ++i) r.v[i] = __ldcs(static_cast<const V*>(p) + i);
+  for (int i = 0; i < k; ++i) r.v[i] = Streaming ? __ldcs(static_cast<const V*>(p) + i) : static_cast<const V*>(p)[i];
   return r;
 }
 
 // V consecutive values of type T from a (V * sizeof(T))-aligned address, widened to float.
-template <class T, int V>
+template <class T, int V, bool Streaming = true>
 __device__ __forceinline__ void load_as_float(const T* p, float out[V]) {
-  const Bytes<V * sizeof(T)> raw = load_stream<V * sizeof(T)>(p);
+  const Bytes<V * sizeof(T)> raw = load_stream<V * sizeof(T), Streaming>(p);
   const T* x = reinterpret_cast<const T*>(&raw);
 #pragma unroll
   for (int i = 0; i < V; ++i) out[i] = to_float(x[i]);
 }
 
-// V floats stored to a (4V)-aligned address, streaming.
-template <int V>
+// V floats stored to a (4V)-aligned address, streaming (evict-first) unless told otherwise.
+template <int V, bool Streaming = true>
 __device__ __forceinline__ void store_stream(float* p, const float r[V]) {
   if constexpr (V == 2) {
-    __stcs(reinterpret_cast<float2*>(p), make_float2(r[0], r[1]));
+    const float2 v = make_float2(r[0], r[1]);
+    if (Streaming) __stcs(reinterpret_cast<float2*>(p), v);
+    else *reinterpret_cast<float2*>(p) = v;
   } else {
 #pragma unroll
-    for (int i = 0; i < V; i += 4) __stcs(reinterpret_cast<float4*>(p + i), make_float4(r[i], r[i + 1], r[i + 2], r[i + 3]));
+    for (int i = 0; i < V; i += 4) {
+      const float4 v = make_float4(r[i], r[i + 1], r[i + 2], r[i + 3]);
+      if (Streaming) __stcs(reinterpret_cast<float4*>(p + i), v);
+      else *reinterpret_cast<float4*>(p + i) = v;
+    }
   }
 }
 

@@ -209,9 +209,21 @@ int run(const BenchArgs& a) {
   if (a.variants) {
     // Configurations of the idx_theta kernel; "approx" uses __sinf/__cosf (inaccurate: it only
     // shows how much of the time the accurate sincosf costs).
-    const std::pair<int, int> configs[] = {{2, 1}, {4, 1}, {8, 1}, {16, 1}, {4, 0}, {8, 0}};
-    fmt::print("\n{:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}  (us; shipped rope2d_backward picks by size)\n", "workload",
-               "v2", "v4", "v8", "v16", "v4approx", "v8approx");
+    struct Config {
+      const char* name;
+      int v, tpb, flags;
+    };
+    const Config configs[] = {{"v4", 4, 256, 0},
+                              {"v8", 8, 256, 0},
+                              {"v4_128", 4, 128, 0},
+                              {"v4_512", 4, 512, 0},
+                              {"v4plain", 4, 256, ROPE2D_TUNE_PLAIN_CACHE},
+                              {"v8plain", 8, 256, ROPE2D_TUNE_PLAIN_CACHE},
+                              {"v8plain128", 8, 128, ROPE2D_TUNE_PLAIN_CACHE},
+                              {"v4approx", 4, 256, ROPE2D_TUNE_APPROX}};
+    std::string head = fmt::format("\n{:>9}", "workload");
+    for (const Config& c : configs) head += fmt::format(" {:>10}", c.name);
+    fmt::print("{}  (us; vN: N elements per thread, _T: T threads per block, default 256)\n", head);
     for (std::size_t k = 0; k < ws.size(); ++k) {
       const Workload& w = ws[k];
       const std::int64_t n = w.batch * w.seq_len * 128;
@@ -221,13 +233,12 @@ int run(const BenchArgs& a) {
       row["batch"] = w.batch;
       row["seq_len"] = w.seq_len;
       std::string line = fmt::format("{:>9}", fmt::format("{}x{}", w.batch, w.seq_len));
-      for (auto [v, acc] : configs) {
+      for (const Config& c : configs) {
         const double t = timer.median_ms([&](int r, CUstream_st* s) {
-          rope2d_backward_config(d.gcs(r), d.gss(r), d.ts(r), d.outs(r), n, ROPE2D_GRAD_BF16, s, v, acc);
+          rope2d_backward_config(d.gcs(r), d.gss(r), d.ts(r), d.outs(r), n, ROPE2D_GRAD_BF16, s, c.v, c.tpb, c.flags);
         }, topt);
-        const std::string key = fmt::format("v{}{}", v, acc ? "" : "approx");
-        row[key + "_ms"] = t;
-        line += fmt::format(" {:>9.2f}", t * 1e3);
+        row[std::string(c.name) + "_ms"] = t;
+        line += fmt::format(" {:>10.2f}", t * 1e3);
       }
       variant_rows.push_back(row);
       fmt::print("{}\n", line);

@@ -191,7 +191,9 @@ int run(const NightlyArgs& a) {
     json entry = {{"kernel", name}, {"exit", WEXITSTATUS(rc)}, {"seconds", secs}};
     if (rep.is_object()) {
       entry["verdict"] = rep["verdict"];
-      for (const auto& r : rep["results"]) entry["sets"][r["name"].get<std::string>()] = {{"disposition", r["disposition"]}, {"max", r.value("max_scaled_error", json(0))}};
+      for (const auto& r : rep["results"])
+        entry["sets"][r["name"].get<std::string>()] = {
+            {"disposition", r["disposition"]}, {"max", r.value("max_scaled_error", json(0))}, {"elements", r.value("elements", 0)}};
     } else {
       entry["verdict"] = "skipped";  // no GPU: verify checked the CPU side only
       gpu = false;
@@ -245,7 +247,11 @@ int run(const NightlyArgs& a) {
           const json& b = before["sets"][set];
           if (b["disposition"] == "passed" && r["disposition"] != "passed")
             regressions.push_back(fmt::format("{} {}: newly {}", now["kernel"].get<std::string>(), set, r["disposition"].get<std::string>()));
-          if (r["max"].is_number() && b["max"].is_number() && r["max"].get<double>() > 1.5 * b["max"].get<double>() + 0.5)
+          // Each night draws fresh inputs, so the worst element of a small set moves a lot
+          // (the first run-to-run comparison flagged 1-element sets going from 0.5 to 1.5
+          // units): compare max errors only of sets large enough for their maximum to be stable.
+          if (r["max"].is_number() && b["max"].is_number() && r.value("elements", 0) >= 65536 &&
+              r["max"].get<double>() > 1.25 * b["max"].get<double>() + 0.25)
             regressions.push_back(fmt::format("{} {}: max error {:.3g} (was {:.3g}) x 2^-24 S", now["kernel"].get<std::string>(), set,
                                               r["max"].get<double>(), b["max"].get<double>()));
         }
