@@ -26,47 +26,10 @@ struct GoldenArgs {
   std::string command_line;
 };
 
-// A small set covering every kind of input, a few MB: the committed one under data/.
-std::vector<ProblemSpec> smoke_suite(const SuiteOptions& o) {
-  std::vector<ProblemSpec> out;
-  std::uint64_t seed = o.seed;
-  for (ref::Dtype d : o.grad_dtypes) {
-    auto add = [&](std::string set, AngleSource src, std::int64_t b, std::int64_t s) {
-      ProblemSpec p;
-      p.set = std::move(set);
-      p.source = src;
-      p.grad_dtype = d;
-      p.batch = b;
-      p.seq_len = s;
-      p.seed = seed++;
-      out.push_back(p);
-      return &out.back();
-    };
-    add("randn", AngleSource::randn, 1, 64);
-    add("layout", AngleSource::layout, 1, 128);
-    for (ref::Regime r : ref::all_regimes) {
-      if (r == ref::Regime::randn || r == ref::Regime::layout) continue;
-      ProblemSpec* p = add(std::string(ref::name(r)), AngleSource::regime, 1, 32);
-      p->regime = r;
-    }
-    for (std::int64_t n : {7, 129}) {
-      ProblemSpec* p = add("odd", AngleSource::randn, 1, 1);
-      p->elements = n;
-      p->misalign = 1;
-    }
-  }
-  return out;
-}
-
 int run(const GoldenArgs& a) {
   SuiteOptions o;
   o.seed = a.seed;
-  o.grad_dtypes.clear();
-  for (const auto& s : a.dtypes) {
-    const auto d = ref::parse_dtype(s);
-    if (!d) throw std::invalid_argument("--grad-dtypes: expected bf16, fp16 or fp32, found '" + s + "'");
-    o.grad_dtypes.push_back(*d);
-  }
+  o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
   std::vector<ProblemSpec> specs;
   if (!a.layout_file.empty()) {
     std::ifstream in(a.layout_file);

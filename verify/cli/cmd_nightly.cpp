@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <sstream>
@@ -23,6 +24,7 @@
 #include "commands.hpp"
 #include "progress.hpp"
 #include "rope2d/verify/report.hpp"
+#include "rope2d/verify/suites.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "rope2d/rope2d_backward.h"
@@ -69,7 +71,12 @@ Config read_config(const std::string& path) {
       c.submissions.push_back(x);
     }
   }
-  if (auto d = field("grad_dtypes")) c.grad_dtypes = d->get<std::vector<std::string>>();
+  if (auto d = field("grad_dtypes")) {
+    if (!d->is_array() || !std::all_of(d->begin(), d->end(), [](const json& x) { return x.is_string(); }))
+      throw std::invalid_argument(path + ": grad_dtypes: expected an array of strings, found " + d->dump());
+    c.grad_dtypes = d->get<std::vector<std::string>>();
+    parse_grad_dtypes(c.grad_dtypes, path + ": grad_dtypes");  // rejects unknown names here
+  }
   if (auto s = field("sweep")) {
     if (!s->is_object()) throw std::invalid_argument(path + ": sweep: expected an object");
     c.sweep_from = s->value("from", c.sweep_from);

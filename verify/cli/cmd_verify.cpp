@@ -73,12 +73,7 @@ std::vector<ProblemSpec> suite(const VerifyArgs& a) {
   SuiteOptions o;
   o.seed = a.seed;
   o.quick = a.quick;
-  o.grad_dtypes.clear();
-  for (const auto& s : a.dtypes) {
-    const auto d = ref::parse_dtype(s);
-    if (!d) throw std::invalid_argument("--grad-dtypes: expected bf16, fp16 or fp32, found '" + s + "'");
-    o.grad_dtypes.push_back(*d);
-  }
+  o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
   std::vector<ProblemSpec> specs = verification_suite(o);
   if (!a.only.empty()) {
     std::erase_if(specs, [&](const ProblemSpec& s) { return s.name() != a.only; });

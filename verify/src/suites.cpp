@@ -1,6 +1,8 @@
 // The named problem sets.
 #include "rope2d/verify/suites.hpp"
 
+#include <stdexcept>
+
 namespace rope2d::verify {
 
 const std::vector<Workload>& benchmark_workloads() {
@@ -35,6 +37,39 @@ std::vector<ProblemSpec> benchmark_suite(const SuiteOptions& o) {
       const std::int64_t b = o.quick ? 1 : w.batch;
       out.push_back(spec("randn", AngleSource::randn, d, b, w.seq_len, seed++));
     }
+  return out;
+}
+
+std::vector<ProblemSpec> smoke_suite(const SuiteOptions& o) {
+  std::vector<ProblemSpec> out;
+  std::uint64_t seed = o.seed;
+  for (ref::Dtype d : o.grad_dtypes) {
+    out.push_back(spec("randn", AngleSource::randn, d, 1, 64, seed++));
+    out.push_back(spec("layout", AngleSource::layout, d, 1, 128, seed++));
+    for (ref::Regime r : ref::all_regimes) {
+      if (r == ref::Regime::randn || r == ref::Regime::layout) continue;
+      ProblemSpec p = spec(std::string(ref::name(r)), AngleSource::regime, d, 1, 32, seed++);
+      p.regime = r;
+      out.push_back(p);
+    }
+    for (std::int64_t n : {7, 129}) {
+      ProblemSpec p = spec("odd", AngleSource::randn, d, 1, 1, seed++);
+      p.elements = n;
+      p.misalign = 1;
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+std::vector<ref::Dtype> parse_grad_dtypes(const std::vector<std::string>& names, const std::string& option) {
+  std::vector<ref::Dtype> out;
+  for (const auto& s : names) {
+    const auto d = ref::parse_dtype(s);
+    if (!d) throw std::invalid_argument(option + ": expected bf16, fp16 or fp32, found '" + s + "'");
+    out.push_back(*d);
+  }
+  if (out.empty()) throw std::invalid_argument(option + ": expected at least one dtype");
   return out;
 }
 

@@ -28,5 +28,10 @@ struct SuiteOptions {
 std::vector<ProblemSpec> verification_suite(const SuiteOptions& o);
 // Only the 16 workloads with randn inputs (what SOL-ExecBench draws).
 std::vector<ProblemSpec> benchmark_suite(const SuiteOptions& o);
+// A small set covering every kind of input, a few MB: the one committed under data/.
+std::vector<ProblemSpec> smoke_suite(const SuiteOptions& o);
+
+// "bf16", "fp16", "fp32" (command-line lists); throws std::invalid_argument naming the option.
+std::vector<ref::Dtype> parse_grad_dtypes(const std::vector<std::string>& names, const std::string& option);
 
 }  // namespace rope2d::verify
