@@ -63,6 +63,19 @@ TEST(Backward, CancellingPairsAreCorrectlyRounded) {
   EXPECT_GT(stats.fast, 0);
 }
 
+TEST(Backward, SubnormalGradsAndAnglesAreCorrectlyRounded) {
+  rope2d::test::Oracle oracle;
+  Random rng(13);
+  int subnormal_results = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const Element e = draw(Regime::subnormal, rng, all_dtypes[i % 3]);
+    if (is_special(e)) continue;
+    expect_matches_oracle(e, oracle);
+    subnormal_results += std::fabs(exact_backward(e).fp32) < 0x1p-126;
+  }
+  EXPECT_GT(subnormal_results, 100);  // the set really reaches float32's subnormal results
+}
+
 TEST(Backward, SignedZerosFollowIeee) {
   // With t = ±0 (sin t = t, cos t = 1) or both grads zero the result is exact, and its sign
   // is what IEEE arithmetic gives for -(gc * sin t) + gs * cos t: a sum of two zeros is +0
