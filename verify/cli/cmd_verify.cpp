@@ -26,6 +26,7 @@
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/device.hpp"
 #include "rope2d/verify/report.hpp"
+#include "rope2d/verify/solution.hpp"
 #include "rope2d/verify/sol_score.hpp"
 #include "rope2d/verify/submission.hpp"
 #include "rope2d/verify/suites.hpp"
@@ -61,6 +62,13 @@ void send(int fd, const json& j) {
     if (k <= 0) return;
     off += static_cast<std::size_t>(k);
   }
+}
+
+bool is_solution(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0; }
+
+// A file of the repository, from the working directory (a checkout) or the source tree.
+std::string repo_file(const std::string& rel) {
+  return fs::exists(rel) ? fs::absolute(rel).string() : std::string(ROPE2D_SOURCE_DIR) + "/" + rel;
 }
 
 std::string include_dir() {
@@ -135,6 +143,47 @@ int child_main(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier 
   }
   Report rep;
   rep.gate = gate;
+  if (is_solution(a.submission)) {
+    const Solution sol = prepare_solution(a.submission, a.out_dir + "/solution");
+    rep.title = "rope2d verify: " + a.submission;
+    rep.header = {{"submission", a.submission},
+                  {"kind", "sol-execbench solution (" + sol.entry_point + ", " +
+                               (sol.destination_passing ? "destination-passing" : "returns its output") + ")"},
+                  {"sha256", sol.sha256},
+                  {"gpu", fmt::format("{} ({} SMs, {:.0f} GiB)", dev.name, dev.sm_count, dev.memory_gib)},
+                  {"driver / runtime", fmt::format("{} / {}", dev.driver_version, dev.runtime_version)},
+                  {"reference", "correctly rounded float32: certified double enclosure, MPFR (Ziv) fallback"},
+                  {"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.seed, a.rounds)}};
+    rep.warnings.push_back("run through verify/python/solution_runner.py: outputs poisoned with NaN (destination-passing), "
+                           "inputs and repeat calls compared; guard bands and the stream check need the C ABI");
+    send(fd, {{"type", "device"}, {"name", dev.name}});
+    SolutionRun run;
+    run.runner = repo_file("verify/python/solution_runner.py");
+    run.work_dir = a.out_dir + "/work";
+    run.call_timeout_s = a.call_timeout;
+    run.rounds = a.rounds;
+    run.gate = gate;
+    std::size_t done = 0;
+    run.on_line = [&](const std::string& line) {
+      const json m = json::parse(line, nullptr, false);
+      if (m.is_discarded()) return;
+      if (m.value("type", "") == "call") {
+        send(fd, {{"type", "start"}, {"name", m.value("name", "")}, {"index", done / a.rounds}, {"count", specs.size()}});
+        send(fd, {{"type", "call"}, {"name", m.value("name", "")}});
+      } else if (m.value("type", "") == "called") {
+        ++done;
+        send(fd, {{"type", "called"}});
+      }
+    };
+    rep.results = run_solution(sol, specs, run);
+    for (const SetResult& r : rep.results)
+      send(fd, {{"type", "end"}, {"name", r.name}, {"set", r.set}, {"dtype", r.dtype}, {"disposition", r.disposition(gate)},
+                {"summary", !r.ran() ? r.error : r.integrity}});
+    write_report(a.out_dir, rep);
+    std::cout << summary(rep);
+    send(fd, {{"type", "done"}, {"verdict", rep.verdict()}});
+    return 0;
+  }
   Submission sub;
   if (a.submission.empty()) {
     sub.kind = "builtin";
@@ -272,6 +321,7 @@ int run(VerifyArgs a) {
                        fmt::format(" --seed {} --rounds {} --tier {}", a.seed, a.rounds, a.tier) + (a.quick ? " --quick" : "");
   for (const auto& f : a.nvcc_flags) a.reproduce_prefix += " --nvcc-flag='" + f + "'";
   const std::vector<ProblemSpec> specs = suite(a);
+  if (is_solution(a.submission)) prepare_solution(a.submission, a.out_dir + "/solution");  // malformed: exit 2 here
 
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
@@ -279,6 +329,7 @@ int run(VerifyArgs a) {
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    setpgid(0, 0);  // its own process group: a kill reaches a Python runner it started too
     close(fds[0]);
     int rc = 3;
     try {
@@ -329,7 +380,7 @@ int run(VerifyArgs a) {
       }
     }
     if (in_call && std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() > a.call_timeout) {
-      kill(pid, SIGKILL);
+      kill(-pid, SIGKILL);
       killed = true;
       break;
     }
@@ -359,7 +410,8 @@ int run(VerifyArgs a) {
 
 Action add_verify(CLI::App& app) {
   auto a = std::make_shared<VerifyArgs>();
-  app.add_option("SUBMISSION", a->submission, "kernel.cu or libkernel.so with rope2d_backward; none: this project's kernel");
+  app.add_option("SUBMISSION", a->submission,
+                 "kernel.cu or libkernel.so with rope2d_backward, or a SOL-ExecBench solution.json; none: this project's kernel");
   app.add_option("--out", a->out_dir, "report directory (default reports/verify/<name>)");
   app.add_option("--tier", a->tier, "gate: strict, faithful-bf16, faithful-fp16, faithful-fp32, solexecbench")->capture_default_str();
   app.add_option("--nvcc", a->nvcc, "nvcc to compile .cu submissions")->capture_default_str();

@@ -1,0 +1,41 @@
+// SOL-ExecBench solutions (solution.json: spec.entry_point "file.py::run", spec.binding torch,
+// spec.destination_passing_style, sources as path + content), verified out of process: the
+// sources are written out, the problems' inputs saved as safetensors, and a Python runner
+// (verify/python/solution_runner.py, needing only PyTorch and safetensors) calls the entry
+// point and writes the outputs, which are then judged like any kernel's.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rope2d/verify/report.hpp"
+
+namespace rope2d::verify {
+
+struct Solution {
+  std::string path, sha256, name, entry_point, binding;
+  std::vector<std::string> languages;
+  bool destination_passing = true;
+  std::string dir;  // where the sources were written
+};
+
+// Reads solution.json and writes its sources under dir. Throws std::invalid_argument naming
+// the file and field when malformed (missing entry point, a source path leaving dir, ...).
+Solution prepare_solution(const std::string& json_path, const std::string& dir);
+
+struct SolutionRun {
+  std::string python = "python3";
+  std::string runner;           // path of solution_runner.py
+  std::string work_dir;         // inputs and outputs go here
+  double call_timeout_s = 20;   // per call; the runner as a whole gets calls x this
+  int rounds = 2;
+  Tier gate = Tier::strict;
+  // Called with each line the runner prints (to relay progress and per-call time limits).
+  std::function<void(const std::string&)> on_line;
+};
+
+// The results of every problem of `specs`, in order.
+std::vector<SetResult> run_solution(const Solution& s, const std::vector<ProblemSpec>& specs, const SolutionRun& run);
+
+}  // namespace rope2d::verify

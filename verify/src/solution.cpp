@@ -1,0 +1,192 @@
+// Verifying SOL-ExecBench solutions through the Python runner.
+#include "rope2d/verify/solution.hpp"
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "rope2d/verify/safetensors.hpp"
+
+namespace rope2d::verify {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) { throw std::invalid_argument(path + ": " + what); }
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+const char* st_dtype(ref::Dtype d) { return d == ref::Dtype::bf16 ? "BF16" : d == ref::Dtype::fp16 ? "F16" : "F32"; }
+
+ProblemSpec round_spec(const ProblemSpec& s, int round) {
+  ProblemSpec r = s;
+  r.seed = s.seed + 1000003ull * round;  // the same fresh-input rule as the in-process path
+  return r;
+}
+
+std::string job_name(const ProblemSpec& s, int round) { return s.name() + "#" + std::to_string(round); }
+
+}  // namespace
+
+Solution prepare_solution(const std::string& path, const std::string& dir) {
+  std::ifstream in(path);
+  if (!in) bad(path, "cannot open");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    bad(path, std::string("not valid JSON: ") + e.what());
+  }
+  if (!j.is_object() || !j.contains("spec") || !j["spec"].is_object()) bad(path, "spec: expected an object");
+  const json& spec = j["spec"];
+  Solution s;
+  s.path = path;
+  s.sha256 = sha256_file(path);
+  s.name = j.value("name", fs::path(path).stem().string());
+  if (!spec.contains("entry_point") || !spec["entry_point"].is_string()) bad(path, "spec.entry_point: expected \"file.py::function\"");
+  s.entry_point = spec["entry_point"];
+  const auto sep = s.entry_point.find("::");
+  if (sep == std::string::npos || sep == 0 || s.entry_point.substr(0, sep).find(".py") == std::string::npos)
+    bad(path, "spec.entry_point: expected \"file.py::function\", found \"" + s.entry_point + "\"");
+  s.binding = spec.value("binding", "torch");
+  if (s.binding != "torch") bad(path, "spec.binding: only \"torch\" is supported, found \"" + s.binding + "\"");
+  s.destination_passing = spec.value("destination_passing_style", true);
+  if (spec.contains("languages") && spec["languages"].is_array())
+    for (const auto& l : spec["languages"])
+      if (l.is_string()) s.languages.push_back(l);
+  if (!j.contains("sources") || !j["sources"].is_array() || j["sources"].empty()) bad(path, "sources: expected a non-empty array");
+  s.dir = dir;
+  fs::create_directories(dir);
+  bool has_entry = false;
+  for (std::size_t i = 0; i < j["sources"].size(); ++i) {
+    const json& src = j["sources"][i];
+    const std::string where = "sources[" + std::to_string(i) + "]";
+    if (!src.is_object() || !src.contains("path") || !src.contains("content") || !src["path"].is_string() ||
+        !src["content"].is_string())
+      bad(path, where + ": expected {\"path\": ..., \"content\": ...}");
+    const fs::path rel = src["path"].get<std::string>();
+    if (rel.is_absolute() || rel.lexically_normal().string().rfind("..", 0) == 0)
+      bad(path, where + ".path: must stay inside the solution, found \"" + rel.string() + "\"");
+    const fs::path out = fs::path(dir) / rel;
+    fs::create_directories(out.parent_path());
+    std::ofstream(out, std::ios::binary) << src["content"].get<std::string>();
+    has_entry |= rel.lexically_normal().string() == s.entry_point.substr(0, sep);
+  }
+  if (!has_entry) bad(path, "spec.entry_point names " + s.entry_point.substr(0, sep) + ", which no source provides");
+  return s;
+}
+
+std::vector<SetResult> run_solution(const Solution& s, const std::vector<ProblemSpec>& specs, const SolutionRun& run) {
+  fs::create_directories(run.work_dir);
+  // 1. Inputs of every call, as the benchmark shapes them.
+  json jobs = json::array();
+  for (std::size_t k = 0; k < specs.size(); ++k)
+    for (int r = 0; r < run.rounds; ++r) {
+      const Problem p = make_problem(round_spec(specs[k], r));
+      const ProblemSpec& ps = p.spec;
+      const std::vector<std::int64_t> shape =
+          ps.elements >= 0 ? std::vector<std::int64_t>{ps.elements} : std::vector<std::int64_t>{ps.batch, ps.seq_len, ps.head_dim};
+      SafeTensors st;
+      st.tensors["grad_cos"] = Tensor{st_dtype(ps.grad_dtype), shape, p.gc};
+      st.tensors["grad_sin"] = Tensor{st_dtype(ps.grad_dtype), shape, p.gs};
+      Tensor th{"F32", shape, std::vector<std::uint8_t>(p.theta.size() * 4)};
+      std::memcpy(th.data.data(), p.theta.data(), th.data.size());
+      st.tensors["idx_theta"] = std::move(th);
+      const std::string base = (fs::path(run.work_dir) / (std::to_string(k) + "_" + std::to_string(r))).string();
+      write_safetensors(base + ".in.safetensors", st);
+      fs::remove(base + ".out.safetensors");
+      jobs.push_back({{"name", job_name(specs[k], r)}, {"inputs", base + ".in.safetensors"}, {"output", base + ".out.safetensors"}});
+    }
+  const std::string jobs_path = (fs::path(run.work_dir) / "jobs.json").string();
+  std::ofstream(jobs_path) << jobs.dump();
+
+  // 2. The runner, with an overall time limit as a backstop to the per-call one.
+  const double budget = run.call_timeout_s * static_cast<double>(jobs.size()) * 2 + 60;
+  const std::string cmd = "timeout -k 5 " + std::to_string(static_cast<long>(budget)) + " " + quote(run.python) + " " +
+                          quote(run.runner) + " " + quote(s.dir) + " " + quote(s.entry_point) + " " +
+                          (s.destination_passing ? "1" : "0") + " " + quote(jobs_path) + " 2>" +
+                          quote((fs::path(run.work_dir) / "runner.stderr").string());
+  std::map<std::string, json> called;
+  std::string load_error;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) load_error = "cannot start " + run.python;
+  std::string buffer;
+  std::array<char, 4096> buf;
+  while (pipe && fgets(buf.data(), buf.size(), pipe)) {
+    buffer += buf.data();
+    if (buffer.empty() || buffer.back() != '\n') continue;
+    const json m = json::parse(buffer, nullptr, false);
+    if (run.on_line) run.on_line(buffer);
+    buffer.clear();
+    if (m.is_discarded()) continue;
+    if (m.value("type", "") == "called") called[m.value("name", "")] = m;
+    if (m.value("type", "") == "load_error") load_error = m.value("message", "");
+  }
+  const int status = pipe ? pclose(pipe) : -1;
+  if (load_error.empty() && called.size() < jobs.size()) {
+    std::ifstream err((fs::path(run.work_dir) / "runner.stderr").string());
+    std::string tail((std::istreambuf_iterator<char>(err)), {});
+    if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
+    load_error = "the Python runner stopped early (status " + std::to_string(status) + "): " + tail;
+  }
+
+  // 3. Judge every output.
+  std::vector<SetResult> results;
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    const ProblemSpec& spec = specs[k];
+    SetResult res{spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
+    std::string integ;
+    auto note = [&](const std::string& what) {
+      if (integ.find(what) == std::string::npos) integ += (integ.empty() ? "" : "; ") + what;
+    };
+    for (int r = 0; r < run.rounds && res.error.empty(); ++r) {
+      const auto it = called.find(job_name(spec, r));
+      if (it == called.end()) {
+        res.error = load_error.empty() ? "not run" : load_error;
+        break;
+      }
+      const json& m = it->second;
+      if (!m["error"].is_null()) {
+        res.error = m["error"].get<std::string>();
+        break;
+      }
+      const Problem p = make_problem(round_spec(spec, r));
+      const std::vector<std::int64_t> want =
+          spec.elements >= 0 ? std::vector<std::int64_t>{spec.elements} : std::vector<std::int64_t>{spec.batch, spec.seq_len, spec.head_dim};
+      if (m.value("shape", json::array()) != json(want) || m.value("dtype", "") != "float32") {
+        res.error = "output shape " + m.value("shape", json::array()).dump() + " dtype " + m.value("dtype", "?") +
+                    ", expected " + json(want).dump() + " float32";
+        break;
+      }
+      if (!m.value("inputs_unchanged", true)) note("inputs modified by the call");
+      if (!m.value("deterministic", true)) note("a second call on the same inputs gave different bits");
+      const SafeTensors out = read_safetensors(jobs[k * run.rounds + r]["output"].get<std::string>());
+      if (!out.tensors.count("grad_idx_theta")) {
+        res.error = "the runner wrote no grad_idx_theta";
+        break;
+      }
+      const std::vector<float> got = as_f32(out.tensors.at("grad_idx_theta"), res.name);
+      if (static_cast<std::int64_t>(got.size()) != p.n()) {
+        res.error = "output holds " + std::to_string(got.size()) + " elements, expected " + std::to_string(p.n());
+        break;
+      }
+      res.metrics.merge(compare(p, compute_expected(p), got.data(), run.gate), 10);
+    }
+    res.integrity = integ.empty() ? "ok" : integ;
+    results.push_back(std::move(res));
+  }
+  return results;
+}
+
+}  // namespace rope2d::verify

@@ -1,0 +1,119 @@
+// Unit tests of the solution.json path on the CPU: the verifier's side of the runner protocol
+// (input files, JSON lines, output files, judging), driven by a stand-in runner without
+// PyTorch (tests/fake_solution_runner.py). The real runner needs a GPU and runs on the device.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "rope2d/verify/solution.hpp"
+
+using namespace rope2d;
+using namespace rope2d::verify;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tmp(const std::string& name) {
+  return (fs::temp_directory_path() / ("rope2d_solution_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+std::string solution_file(const std::string& body) {
+  const std::string p = tmp("solution.json");
+  std::ofstream(p) << body;
+  return p;
+}
+
+const char* good_solution =
+    R"({"name": "t", "spec": {"languages": ["python"], "entry_point": "kernel.py::run", "binding": "torch",
+        "destination_passing_style": true},
+        "sources": [{"path": "kernel.py", "content": "def run(a, b, c, d):\n    pass\n"}]})";
+
+std::vector<ProblemSpec> small_specs() {
+  std::vector<ProblemSpec> v;
+  ProblemSpec a;
+  a.set = "randn";
+  a.seq_len = 3;
+  a.seed = 4;
+  v.push_back(a);
+  ProblemSpec b;
+  b.set = "layout";
+  b.source = AngleSource::layout;
+  b.seq_len = 5;
+  b.seed = 5;
+  v.push_back(b);
+  ProblemSpec c;
+  c.set = "near_axis";
+  c.source = AngleSource::regime;
+  c.regime = ref::Regime::near_axis;
+  c.elements = 77;
+  c.seed = 6;
+  v.push_back(c);
+  return v;
+}
+
+std::vector<SetResult> run_with(const char* mode) {
+  setenv("FAKE_MODE", mode, 1);
+  const Solution s = prepare_solution(solution_file(good_solution), tmp("src"));
+  SolutionRun run;
+  run.runner = std::string(ROPE2D_TEST_DIR) + "/fake_solution_runner.py";
+  run.work_dir = tmp(std::string("work_") + mode);
+  std::vector<SetResult> r = run_solution(s, small_specs(), run);
+  fs::remove_all(run.work_dir);
+  return r;
+}
+
+}  // namespace
+
+TEST(Solution, AccurateOutputsPass) {
+  const auto r = run_with("accurate");
+  ASSERT_EQ(r.size(), 3u);
+  for (const auto& x : r) EXPECT_EQ(x.disposition(Tier::strict), "passed") << x.name << " " << x.error << x.integrity;
+  EXPECT_EQ(r[1].metrics.count, 2 * 5 * 128);  // both rounds judged
+}
+
+TEST(Solution, WrongSignIsIncorrect) {
+  for (const auto& x : run_with("sign")) EXPECT_EQ(x.disposition(Tier::strict), "incorrect") << x.name;
+}
+
+TEST(Solution, ACallThatRaisesFailsItsSet) {
+  const auto r = run_with("error");
+  EXPECT_EQ(r[0].disposition(Tier::strict), "failed");  // job 1 is round 1 of the first set
+  EXPECT_NE(r[0].error.find("illegal memory access"), std::string::npos);
+  EXPECT_EQ(r[1].disposition(Tier::strict), "passed");
+}
+
+TEST(Solution, WrongShapeAndNondeterminismAreNamed) {
+  const auto shape = run_with("shape");
+  EXPECT_NE(shape[0].error.find("output shape"), std::string::npos) << shape[0].error;
+  const auto nd = run_with("nondeterministic");
+  EXPECT_EQ(nd[0].disposition(Tier::strict), "incorrect");
+  EXPECT_NE(nd[0].integrity.find("different bits"), std::string::npos);
+}
+
+TEST(Solution, MalformedSolutionsAreRejectedWithTheField) {
+  auto message = [](const std::string& body) {
+    try {
+      prepare_solution(solution_file(body), tmp("bad"));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("{").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(message(R"({"spec": {"entry_point": "kernel.py"}, "sources": []})").find("spec.entry_point"), std::string::npos);
+  EXPECT_NE(message(R"({"spec": {"entry_point": "k.py::run", "binding": "jax"}, "sources": [{"path": "k.py", "content": ""}]})")
+                .find("spec.binding"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"spec": {"entry_point": "k.py::run"}, "sources": [{"path": "/etc/x.py", "content": ""}]})")
+                .find("must stay inside"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"spec": {"entry_point": "k.py::run"}, "sources": [{"path": "other.py", "content": ""}]})")
+                .find("which no source provides"),
+            std::string::npos);
+  EXPECT_EQ(message(good_solution), "accepted");
+  fs::remove_all(tmp("bad"));
+  fs::remove_all(tmp("src"));
+}
