@@ -9,6 +9,7 @@
 #include <boost/multiprecision/mpfr.hpp>
 #include <cmath>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 
 #include "rope2d/ref/backward.hpp"

@@ -187,9 +187,9 @@ int run(const NightlyArgs& a) {
   for (const auto& k : kernels) {
     const std::string name = k.empty() ? "rope2d" : fs::path(k).stem().string();
     const std::string out = (dir / ("verify-" + name)).string();
-    std::string cmd = fmt::format("'{}' verify {} --out '{}' --grad-dtypes {} --seed {} --quiet{} > '{}/verify.log' 2>&1", self_exe(),
+    std::string cmd = fmt::format("'{}' verify {} --out '{}' --grad-dtypes {} --seed {} --quiet{} > '{}/verify-{}.log' 2>&1", self_exe(),
                                   k.empty() ? "" : "'" + k + "'", out, fmt::join(c.grad_dtypes, ","), seed,
-                                  a.quick ? " --quick" : "", dir.string());
+                                  a.quick ? " --quick" : "", dir.string(), name);
     progress.step(0, 1, "verify " + name);
     const auto t0 = std::chrono::steady_clock::now();
     const int rc = std::system(cmd.c_str());
