@@ -88,9 +88,7 @@ Problem bench_problem(AngleSource src, std::int64_t b, std::int64_t s, std::uint
 nlohmann::json run_torch(const BenchArgs& a) {
   std::string list;
   for (const Workload& w : benchmark_workloads()) list += (list.empty() ? "" : ",") + fmt::format("{}x{}", w.batch, w.seq_len);
-  // The script from the working directory (a repository checkout), else from the source tree.
-  std::string script = "verify/python/bench_torch.py";
-  if (!std::ifstream(script)) script = std::string(ROPE2D_SOURCE_DIR) + "/" + script;
+  const std::string script = repo_file("verify/python/bench_torch.py");
   const std::string cmd = fmt::format("{} {} --workloads {} --runs {} --warmup {}", a.python, script, list, a.runs, a.warmup);
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("cannot run " + cmd);

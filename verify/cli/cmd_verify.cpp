@@ -66,16 +66,6 @@ void send(int fd, const json& j) {
 
 bool is_solution(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0; }
 
-// A file of the repository, from the working directory (a checkout) or the source tree.
-std::string repo_file(const std::string& rel) {
-  return fs::exists(rel) ? fs::absolute(rel).string() : std::string(ROPE2D_SOURCE_DIR) + "/" + rel;
-}
-
-std::string include_dir() {
-  const std::string local = "cuda/include";
-  return fs::exists(local + "/rope2d/rope2d_backward.h") ? fs::absolute(local).string()
-                                                         : std::string(ROPE2D_SOURCE_DIR) + "/cuda/include";
-}
 
 std::vector<ProblemSpec> suite(const VerifyArgs& a) {
   SuiteOptions o;
@@ -191,7 +181,7 @@ int child_main(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier 
     sub.backward = reinterpret_cast<BackwardFn>(&rope2d_backward);
     sub.fused = reinterpret_cast<FusedFn>(&rope2d_backward_fused);
   } else {
-    sub = load_submission(a.submission, a.out_dir + "/build", a.nvcc, a.nvcc_flags, include_dir());
+    sub = load_submission(a.submission, a.out_dir + "/build", a.nvcc, a.nvcc_flags, repo_file("cuda/include"));
   }
   rep.title = "rope2d verify: " + sub.path;
   rep.header = {{"submission", sub.path}, {"kind", sub.kind}};

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <functional>
+#include <string>
 
 namespace rope2d::cli {
 
@@ -11,6 +13,12 @@ namespace rope2d::cli {
 enum Exit : int { ok = 0, incorrect = 1, usage = 2, submission_failed = 3 };
 
 using Action = std::function<int()>;
+
+// A file of the repository (a script, the ABI headers): from the working directory when it is a
+// checkout, else from the source tree the program was built from.
+inline std::string repo_file(const std::string& rel) {
+  return std::filesystem::exists(rel) ? std::filesystem::absolute(rel).string() : std::string(ROPE2D_SOURCE_DIR) + "/" + rel;
+}
 
 Action add_eval(CLI::App& app);
 Action add_layout(CLI::App& app);

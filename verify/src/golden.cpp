@@ -21,8 +21,6 @@ using nlohmann::ordered_json;
 
 namespace {
 
-const char* st_dtype(ref::Dtype d) { return d == ref::Dtype::bf16 ? "BF16" : d == ref::Dtype::fp16 ? "F16" : "F32"; }
-
 template <class T>
 Tensor tensor(const char* dtype, std::vector<std::int64_t> shape, const std::vector<T>& v) {
   Tensor t{dtype, std::move(shape), std::vector<std::uint8_t>(v.size() * sizeof(T))};
@@ -60,8 +58,8 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
     const std::vector<std::int64_t> shape =
         s.elements >= 0 ? std::vector<std::int64_t>{s.elements} : std::vector<std::int64_t>{s.batch, s.seq_len, s.head_dim};
     SafeTensors st;
-    st.tensors["grad_cos"] = Tensor{st_dtype(s.grad_dtype), shape, p.gc};
-    st.tensors["grad_sin"] = Tensor{st_dtype(s.grad_dtype), shape, p.gs};
+    st.tensors["grad_cos"] = Tensor{safetensors_dtype(s.grad_dtype), shape, p.gc};
+    st.tensors["grad_sin"] = Tensor{safetensors_dtype(s.grad_dtype), shape, p.gs};
     st.tensors["idx_theta"] = tensor("F32", shape, p.theta);
     st.tensors["grad_idx_theta"] = tensor("F32", shape, x.fp32);
     st.tensors["grad_idx_theta_bf16"] = tensor("BF16", shape, x.bf16);
@@ -194,7 +192,7 @@ GoldenProblem load_golden(const GoldenSet& set, const GoldenFile& f) {
   const std::string src = meta("source");
   s.source = src == "layout" ? AngleSource::layout : src == "regime" ? AngleSource::regime : AngleSource::randn;
   if (auto r = ref::parse_regime(meta("regime"))) s.regime = *r;
-  const char* gd = st_dtype(s.grad_dtype);
+  const char* gd = safetensors_dtype(s.grad_dtype);
   Tensor& gc = need("grad_cos");
   Tensor& gs = need("grad_sin");
   if (gc.dtype != gd || gs.dtype != gd) bad(path, std::string("grads: expected dtype ") + gd + ", found " + gc.dtype);

@@ -28,6 +28,14 @@ int dtype_size(const std::string& d) {
   return 0;
 }
 
+const char* safetensors_dtype(ref::Dtype d) { return d == ref::Dtype::bf16 ? "BF16" : d == ref::Dtype::fp16 ? "F16" : "F32"; }
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 std::int64_t Tensor::elements() const {
   std::int64_t n = 1;
   for (auto s : shape) n *= s;

@@ -21,14 +21,6 @@ namespace {
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) { throw std::invalid_argument(path + ": " + what); }
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-const char* st_dtype(ref::Dtype d) { return d == ref::Dtype::bf16 ? "BF16" : d == ref::Dtype::fp16 ? "F16" : "F32"; }
-
 ProblemSpec round_spec(const ProblemSpec& s, int round) {
   ProblemSpec r = s;
   r.seed = s.seed + 1000003ull * round;  // the same fresh-input rule as the in-process path
@@ -98,8 +90,8 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
       const std::vector<std::int64_t> shape =
           ps.elements >= 0 ? std::vector<std::int64_t>{ps.elements} : std::vector<std::int64_t>{ps.batch, ps.seq_len, ps.head_dim};
       SafeTensors st;
-      st.tensors["grad_cos"] = Tensor{st_dtype(ps.grad_dtype), shape, p.gc};
-      st.tensors["grad_sin"] = Tensor{st_dtype(ps.grad_dtype), shape, p.gs};
+      st.tensors["grad_cos"] = Tensor{safetensors_dtype(ps.grad_dtype), shape, p.gc};
+      st.tensors["grad_sin"] = Tensor{safetensors_dtype(ps.grad_dtype), shape, p.gs};
       Tensor th{"F32", shape, std::vector<std::uint8_t>(p.theta.size() * 4)};
       std::memcpy(th.data.data(), p.theta.data(), th.data.size());
       st.tensors["idx_theta"] = std::move(th);
@@ -113,10 +105,10 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
 
   // 2. The runner, with an overall time limit as a backstop to the per-call one.
   const double budget = run.call_timeout_s * static_cast<double>(jobs.size()) * 2 + 60;
-  const std::string cmd = "timeout -k 5 " + std::to_string(static_cast<long>(budget)) + " " + quote(run.python) + " " +
-                          quote(run.runner) + " " + quote(s.dir) + " " + quote(s.entry_point) + " " +
-                          (s.destination_passing ? "1" : "0") + " " + quote(jobs_path) + " 2>" +
-                          quote((fs::path(run.work_dir) / "runner.stderr").string());
+  const std::string cmd = "timeout -k 5 " + std::to_string(static_cast<long>(budget)) + " " + shell_quote(run.python) + " " +
+                          shell_quote(run.runner) + " " + shell_quote(s.dir) + " " + shell_quote(s.entry_point) + " " +
+                          (s.destination_passing ? "1" : "0") + " " + shell_quote(jobs_path) + " 2>" +
+                          shell_quote((fs::path(run.work_dir) / "runner.stderr").string());
   std::map<std::string, json> called;
   std::string load_error;
   FILE* pipe = popen(cmd.c_str(), "r");

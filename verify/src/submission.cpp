@@ -15,12 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 bool ends_with(const std::string& s, const std::string& e) { return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0; }
 
 }  // namespace
@@ -39,13 +33,13 @@ Submission load_submission(const std::string& path, const std::string& build_dir
     s.kind = "cuda-source";
     fs::create_directories(build_dir);
     so = (fs::path(build_dir) / "submission.so").string();
-    std::string cmd = quote(nvcc) + " -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I" + quote(include_dir);
+    std::string cmd = shell_quote(nvcc) + " -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I" + shell_quote(include_dir);
     for (const auto& f : nvcc_flags) {
-      cmd += " " + quote(f);
+      cmd += " " + shell_quote(f);
       if (f.find("fast_math") != std::string::npos || f.find("fast-math") != std::string::npos)
         s.warnings.push_back("compiled with " + f + ": sin/cos become hardware approximations, inaccurate beyond a few radians");
     }
-    cmd += " -o " + quote(so) + " " + quote(path);
+    cmd += " -o " + shell_quote(so) + " " + shell_quote(path);
     s.compile_command = cmd;
     FILE* p = popen((cmd + " 2>&1").c_str(), "r");
     if (!p) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "rope2d/ref/dtype.hpp"
+
 namespace rope2d::verify {
 
 struct Tensor {
@@ -25,6 +27,10 @@ struct SafeTensors {
 };
 
 int dtype_size(const std::string& dtype);  // bytes per element; 0 when unknown
+const char* safetensors_dtype(ref::Dtype d);  // BF16, F16, F32
+
+// A string quoted for /bin/sh.
+std::string shell_quote(const std::string& s);
 
 // Writes atomically (a temporary file renamed into place). Throws std::runtime_error.
 void write_safetensors(const std::string& path, const SafeTensors& st);
