@@ -23,6 +23,7 @@
 
 #include "commands.hpp"
 #include "progress.hpp"
+#include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/suites.hpp"
 
@@ -239,34 +240,8 @@ int run(const NightlyArgs& a) {
         (previous.empty() || e.path().filename() > previous.filename()))
       previous = e.path();
   if (!previous.empty()) {
-    const json prev = load_json(previous / "summary.json");
     summary["previous"] = previous.filename().string();
-    const json prev_verify = prev.value("verify", json::array());
-    for (const auto& now : summary["verify"]) {
-      for (const auto& before : prev_verify) {
-        if (before["kernel"] != now["kernel"]) continue;
-        if (now.value("seconds", 0.0) > 1.25 * before.value("seconds", 1e9) + 2)
-          regressions.push_back(fmt::format("{}: verify took {:.1f} s, was {:.1f} s", now["kernel"].get<std::string>(),
-                                            now["seconds"].get<double>(), before["seconds"].get<double>()));
-        const json sets = now.value("sets", json::object());  // items() must not outlive it
-        for (const auto& [set, r] : sets.items()) {
-          if (!before.contains("sets") || !before["sets"].contains(set)) continue;
-          const json& b = before["sets"][set];
-          if (b["disposition"] == "passed" && r["disposition"] != "passed")
-            regressions.push_back(fmt::format("{} {}: newly {}", now["kernel"].get<std::string>(), set, r["disposition"].get<std::string>()));
-          // Each night draws fresh inputs, so the worst element of a small set moves a lot
-          // (the first run-to-run comparison flagged 1-element sets going from 0.5 to 1.5
-          // units): compare max errors only of sets large enough for their maximum to be stable.
-          if (r["max"].is_number() && b["max"].is_number() && r.value("elements", 0) >= 65536 &&
-              r["max"].get<double>() > 1.25 * b["max"].get<double>() + 0.25)
-            regressions.push_back(fmt::format("{} {}: max error {:.3g} (was {:.3g}) x 2^-24 S", now["kernel"].get<std::string>(), set,
-                                              r["max"].get<double>(), b["max"].get<double>()));
-        }
-      }
-    }
-    const json& ps = prev.value("sweep", json::object());
-    if (sw.ran && ps.value("ran", false) && sw.metrics.max_scaled > 1.5 * ps.value("max_scaled_error", 0.0) + 0.5)
-      regressions.push_back(fmt::format("sweep: max error {:.3g}, was {:.3g}", sw.metrics.max_scaled, ps.value("max_scaled_error", 0.0)));
+    regressions = nightly_regressions(summary, load_json(previous / "summary.json"));
   }
   summary["regressions"] = regressions;
   summary["problems"] = problems;

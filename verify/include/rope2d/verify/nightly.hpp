@@ -1,0 +1,17 @@
+// Comparing a nightly summary with the previous night's (both as written to summary.json):
+// what got worse is a regression, and the nightly run exits non-zero on any.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace rope2d::verify {
+
+// Regressions, one sentence each: a set that passed and no longer does; a larger max error on
+// a set of at least 65,536 elements (beyond 1.25x + 0.25 units of 2^-24 S; smaller sets draw
+// too few fresh inputs each night for their maximum to be stable); a verifier run more than
+// 1.25x + 2 s slower; a larger sweep max error (beyond 1.5x + 0.5 units).
+std::vector<std::string> nightly_regressions(const nlohmann::json& now, const nlohmann::json& previous);
+
+}  // namespace rope2d::verify
