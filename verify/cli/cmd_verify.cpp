@@ -21,20 +21,13 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "verify_worker.hpp"
 #include "progress.hpp"
 #include "rope2d/ref/regimes.hpp"
 #include "rope2d/verify/check.hpp"
-#include "rope2d/verify/device.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
-#include "rope2d/verify/sol_score.hpp"
-#include "rope2d/verify/submission.hpp"
 #include "rope2d/verify/suites.hpp"
-#include "rope2d/verify/timing.hpp"
-
-#ifdef ROPE2D_HAVE_CUDA
-#include "rope2d/rope2d_backward.h"
-#endif
 
 namespace rope2d::cli {
 
@@ -43,29 +36,6 @@ namespace {
 using namespace rope2d::verify;
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-struct VerifyArgs {
-  std::string submission, out_dir, tier = "strict", nvcc = "nvcc", only, golden = "data/golden-smoke";
-  std::vector<std::string> nvcc_flags, dtypes{"bf16"};
-  bool quick = false, quiet = false, bench = false;
-  std::uint64_t seed = 1;
-  int rounds = 2;
-  double call_timeout = 20;
-  std::string reproduce_prefix;
-};
-
-// Messages from the child, one JSON object per line.
-void send(int fd, const json& j) {
-  const std::string s = j.dump() + "\n";
-  for (std::size_t off = 0; off < s.size();) {
-    const ssize_t k = write(fd, s.data() + off, s.size() - off);
-    if (k <= 0) return;
-    off += static_cast<std::size_t>(k);
-  }
-}
-
-bool is_solution(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0; }
-
 
 std::vector<ProblemSpec> suite(const VerifyArgs& a) {
   SuiteOptions o;
@@ -78,187 +48,6 @@ std::vector<ProblemSpec> suite(const VerifyArgs& a) {
     if (specs.empty()) throw std::invalid_argument("--only: no problem named '" + a.only + "' in the suite");
   }
   return specs;
-}
-
-// ---- the child: everything that touches CUDA ---------------------------------------------
-
-#ifdef ROPE2D_HAVE_CUDA
-void bench_into(Report& rep, BackwardFn fn) {
-  Timer timer;
-  std::vector<double> bytes, times;
-  for (const Workload& w : benchmark_workloads()) bytes.push_back(12.0 * w.batch * w.seq_len * 128);
-  const double gm = geomean(bytes);
-  std::vector<double> scores;
-  for (const Workload& w : benchmark_workloads()) {
-    ProblemSpec s;
-    s.elements = w.batch * w.seq_len * 128 + 4 * 64;
-    s.seed = 77;
-    const Problem p = make_problem(s);
-    void *gc, *gs, *th, *out;
-    const std::int64_t n = w.batch * w.seq_len * 128;
-    cudaMalloc(&gc, p.gc.size());
-    cudaMalloc(&gs, p.gs.size());
-    cudaMalloc(&th, p.theta.size() * 4);
-    cudaMalloc(&out, p.theta.size() * 4);
-    cudaMemcpy(gc, p.gc.data(), p.gc.size(), cudaMemcpyHostToDevice);
-    cudaMemcpy(gs, p.gs.data(), p.gs.size(), cudaMemcpyHostToDevice);
-    cudaMemcpy(th, p.theta.data(), p.theta.size() * 4, cudaMemcpyHostToDevice);
-    const double ms = timer.median_ms([&](int r, CUstream_st* st) {
-      const int sh = (r % 4) * 64;
-      fn(static_cast<char*>(gc) + 2 * sh, static_cast<char*>(gs) + 2 * sh, static_cast<float*>(th) + sh,
-         static_cast<float*>(out) + sh, n, 0, st);
-    });
-    for (void* q : {gc, gs, th, out}) cudaFree(q);
-    const double score = sol_score(ms, sol_anchors(12.0 * n, gm));
-    times.push_back(ms);
-    scores.push_back(score);
-    rep.header.push_back({fmt::format("bench {}x{}", w.batch, w.seq_len), fmt::format("{:.2f} us, SOL score (est.) {:.3f}", ms * 1e3, score)});
-  }
-  double mean = 0;
-  for (double s : scores) mean += s / scores.size();
-  rep.header.push_back({"bench geomean", fmt::format("{:.2f} us; mean SOL score (est., B200 anchors scaled by bytes) {:.3f}",
-                                                     geomean(times) * 1e3, mean)});
-}
-#endif
-
-int child_main(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd) {
-#ifndef ROPE2D_HAVE_CUDA
-  send(fd, {{"type", "nogpu"}, {"reason", "this build has no CUDA (nvcc was not found when it was configured)"}});
-  return 0;
-#else
-  const DeviceInfo dev = probe_device();
-  if (!dev.available) {
-    send(fd, {{"type", "nogpu"}, {"reason", dev.reason}});
-    return 0;
-  }
-  Report rep;
-  rep.gate = gate;
-  if (is_solution(a.submission)) {
-    const Solution sol = prepare_solution(a.submission, a.out_dir + "/solution");
-    rep.title = "rope2d verify: " + a.submission;
-    rep.header = {{"submission", a.submission},
-                  {"kind", "sol-execbench solution (" + sol.entry_point + ", " +
-                               (sol.destination_passing ? "destination-passing" : "returns its output") + ")"},
-                  {"sha256", sol.sha256},
-                  {"gpu", fmt::format("{} ({} SMs, {:.0f} GiB)", dev.name, dev.sm_count, dev.memory_gib)},
-                  {"driver / runtime", fmt::format("{} / {}", dev.driver_version, dev.runtime_version)},
-                  {"reference", "correctly rounded float32: certified double enclosure, MPFR (Ziv) fallback"},
-                  {"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.seed, a.rounds)}};
-    rep.warnings.push_back("run through verify/python/solution_runner.py: outputs poisoned with NaN (destination-passing), "
-                           "inputs and repeat calls compared; guard bands and the stream check need the C ABI");
-    send(fd, {{"type", "device"}, {"name", dev.name}});
-    SolutionRun run;
-    run.runner = repo_file("verify/python/solution_runner.py");
-    run.work_dir = a.out_dir + "/work";
-    run.call_timeout_s = a.call_timeout;
-    run.rounds = a.rounds;
-    run.gate = gate;
-    std::size_t done = 0;
-    run.on_line = [&](const std::string& line) {
-      const json m = json::parse(line, nullptr, false);
-      if (m.is_discarded()) return;
-      if (m.value("type", "") == "call") {
-        send(fd, {{"type", "start"}, {"name", m.value("name", "")}, {"index", done / a.rounds}, {"count", specs.size()}});
-        send(fd, {{"type", "call"}, {"name", m.value("name", "")}});
-      } else if (m.value("type", "") == "called") {
-        ++done;
-        send(fd, {{"type", "called"}});
-      }
-    };
-    rep.results = run_solution(sol, specs, run);
-    for (const SetResult& r : rep.results)
-      send(fd, {{"type", "end"}, {"name", r.name}, {"set", r.set}, {"dtype", r.dtype}, {"disposition", r.disposition(gate)},
-                {"summary", !r.ran() ? r.error : r.integrity}});
-    write_report(a.out_dir, rep);
-    std::cout << summary(rep);
-    send(fd, {{"type", "done"}, {"verdict", rep.verdict()}});
-    return 0;
-  }
-  Submission sub;
-  if (a.submission.empty()) {
-    sub.kind = "builtin";
-    sub.path = "rope2d (this project's kernel)";
-    sub.backward = reinterpret_cast<BackwardFn>(&rope2d_backward);
-    sub.fused = reinterpret_cast<FusedFn>(&rope2d_backward_fused);
-  } else {
-    sub = load_submission(a.submission, a.out_dir + "/build", a.nvcc, a.nvcc_flags, repo_file("cuda/include"));
-  }
-  rep.title = "rope2d verify: " + sub.path;
-  rep.header = {{"submission", sub.path}, {"kind", sub.kind}};
-  if (!sub.sha256.empty()) rep.header.push_back({"sha256", sub.sha256});
-  if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
-  rep.header.push_back({"gpu", fmt::format("{} ({} SMs, {:.0f} GiB)", dev.name, dev.sm_count, dev.memory_gib)});
-  rep.header.push_back({"driver / runtime", fmt::format("{} / {}", dev.driver_version, dev.runtime_version)});
-  rep.header.push_back({"reference", "correctly rounded float32: certified double enclosure, MPFR (Ziv) fallback"});
-  rep.header.push_back({"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.seed, a.rounds)});
-  rep.warnings = sub.warnings;
-  send(fd, {{"type", "device"}, {"name", dev.name}});
-  if (!sub.error.empty()) {
-    SetResult r;
-    r.name = "load";
-    r.set = "build";
-    r.error = sub.error;
-    rep.results.push_back(r);
-    write_report(a.out_dir, rep);
-    send(fd, {{"type", "end"}, {"name", "load"}, {"disposition", "failed"}, {"summary", sub.error}});
-    return 0;
-  }
-  Testbed bed;
-  bool lost = false;
-  for (std::size_t k = 0; k < specs.size(); ++k) {
-    const ProblemSpec& spec = specs[k];
-    send(fd, {{"type", "start"}, {"name", spec.name()}, {"index", k}, {"count", specs.size()}});
-    SetResult plain{spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
-    SetResult fused{"fused:" + spec.name(), spec.set, plain.dtype};
-    bool has_fused = false;
-    std::string integ_plain, integ_fused;
-    plain.reproduce = a.reproduce_prefix + " --only '" + spec.name() + "'";
-    for (int round = 0; round < a.rounds && !lost; ++round) {
-      ProblemSpec s = spec;
-      s.seed = spec.seed + 1000003ull * round;  // fresh inputs in the same buffers
-      const Problem p = make_problem(s);
-      const Expected x = compute_expected(p);
-      const RunChecks checks{.stream = round == 0, .repeat = true, .inputs = round == 0};
-      auto judge = [&](SetResult& r, std::string& integ, auto&& call) {
-        send(fd, {{"type", "call"}, {"name", r.name}});
-        const DeviceRun run = call();
-        send(fd, {{"type", "called"}});
-        if (run.integrity.context_lost || !run.integrity.call_error.empty()) {
-          r.error = run.integrity.call_error;
-          lost = run.integrity.context_lost;
-          return;
-        }
-        // Keep every distinct finding across rounds (later rounds skip some checks).
-        if (!run.integrity.ok() && integ.find(run.integrity.describe()) == std::string::npos)
-          integ += (integ.empty() ? "" : "; ") + run.integrity.describe();
-        r.metrics.merge(compare(p, x, run.out.data(), gate), 10);
-        r.kernel_ms = std::max(r.kernel_ms, run.kernel_ms);
-      };
-      judge(plain, integ_plain, [&] { return bed.run(sub.backward, p, checks); });
-      if (sub.fused && !p.positions.empty() && !lost) {
-        has_fused = true;
-        judge(fused, integ_fused, [&] { return bed.run_fused(sub.fused, p, checks); });
-      }
-    }
-    if (lost && plain.error.empty() && (!has_fused || fused.error.empty()))
-      plain.error = "not run: an earlier call broke the CUDA context";
-    plain.integrity = integ_plain.empty() ? "ok" : integ_plain;
-    fused.integrity = integ_fused.empty() ? "ok" : integ_fused;
-    for (SetResult* r : {&plain, &fused}) {
-      if (r == &fused && !has_fused) continue;
-      rep.results.push_back(*r);
-      send(fd, {{"type", "end"}, {"name", r->name}, {"set", r->set}, {"dtype", r->dtype}, {"disposition", r->disposition(gate)},
-                {"summary", !r->ran() ? r->error : r->integrity != "ok" ? r->integrity
-                                                  : fmt::format("max {:.3g} x 2^-24 S, {} over {}", r->metrics.max_scaled,
-                                                                r->metrics.over[static_cast<int>(gate)], name(gate))}});
-    }
-  }
-  if (a.bench && !lost) bench_into(rep, sub.backward);
-  write_report(a.out_dir, rep);
-  std::cout << summary(rep);
-  send(fd, {{"type", "done"}, {"verdict", rep.verdict()}});
-  return 0;
-#endif
 }
 
 // ---- the parent: no CUDA; watches the child ----------------------------------------------
@@ -323,7 +112,7 @@ int run(VerifyArgs a) {
     close(fds[0]);
     int rc = 3;
     try {
-      rc = child_main(a, specs, *gate, fds[1]);
+      rc = verify_worker(a, specs, *gate, fds[1]);
     } catch (const std::exception& e) {
       send(fds[1], {{"type", "error"}, {"message", e.what()}});
     }

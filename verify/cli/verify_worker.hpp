@@ -1,0 +1,35 @@
+// The two halves of `rope2d verify`: the supervising parent (cmd_verify.cpp: options, time
+// limits, CPU-only fallback, reports of crashed runs) and the worker it forks, which does all
+// GPU work (verify_worker.cpp) and reports to the parent as JSON lines on a pipe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rope2d/verify/problem.hpp"
+#include "rope2d/verify/tolerance.hpp"
+
+namespace rope2d::cli {
+
+struct VerifyArgs {
+  std::string submission, out_dir, tier = "strict", nvcc = "nvcc", only, golden = "data/golden-smoke";
+  std::vector<std::string> nvcc_flags, dtypes{"bf16"};
+  bool quick = false, quiet = false, bench = false;
+  std::uint64_t seed = 1;
+  int rounds = 2;
+  double call_timeout = 20;
+  std::string reproduce_prefix;
+};
+
+bool is_solution(const std::string& path);
+
+// One message to the parent: {"type": "device" | "nogpu" | "start" | "call" | "called" | "end" |
+// "done" | "error", ...}.
+void send(int fd, const nlohmann::json& j);
+
+// Everything that touches CUDA; writes the report itself when it finishes.
+int verify_worker(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, int fd);
+
+}  // namespace rope2d::cli
