@@ -178,9 +178,7 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
     std::string integ_plain, integ_fused;
     plain.reproduce = a.reproduce_prefix + " --only '" + spec.name() + "'";
     for (int round = 0; round < a.rounds && !lost; ++round) {
-      ProblemSpec s = spec;
-      s.seed = spec.seed + 1000003ull * round;  // fresh inputs in the same buffers
-      const Problem p = make_problem(s);
+      const Problem p = make_problem(spec.round(round));  // fresh inputs in the same buffers
       const Expected x = compute_expected(p);
       const RunChecks checks{.stream = round == 0, .repeat = true, .inputs = round == 0};
       auto judge = [&](SetResult& r, std::string& integ, auto&& call) {

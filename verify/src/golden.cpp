@@ -21,13 +21,6 @@ using nlohmann::ordered_json;
 
 namespace {
 
-template <class T>
-Tensor tensor(const char* dtype, std::vector<std::int64_t> shape, const std::vector<T>& v) {
-  Tensor t{dtype, std::move(shape), std::vector<std::uint8_t>(v.size() * sizeof(T))};
-  std::memcpy(t.data.data(), v.data(), t.data.size());
-  return t;
-}
-
 std::string file_name(const ProblemSpec& s) {
   std::string n = s.name();
   for (char& c : n)
@@ -55,19 +48,18 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
     if (progress) progress(k, specs.size(), s.name());
     const Problem p = make_problem(s);
     const Expected x = compute_expected(p, true);
-    const std::vector<std::int64_t> shape =
-        s.elements >= 0 ? std::vector<std::int64_t>{s.elements} : std::vector<std::int64_t>{s.batch, s.seq_len, s.head_dim};
+    const std::vector<std::int64_t> shape = s.shape();
     SafeTensors st;
     st.tensors["grad_cos"] = Tensor{safetensors_dtype(s.grad_dtype), shape, p.gc};
     st.tensors["grad_sin"] = Tensor{safetensors_dtype(s.grad_dtype), shape, p.gs};
-    st.tensors["idx_theta"] = tensor("F32", shape, p.theta);
-    st.tensors["grad_idx_theta"] = tensor("F32", shape, x.fp32);
-    st.tensors["grad_idx_theta_bf16"] = tensor("BF16", shape, x.bf16);
-    st.tensors["grad_idx_theta_fp16"] = tensor("F16", shape, x.fp16);
-    st.tensors["scale"] = tensor("F64", shape, x.scale);
+    st.tensors["idx_theta"] = make_tensor("F32", shape, p.theta);
+    st.tensors["grad_idx_theta"] = make_tensor("F32", shape, x.fp32);
+    st.tensors["grad_idx_theta_bf16"] = make_tensor("BF16", shape, x.bf16);
+    st.tensors["grad_idx_theta_fp16"] = make_tensor("F16", shape, x.fp16);
+    st.tensors["scale"] = make_tensor("F64", shape, x.scale);
     if (!p.positions.empty()) {
-      st.tensors["positions"] = tensor("I32", {s.batch, s.seq_len, 2}, p.positions);
-      st.tensors["theta"] = tensor("F32", {static_cast<std::int64_t>(p.theta_table.size())}, p.theta_table);
+      st.tensors["positions"] = make_tensor("I32", {s.batch, s.seq_len, 2}, p.positions);
+      st.tensors["theta"] = make_tensor("F32", {static_cast<std::int64_t>(p.theta_table.size())}, p.theta_table);
     }
     st.metadata = {{"schema", golden_schema},
                    {"problem", s.name()},

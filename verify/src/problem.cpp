@@ -109,7 +109,7 @@ Problem make_problem(const ProblemSpec& spec) {
   parallel_chunks(n, gen_chunk, [&](std::int64_t begin, std::int64_t end) {
     ref::Random rng(chunk_seed(spec.seed, begin / gen_chunk));
     for (std::int64_t i = begin; i < end; ++i) {
-      ref::Element e;
+      ref::Element e{};
       switch (spec.source) {
         case AngleSource::randn:
           e = ref::draw(ref::Regime::randn, rng, spec.grad_dtype);

@@ -21,12 +21,6 @@ namespace {
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) { throw std::invalid_argument(path + ": " + what); }
 
-ProblemSpec round_spec(const ProblemSpec& s, int round) {
-  ProblemSpec r = s;
-  r.seed = s.seed + 1000003ull * round;  // the same fresh-input rule as the in-process path
-  return r;
-}
-
 std::string job_name(const ProblemSpec& s, int round) { return s.name() + "#" + std::to_string(round); }
 
 }  // namespace
@@ -85,16 +79,13 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
   json jobs = json::array();
   for (std::size_t k = 0; k < specs.size(); ++k)
     for (int r = 0; r < run.rounds; ++r) {
-      const Problem p = make_problem(round_spec(specs[k], r));
+      const Problem p = make_problem(specs[k].round(r));
       const ProblemSpec& ps = p.spec;
-      const std::vector<std::int64_t> shape =
-          ps.elements >= 0 ? std::vector<std::int64_t>{ps.elements} : std::vector<std::int64_t>{ps.batch, ps.seq_len, ps.head_dim};
+      const std::vector<std::int64_t> shape = ps.shape();
       SafeTensors st;
       st.tensors["grad_cos"] = Tensor{safetensors_dtype(ps.grad_dtype), shape, p.gc};
       st.tensors["grad_sin"] = Tensor{safetensors_dtype(ps.grad_dtype), shape, p.gs};
-      Tensor th{"F32", shape, std::vector<std::uint8_t>(p.theta.size() * 4)};
-      std::memcpy(th.data.data(), p.theta.data(), th.data.size());
-      st.tensors["idx_theta"] = std::move(th);
+      st.tensors["idx_theta"] = make_tensor("F32", shape, p.theta);
       const std::string base = (fs::path(run.work_dir) / (std::to_string(k) + "_" + std::to_string(r))).string();
       write_safetensors(base + ".in.safetensors", st);
       fs::remove(base + ".out.safetensors");
@@ -153,9 +144,8 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
         res.error = m["error"].get<std::string>();
         break;
       }
-      const Problem p = make_problem(round_spec(spec, r));
-      const std::vector<std::int64_t> want =
-          spec.elements >= 0 ? std::vector<std::int64_t>{spec.elements} : std::vector<std::int64_t>{spec.batch, spec.seq_len, spec.head_dim};
+      const Problem p = make_problem(spec.round(r));
+      const std::vector<std::int64_t> want = spec.shape();
       if (m.value("shape", json::array()) != json(want) || m.value("dtype", "") != "float32") {
         res.error = "output shape " + m.value("shape", json::array()).dump() + " dtype " + m.value("dtype", "?") +
                     ", expected " + json(want).dump() + " float32";

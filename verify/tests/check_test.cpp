@@ -52,9 +52,7 @@ class CheckPath : public testing::Test {
       const GoldenProblem g = load_golden(set, f);
       std::vector<float> out(g.problem.n());
       for (std::int64_t i = 0; i < g.problem.n(); ++i) out[i] = kernel(g.problem.element(i), i, g.problem.n());
-      Tensor t{"F32", {g.problem.n()}, std::vector<std::uint8_t>(out.size() * 4)};
-      std::memcpy(t.data.data(), out.data(), t.data.size());
-      st.tensors[f.problem] = std::move(t);
+      st.tensors[f.problem] = make_tensor("F32", {g.problem.n()}, out);
     }
     return st;
   }

@@ -117,3 +117,13 @@ TEST(Solution, MalformedSolutionsAreRejectedWithTheField) {
   fs::remove_all(tmp("bad"));
   fs::remove_all(tmp("src"));
 }
+
+TEST(Solution, LaterRoundsDrawFreshInputsOfTheSameShape) {
+  // A kernel that caches results by address is caught only if round 1 differs from round 0.
+  for (const ProblemSpec& s : small_specs()) {
+    const Problem a = make_problem(s.round(0)), b = make_problem(s.round(1));
+    EXPECT_EQ(s.round(1).shape(), s.shape());
+    EXPECT_EQ(a.n(), b.n());
+    EXPECT_NE(a.gc, b.gc) << s.name();
+  }
+}

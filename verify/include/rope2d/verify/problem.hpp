@@ -29,6 +29,17 @@ struct ProblemSpec {
   std::string layout_json;     // AngleSource::layout: this layout instead of a random one
 
   std::int64_t n() const { return elements >= 0 ? elements : batch * seq_len * head_dim; }
+  // [n] for flat problems, else [batch, seq_len, head_dim] as the benchmark shapes its tensors.
+  std::vector<std::int64_t> shape() const {
+    return elements >= 0 ? std::vector<std::int64_t>{elements} : std::vector<std::int64_t>{batch, seq_len, head_dim};
+  }
+  // The same problem with fresh inputs for verification round `round` (round 0 is itself):
+  // the buffers stay, the values change, so a kernel that caches results is caught.
+  ProblemSpec round(int r) const {
+    ProblemSpec s = *this;
+    s.seed = seed + 1000003ull * static_cast<std::uint64_t>(r);
+    return s;
+  }
   std::string name() const;  // e.g. randn/bf16/2x773, odd/bf16/n=1001+1
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +21,14 @@ struct Tensor {
 
   std::int64_t elements() const;
 };
+
+// A tensor holding the bytes of v (native little-endian layout).
+template <class T>
+Tensor make_tensor(std::string dtype, std::vector<std::int64_t> shape, const std::vector<T>& v) {
+  Tensor t{std::move(dtype), std::move(shape), std::vector<std::uint8_t>(v.size() * sizeof(T))};
+  if (!v.empty()) std::memcpy(t.data.data(), v.data(), t.data.size());
+  return t;
+}
 
 struct SafeTensors {
   std::map<std::string, Tensor> tensors;
