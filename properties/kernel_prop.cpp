@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "rope2d/rope2d_backward.h"
+#include "rope2d/rope2d_tuning.h"
 #include "rope2d/verify/device.hpp"
 #include "rope2d/verify/metrics.hpp"
 
@@ -19,6 +20,24 @@ namespace {
 
 const BackwardFn own_kernel = reinterpret_cast<BackwardFn>(&rope2d_backward);
 const FusedFn own_fused = reinterpret_cast<FusedFn>(&rope2d_backward_fused);
+
+// The tuning configurations as entry points of the submission ABI.
+template <int V, int Threads, int Flags>
+int configured(const void* gc, const void* gs, const float* t, float* out, std::int64_t n, int dtype, cudaStream_t s) {
+  return rope2d_backward_config(gc, gs, t, out, n, dtype, s, V, Threads, Flags);
+}
+template <int Flags>
+int fused_configured(const void* gc, const void* gs, const std::int32_t* pos, const float* table, float* out,
+                     std::int64_t tokens, int head_dim, int dtype, cudaStream_t s) {
+  return rope2d_backward_fused_config(gc, gs, pos, table, out, tokens, head_dim, dtype, s, Flags);
+}
+constexpr int plain = ROPE2D_TUNE_PLAIN_CACHE;
+const BackwardFn accurate_configs[] = {
+    reinterpret_cast<BackwardFn>(&configured<2, 256, 0>),       reinterpret_cast<BackwardFn>(&configured<4, 128, 0>),
+    reinterpret_cast<BackwardFn>(&configured<8, 512, 0>),       reinterpret_cast<BackwardFn>(&configured<16, 256, 0>),
+    reinterpret_cast<BackwardFn>(&configured<4, 256, plain>),   reinterpret_cast<BackwardFn>(&configured<8, 128, plain>)};
+const FusedFn fused_configs[] = {reinterpret_cast<FusedFn>(&fused_configured<0>),
+                                 reinterpret_cast<FusedFn>(&fused_configured<plain>)};
 
 Testbed& testbed() {
   static Testbed t;
@@ -103,6 +122,31 @@ RC_GTEST_PROP(Kernel, SameBitsOnAnotherStream, ()) {
   const DeviceRun a = testbed().run(own_kernel, p), b = other.run(own_kernel, p);
   RC_ASSERT(a.integrity.ok() && b.integrity.ok());
   RC_ASSERT(std::memcmp(a.out.data(), b.out.data(), a.out.size() * 4) == 0);
+}
+
+// Every accurate configuration (elements per thread, block size, cache hints) computes the
+// same bits as the shipped one, so the benchmark may pick any of them without re-verifying.
+RC_GTEST_PROP(Kernel, EveryConfigurationGivesTheSameBits, ()) {
+  ProblemSpec s;
+  s.set = "layout";
+  s.source = AngleSource::layout;
+  s.grad_dtype = *dtypes();
+  s.seq_len = *rc::gen::inRange<std::int64_t>(1, 4096);
+  s.seed = *rc::gen::arbitrary<std::uint64_t>();
+  const Problem p = make_problem(s);
+  const DeviceRun base = testbed().run(own_kernel, p);
+  RC_ASSERT(base.integrity.ok());
+  const std::size_t bytes = base.out.size() * 4;
+  for (BackwardFn fn : accurate_configs) {
+    const DeviceRun r = testbed().run(fn, p);
+    RC_ASSERT(r.integrity.ok());
+    RC_ASSERT(std::memcmp(r.out.data(), base.out.data(), bytes) == 0);
+  }
+  for (FusedFn fn : fused_configs) {
+    const DeviceRun r = testbed().run_fused(fn, p);
+    RC_ASSERT(r.integrity.ok());
+    RC_ASSERT(std::memcmp(r.out.data(), base.out.data(), bytes) == 0);
+  }
 }
 
 int main(int argc, char** argv) {

@@ -5,6 +5,7 @@
 
 #include "grad_load.cuh"
 #include "rope2d/rope2d_backward.h"
+#include "rope2d/rope2d_tuning.h"
 
 namespace rope2d::cuda {
 
@@ -20,7 +21,7 @@ __device__ __forceinline__ float angle(const int32_t* positions, const float* th
 }
 
 // head_dim % 8 == 0, so each group of eight elements lies in one token.
-template <class T>
+template <class T, bool Streaming>
 __global__ void __launch_bounds__(threads_per_block)
 fused_vec8(const T* __restrict__ gc, const T* __restrict__ gs, const int32_t* __restrict__ positions,
            const float* __restrict__ theta, float* __restrict__ out, int64_t groups, int head_dim) {
@@ -33,15 +34,15 @@ fused_vec8(const T* __restrict__ gc, const T* __restrict__ gs, const int32_t* __
   const int2 yx = __ldg(reinterpret_cast<const int2*>(positions) + token);
   const float y = static_cast<float>(yx.x), x = static_cast<float>(yx.y);
   float a[vec], b[vec], r[vec];
-  load_as_float<T, vec>(gc + i, a);
-  load_as_float<T, vec>(gs + i, b);
+  load_as_float<T, vec, Streaming>(gc + i, a);
+  load_as_float<T, vec, Streaming>(gs + i, b);
   const int k0 = d0 % half;  // groups never straddle half (half % 4 == 0 and 8 | head_dim)
 #pragma unroll
   for (int k = 0; k < vec; ++k) {
     const float t = __fmul_rn((k & 1) ? x : y, __ldg(theta + k0 + k));
     r[k] = backward(a[k], b[k], t);
   }
-  store_stream<vec>(out + i, r);
+  store_stream<vec, Streaming>(out + i, r);
 }
 
 template <class T>
@@ -61,7 +62,7 @@ bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15
 
 template <class T>
 int launch(const void* gc_v, const void* gs_v, const int32_t* positions, const float* theta, float* out,
-           int64_t tokens, int head_dim, cudaStream_t stream) {
+           int64_t tokens, int head_dim, cudaStream_t stream, int flags) {
   const T* gc = static_cast<const T*>(gc_v);
   const T* gs = static_cast<const T*>(gs_v);
   const int64_t n = tokens * head_dim;
@@ -69,8 +70,11 @@ int launch(const void* gc_v, const void* gs_v, const int32_t* positions, const f
                          (reinterpret_cast<std::uintptr_t>(positions) & 7) == 0;
   if (vector_ok) {
     const int64_t groups = n / vec;
-    fused_vec8<T><<<static_cast<unsigned>((groups + threads_per_block - 1) / threads_per_block), threads_per_block, 0,
-                    stream>>>(gc, gs, positions, theta, out, groups, head_dim);
+    const auto blocks = static_cast<unsigned>((groups + threads_per_block - 1) / threads_per_block);
+    if (flags & ROPE2D_TUNE_PLAIN_CACHE)
+      fused_vec8<T, false><<<blocks, threads_per_block, 0, stream>>>(gc, gs, positions, theta, out, groups, head_dim);
+    else
+      fused_vec8<T, true><<<blocks, threads_per_block, 0, stream>>>(gc, gs, positions, theta, out, groups, head_dim);
   } else {
     const int64_t blocks = std::min<int64_t>((n + threads_per_block - 1) / threads_per_block, 65536);
     fused_scalar<T><<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(gc, gs, positions, theta, out, n,
@@ -79,24 +83,34 @@ int launch(const void* gc_v, const void* gs_v, const int32_t* positions, const f
   return cudaGetLastError();
 }
 
+// The shipped configuration: streaming (evict-first) loads and stores, measured on the H200.
+constexpr int default_flags = 0;
+
 }  // namespace
 
 }  // namespace rope2d::cuda
 
-extern "C" int rope2d_backward_fused(const void* grad_cos, const void* grad_sin, const int32_t* positions,
-                                     const float* theta, float* grad_idx_theta, int64_t tokens, int head_dim,
-                                     int grad_dtype, cudaStream_t stream) {
+extern "C" int rope2d_backward_fused_config(const void* grad_cos, const void* grad_sin, const int32_t* positions,
+                                            const float* theta, float* grad_idx_theta, int64_t tokens, int head_dim,
+                                            int grad_dtype, cudaStream_t stream, int flags) {
   using namespace rope2d::cuda;
   if (tokens < 0 || head_dim <= 0 || head_dim % 4 != 0) return cudaErrorInvalidValue;
   if (tokens == 0) return 0;
   if (!grad_cos || !grad_sin || !positions || !theta || !grad_idx_theta) return cudaErrorInvalidValue;
   switch (grad_dtype) {
     case ROPE2D_GRAD_BF16:
-      return launch<__nv_bfloat16>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream);
+      return launch<__nv_bfloat16>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream, flags);
     case ROPE2D_GRAD_FP16:
-      return launch<__half>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream);
+      return launch<__half>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream, flags);
     case ROPE2D_GRAD_FP32:
-      return launch<float>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream);
+      return launch<float>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream, flags);
     default: return cudaErrorInvalidValue;
   }
+}
+
+extern "C" int rope2d_backward_fused(const void* grad_cos, const void* grad_sin, const int32_t* positions,
+                                     const float* theta, float* grad_idx_theta, int64_t tokens, int head_dim,
+                                     int grad_dtype, cudaStream_t stream) {
+  return rope2d_backward_fused_config(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim,
+                                      grad_dtype, stream, rope2d::cuda::default_flags);
 }

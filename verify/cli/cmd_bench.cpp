@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/rope2d_tuning.h"
+#include "rope2d/verify/bench.hpp"
 #include "rope2d/verify/device.hpp"
 #include "rope2d/verify/sol_score.hpp"
 #include "rope2d/verify/suites.hpp"
@@ -32,58 +33,6 @@ struct BenchArgs {
   std::string python = "python3";
   int runs = 50, warmup = 10;
 };
-
-constexpr int shifts = 4;
-constexpr std::int64_t shift_step = 64;  // elements: keeps 16-byte alignment, moves the address
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-// A problem's inputs on the device with room to shift them, and an output buffer.
-struct DeviceInputs {
-  void *gc = nullptr, *gs = nullptr, *theta = nullptr, *out = nullptr, *pos = nullptr, *table = nullptr;
-  std::int64_t n = 0;
-  int es = 2;
-
-  explicit DeviceInputs(const Problem& p, std::int64_t n_used) : n(n_used), es(ref::size_bytes(p.spec.grad_dtype)) {
-    auto up = [](void*& d, const void* h, std::size_t bytes) {
-      check(cudaMalloc(&d, bytes), "cudaMalloc");
-      check(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "upload");
-    };
-    up(gc, p.gc.data(), p.gc.size());
-    up(gs, p.gs.data(), p.gs.size());
-    up(theta, p.theta.data(), p.theta.size() * 4);
-    check(cudaMalloc(&out, p.theta.size() * 4), "cudaMalloc");
-    if (!p.positions.empty()) {
-      up(pos, p.positions.data(), p.positions.size() * 4);
-      up(table, p.theta_table.data(), p.theta_table.size() * 4);
-    }
-  }
-  ~DeviceInputs() {
-    for (void* p : {gc, gs, theta, out, pos, table}) cudaFree(p);
-  }
-  const void* gcs(int run) const { return static_cast<const char*>(gc) + (run % shifts) * shift_step * es; }
-  const void* gss(int run) const { return static_cast<const char*>(gs) + (run % shifts) * shift_step * es; }
-  const float* ts(int run) const { return static_cast<const float*>(theta) + (run % shifts) * shift_step; }
-  float* outs(int run) const { return static_cast<float*>(out) + (run % shifts) * shift_step; }
-};
-
-// A problem of `b x s` with the shift slack appended (as extra elements of the last sequence
-// for randn inputs; layout problems are shifted by whole tokens inside a longer layout).
-Problem bench_problem(AngleSource src, std::int64_t b, std::int64_t s, std::uint64_t seed) {
-  ProblemSpec spec;
-  spec.set = src == AngleSource::layout ? "layout" : "randn";
-  spec.source = src;
-  spec.seed = seed;
-  if (src == AngleSource::layout) {
-    spec.batch = b;
-    spec.seq_len = s + (shifts * shift_step + 127) / 128;  // whole tokens of slack
-  } else {
-    spec.elements = b * s * 128 + shifts * shift_step;
-  }
-  return make_problem(spec);
-}
 
 nlohmann::json run_torch(const BenchArgs& a) {
   std::string list;
@@ -118,37 +67,25 @@ int run(const BenchArgs& a) {
   const double gm_bytes = geomean(bytes_all);
 
   nlohmann::ordered_json rows = nlohmann::json::array();
-  std::vector<double> t_own, ratio_floor, scores;
+  std::vector<double> t_own, ratio_floor, ratio_io, scores;
   bool beats_compile = a.torch;
-  fmt::print("{:>9} {:>10} {:>8} {:>9} {:>6} {:>6} {:>8} {:>6} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>6}\n", "workload",
-             "elements", "MB", "rope2d_us", "TB/s", "%copy", "floor_us", "x_flr", "naive_us", "lay_idx", "lay_fused",
-             "fused_x", "eager_us", "compile_us", "SOL_S");
+  fmt::print("{:>9} {:>10} {:>8} {:>9} {:>6} {:>6} {:>8} {:>6} {:>7} {:>5} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9} {:>6}\n",
+             "workload", "elements", "MB", "rope2d_us", "TB/s", "%copy", "floor_us", "x_flr", "io_us", "x_io", "naive_us",
+             "lay_idx", "lay_fused", "fused_x", "eager_us", "compile_us", "SOL_S");
   for (std::size_t k = 0; k < ws.size(); ++k) {
     const Workload& w = ws[k];
     const std::int64_t n = w.batch * w.seq_len * 128;
     const double bytes = 12.0 * n, fused_bytes = 8.0 * n;
     const Problem rp = bench_problem(AngleSource::randn, w.batch, w.seq_len, 100 + k);
-    DeviceInputs d(rp, n);
-    const double t = timer.median_ms([&](int r, CUstream_st* s) {
-      rope2d_backward(d.gcs(r), d.gss(r), d.ts(r), d.outs(r), n, ROPE2D_GRAD_BF16, s);
-    }, topt);
-    const double t_naive = timer.median_ms([&](int r, CUstream_st* s) {
-      rope2d_backward_naive(d.gcs(r), d.gss(r), d.ts(r), d.outs(r), n, ROPE2D_GRAD_BF16, s);
-    }, topt);
+    const DeviceInputs d(rp, n);
+    const double t = time_backward(timer, &rope2d_backward, d, topt);
+    const double t_naive = time_backward(timer, &rope2d_backward_naive, d, topt);
+    const double t_io = time_io_floor(timer, d, topt);
     // Real layout of the same shape: idx_theta path against the fused path.
     const Problem lp = bench_problem(AngleSource::layout, w.batch, w.seq_len, 200 + k);
-    DeviceInputs l(lp, n);
-    const std::int64_t tokens = w.batch * w.seq_len;
-    const double t_lay = timer.median_ms([&](int r, CUstream_st* s) {
-      rope2d_backward(l.gcs(r), l.gss(r), l.ts(r), l.outs(r), n, ROPE2D_GRAD_BF16, s);
-    }, topt);
-    const double t_fused = timer.median_ms([&](int r, CUstream_st* s) {
-      // Shift by whole tokens: 128 elements, 2 positions.
-      const int sh = r % shifts;
-      rope2d_backward_fused(static_cast<const char*>(l.gc) + sh * 128 * 2, static_cast<const char*>(l.gs) + sh * 128 * 2,
-                            static_cast<const std::int32_t*>(l.pos) + sh * 2, static_cast<const float*>(l.table),
-                            static_cast<float*>(l.out) + sh * 128, tokens, 128, ROPE2D_GRAD_BF16, s);
-    }, topt);
+    const DeviceInputs l(lp, n);
+    const double t_lay = time_backward(timer, &rope2d_backward, l, topt);
+    const double t_fused = time_fused(timer, &rope2d_backward_fused, l, topt);
     const double floor_ms = std::max(bytes / copy_bw * 1e3, empty_ms);
     const SolAnchors anchors = sol_anchors(bytes, gm_bytes);
     const double score = sol_score(t, anchors);
@@ -160,11 +97,13 @@ int run(const BenchArgs& a) {
     }
     t_own.push_back(t);
     ratio_floor.push_back(t / floor_ms);
+    ratio_io.push_back(t / t_io);
     scores.push_back(score);
     const double tbs = bytes / (t * 1e-3) / 1e12;
-    fmt::print("{:>9} {:>10} {:>8.1f} {:>9.2f} {:>6.2f} {:>6.1f} {:>8.2f} {:>6.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>6.2f} {:>9.2f} {:>9.2f} {:>6.3f}\n",
+    fmt::print("{:>9} {:>10} {:>8.1f} {:>9.2f} {:>6.2f} {:>6.1f} {:>8.2f} {:>6.2f} {:>7.2f} {:>5.2f} {:>9.2f} {:>9.2f} {:>9.2f} "
+               "{:>6.2f} {:>9.2f} {:>9.2f} {:>6.3f}\n",
                fmt::format("{}x{}", w.batch, w.seq_len), n, bytes / 1e6, t * 1e3, tbs, 100 * bytes / (t * 1e-3) / copy_bw,
-               floor_ms * 1e3, t / floor_ms, t_naive * 1e3, t_lay * 1e3, t_fused * 1e3, t_lay / t_fused, eager * 1e3,
+               floor_ms * 1e3, t / floor_ms, t_io * 1e3, t / t_io, t_naive * 1e3, t_lay * 1e3, t_fused * 1e3, t_lay / t_fused, eager * 1e3,
                compiled * 1e3, score);
     nlohmann::ordered_json row;
     row["batch"] = w.batch;
@@ -175,6 +114,7 @@ int run(const BenchArgs& a) {
     row["tb_per_s"] = tbs;
     row["fraction_of_copy_bw"] = bytes / (t * 1e-3) / copy_bw;
     row["floor_ms"] = floor_ms;
+    row["io_floor_ms"] = t_io;
     row["naive_ms"] = t_naive;
     row["layout_idx_theta_ms"] = t_lay;
     row["layout_fused_ms"] = t_fused;
@@ -193,13 +133,14 @@ int run(const BenchArgs& a) {
   nlohmann::ordered_json summary;
   summary["geomean_rope2d_ms"] = geomean(t_own);
   summary["geomean_ratio_to_floor"] = geomean(ratio_floor);
+  summary["geomean_ratio_to_io_floor"] = geomean(ratio_io);
   summary["largest_fraction_of_copy_bw"] = last["fraction_of_copy_bw"];
   summary["largest_fused_speedup"] = last["fused_speedup"];
   summary["mean_sol_score_est"] = [&] { double s = 0; for (double x : scores) s += x; return s / scores.size(); }();
   if (a.torch) summary["faster_than_torch_compile_everywhere"] = beats_compile;
   fmt::print("\ncopy bandwidth {:.3f} TB/s (read + write), empty kernel {:.2f} us\n", copy_bw / 1e12, empty_ms * 1e3);
-  fmt::print("geomean rope2d {:.2f} us; geomean ratio to floor {:.3f} (target <= 1.2)\n", geomean(t_own) * 1e3,
-             geomean(ratio_floor));
+  fmt::print("geomean rope2d {:.2f} us; geomean ratio to floor {:.3f} (target <= 1.2); to the I/O-only kernel {:.3f}\n",
+             geomean(t_own) * 1e3, geomean(ratio_floor), geomean(ratio_io));
   fmt::print("largest workload at {:.1f}% of copy bandwidth (target >= 95%); fused speedup {:.2f}x (target >= 1.4)\n",
              100 * last["fraction_of_copy_bw"].get<double>(), last["fused_speedup"].get<double>());
   if (a.torch) fmt::print("faster than torch.compile on every workload: {}\n", beats_compile ? "yes" : "NO");
@@ -212,30 +153,35 @@ int run(const BenchArgs& a) {
       int v, tpb, flags;
     };
     const Config configs[] = {{"v4", 4, 256, 0},
-                              {"v8", 8, 256, 0},
-                              {"v4_128", 4, 128, 0},
-                              {"v4_512", 4, 512, 0},
                               {"v4plain", 4, 256, ROPE2D_TUNE_PLAIN_CACHE},
                               {"v8plain", 8, 256, ROPE2D_TUNE_PLAIN_CACHE},
-                              {"v8plain128", 8, 128, ROPE2D_TUNE_PLAIN_CACHE},
+                              {"v4plain_128", 4, 128, ROPE2D_TUNE_PLAIN_CACHE},
+                              {"v4plain_512", 4, 512, ROPE2D_TUNE_PLAIN_CACHE},
                               {"v4approx", 4, 256, ROPE2D_TUNE_APPROX}};
     std::string head = fmt::format("\n{:>9}", "workload");
     for (const Config& c : configs) head += fmt::format(" {:>10}", c.name);
-    fmt::print("{}  (us; vN: N elements per thread, _T: T threads per block, default 256)\n", head);
+    head += fmt::format(" {:>10} {:>10}", "fused", "fusedplain");
+    fmt::print("{}  (us; vN: N elements per thread, _T: T threads per block, default 256; fused on a layout)\n", head);
     for (std::size_t k = 0; k < ws.size(); ++k) {
       const Workload& w = ws[k];
       const std::int64_t n = w.batch * w.seq_len * 128;
       const Problem rp = bench_problem(AngleSource::randn, w.batch, w.seq_len, 300 + k);
-      DeviceInputs d(rp, n);
+      const DeviceInputs d(rp, n);
+      const Problem lp = bench_problem(AngleSource::layout, w.batch, w.seq_len, 400 + k);
+      const DeviceInputs l(lp, n);
       nlohmann::ordered_json row;
       row["batch"] = w.batch;
       row["seq_len"] = w.seq_len;
       std::string line = fmt::format("{:>9}", fmt::format("{}x{}", w.batch, w.seq_len));
       for (const Config& c : configs) {
-        const double t = timer.median_ms([&](int r, CUstream_st* s) {
-          rope2d_backward_config(d.gcs(r), d.gss(r), d.ts(r), d.outs(r), n, ROPE2D_GRAD_BF16, s, c.v, c.tpb, c.flags);
-        }, topt);
+        const double t = time_backward(timer, [&](auto... x) { return rope2d_backward_config(x..., c.v, c.tpb, c.flags); },
+                                       d, topt);
         row[std::string(c.name) + "_ms"] = t;
+        line += fmt::format(" {:>10.2f}", t * 1e3);
+      }
+      for (const int flags : {0, int{ROPE2D_TUNE_PLAIN_CACHE}}) {
+        const double t = time_fused(timer, [&](auto... x) { return rope2d_backward_fused_config(x..., flags); }, l, topt);
+        row[flags ? "fused_plain_ms" : "fused_ms"] = t;
         line += fmt::format(" {:>10.2f}", t * 1e3);
       }
       variant_rows.push_back(row);
@@ -253,9 +199,10 @@ int run(const BenchArgs& a) {
     j["runtime_version"] = dev.runtime_version;
     j["method"] = fmt::format("CUDA events around the kernel, L2 flushed before each run, inputs rotated over {} shifted "
                               "addresses, median of {} runs after {} warm-up; bf16 grads",
-                              shifts, a.runs, a.warmup);
+                              bench_shifts, a.runs, a.warmup);
     j["copy_bandwidth_bytes_per_s"] = copy_bw;
     j["empty_kernel_ms"] = empty_ms;
+    j["io_floor"] = "io_floor_ms: a kernel with the op's loads and store and a sum in place of sin/cos, timed the same way";
     if (a.torch) j["torch"] = {{"version", torch["torch"]}, {"device", torch["device"]}};
     j["summary"] = summary;
     j["workloads"] = rows;

@@ -1,5 +1,9 @@
 // Device helpers of the testbed: filling with a pattern, and a one-block spin that holds a
-// stream for a while so that a kernel ignoring the stream runs too early and is caught.
+// stream for a while so that a kernel ignoring the stream runs too early and is caught; and
+// the benchmark's I/O floor.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
 
 namespace rope2d::verify::detail {
@@ -22,5 +26,55 @@ void launch_fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value, cudaSt
 }
 
 void launch_spin(std::uint64_t nanoseconds, cudaStream_t s) { spin<<<1, 1, 0, s>>>(nanoseconds); }
+
+}  // namespace rope2d::verify::detail
+
+// The I/O floor of the benchmark: the op's loads and store (4 elements a thread, 16-byte
+// vectors where aligned) with a sum in place of the sines and cosines.
+namespace rope2d::verify::detail {
+
+namespace {
+
+__device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float widen(__half x) { return __half2float(x); }
+__device__ __forceinline__ float widen(float x) { return x; }
+
+template <class T>
+struct alignas(4 * sizeof(T)) Four {
+  T v[4];
+};
+
+template <class T>
+__global__ void io_floor(const T* gc, const T* gs, const float* theta, float* out, std::int64_t n) {
+  const std::int64_t i = 4 * (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x);
+  if (i + 4 <= n) {
+    const Four<T> a = *reinterpret_cast<const Four<T>*>(gc + i), b = *reinterpret_cast<const Four<T>*>(gs + i);
+    const float4 t = *reinterpret_cast<const float4*>(theta + i);
+    *reinterpret_cast<float4*>(out + i) = make_float4(widen(a.v[0]) + widen(b.v[0]) + t.x, widen(a.v[1]) + widen(b.v[1]) + t.y,
+                                                      widen(a.v[2]) + widen(b.v[2]) + t.z, widen(a.v[3]) + widen(b.v[3]) + t.w);
+  } else {
+    for (std::int64_t k = i; k < n; ++k) out[k] = widen(gc[k]) + widen(gs[k]) + theta[k];
+  }
+}
+
+template <class T>
+void launch(const void* gc, const void* gs, const float* theta, float* out, std::int64_t n, cudaStream_t s) {
+  const std::int64_t threads = (n + 3) / 4;
+  io_floor<T><<<static_cast<unsigned>((threads + 255) / 256), 256, 0, s>>>(static_cast<const T*>(gc),
+                                                                        static_cast<const T*>(gs), theta, out, n);
+}
+
+}  // namespace
+
+// Pointers must be 16-byte aligned (the benchmark's are).
+void launch_io_floor(const void* gc, const void* gs, const float* theta, float* out, std::int64_t n, int grad_dtype,
+                     cudaStream_t s) {
+  if (n <= 0) return;
+  switch (grad_dtype) {
+    case 0: launch<__nv_bfloat16>(gc, gs, theta, out, n, s); break;
+    case 1: launch<__half>(gc, gs, theta, out, n, s); break;
+    default: launch<float>(gc, gs, theta, out, n, s); break;
+  }
+}
 
 }  // namespace rope2d::verify::detail

@@ -1,0 +1,59 @@
+// What `rope2d bench` and `rope2d verify --bench` time: a problem's inputs on the device with
+// room to rotate them over shifted addresses (so no run finds its inputs where the last one
+// left them), and the timed calls through the submission ABI, the fused entry point and an
+// I/O-only kernel that moves the same bytes with no arithmetic (the floor of any kernel with
+// this op's memory traffic, launch and DRAM latency included).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <type_traits>
+
+#include "rope2d/verify/device.hpp"
+#include "rope2d/verify/problem.hpp"
+#include "rope2d/verify/timing.hpp"
+
+namespace rope2d::verify {
+
+inline constexpr int bench_shifts = 4;
+inline constexpr std::int64_t bench_shift_step = 128;  // elements: one token, keeps 16-byte alignment
+
+// A `batch x seq_len` problem (head_dim 128, bf16 grads) with the shift slack appended: extra
+// elements after the last sequence for randn inputs, extra tokens for layout inputs.
+Problem bench_problem(AngleSource src, std::int64_t batch, std::int64_t seq_len, std::uint64_t seed);
+
+using BackwardCall = std::function<std::remove_pointer_t<BackwardFn>>;
+using FusedCall = std::function<std::remove_pointer_t<FusedFn>>;
+
+class DeviceInputs {
+ public:
+  // Uploads `p`; the timed calls use its first n elements at each shift.
+  DeviceInputs(const Problem& p, std::int64_t n);
+  ~DeviceInputs();
+  DeviceInputs(const DeviceInputs&) = delete;
+  DeviceInputs& operator=(const DeviceInputs&) = delete;
+
+  std::int64_t n() const { return n_; }
+  int grad_dtype() const { return grad_dtype_; }  // ROPE2D_GRAD_* of the submission ABI
+  bool has_positions() const { return pos_ != nullptr; }
+  const void* gc(int run) const;
+  const void* gs(int run) const;
+  const float* theta(int run) const;
+  float* out(int run) const;
+  const std::int32_t* positions(int run) const;  // layout problems only
+  const float* theta_table() const { return static_cast<const float*>(table_); }
+
+ private:
+  void release();
+  void *gc_ = nullptr, *gs_ = nullptr, *theta_ = nullptr, *out_ = nullptr, *pos_ = nullptr, *table_ = nullptr;
+  std::int64_t n_ = 0;
+  int grad_bytes_ = 2, grad_dtype_ = 0;
+};
+
+// Median milliseconds of one call (Timer's method); throws std::runtime_error naming the
+// return code when a call fails. A BackwardFn or FusedFn converts to these.
+double time_backward(Timer& timer, const BackwardCall& fn, const DeviceInputs& d, const TimingOptions& o = {});
+double time_fused(Timer& timer, const FusedCall& fn, const DeviceInputs& d, const TimingOptions& o = {});
+double time_io_floor(Timer& timer, const DeviceInputs& d, const TimingOptions& o = {});
+
+}  // namespace rope2d::verify
