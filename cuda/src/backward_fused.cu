@@ -12,7 +12,6 @@ namespace rope2d::cuda {
 namespace {
 
 constexpr int threads_per_block = 256;
-constexpr int vec = 8;
 
 __device__ __forceinline__ float angle(const int32_t* positions, const float* theta, int64_t token, int k) {
   // Even k take y, odd k take x: the interleaved split of build_2d_rope.
@@ -20,29 +19,35 @@ __device__ __forceinline__ float angle(const int32_t* positions, const float* th
   return __fmul_rn(static_cast<float>(p), __ldg(theta + k));
 }
 
-// head_dim % 8 == 0, so each group of eight elements lies in one token.
+// head_dim % 8 == 0. Element d and element d + head_dim/2 of a token share their angle (the
+// table repeats), so thread (x, y) of a block takes angles 4x .. 4x+3 of token
+// blockIdx.x * blockDim.y + y and serves the eight elements that use them: one sincos for two.
 template <class T, bool Streaming>
 __global__ void __launch_bounds__(threads_per_block)
-fused_vec8(const T* __restrict__ gc, const T* __restrict__ gs, const int32_t* __restrict__ positions,
-           const float* __restrict__ theta, float* __restrict__ out, int64_t groups, int head_dim) {
-  const int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (g >= groups) return;
-  const int64_t i = g * vec;
-  const int64_t token = i / head_dim;
-  const int d0 = static_cast<int>(i - token * head_dim);
-  const int half = head_dim / 2;
+fused_pairs(const T* __restrict__ gc, const T* __restrict__ gs, const int32_t* __restrict__ positions,
+            const float* __restrict__ theta, float* __restrict__ out, int64_t tokens, int head_dim) {
+  const int64_t token = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  if (token >= tokens) return;
+  const int k0 = 4 * static_cast<int>(threadIdx.x);
+  const int64_t lo = token * head_dim + k0, hi = lo + head_dim / 2;
   const int2 yx = __ldg(reinterpret_cast<const int2*>(positions) + token);
   const float y = static_cast<float>(yx.x), x = static_cast<float>(yx.y);
-  float a[vec], b[vec], r[vec];
-  load_as_float<T, vec, Streaming>(gc + i, a);
-  load_as_float<T, vec, Streaming>(gs + i, b);
-  const int k0 = d0 % half;  // groups never straddle half (half % 4 == 0 and 8 | head_dim)
+  float a_lo[4], b_lo[4], a_hi[4], b_hi[4], r_lo[4], r_hi[4];
+  load_as_float<T, 4, Streaming>(gc + lo, a_lo);
+  load_as_float<T, 4, Streaming>(gs + lo, b_lo);
+  load_as_float<T, 4, Streaming>(gc + hi, a_hi);
+  load_as_float<T, 4, Streaming>(gs + hi, b_hi);
 #pragma unroll
-  for (int k = 0; k < vec; ++k) {
+  for (int k = 0; k < 4; ++k) {
+    // Even angles take y, odd ones x: the interleaved split of build_2d_rope (k0 is even).
     const float t = __fmul_rn((k & 1) ? x : y, __ldg(theta + k0 + k));
-    r[k] = backward(a[k], b[k], t);
+    float sn, cs;
+    sincosf(t, &sn, &cs);
+    r_lo[k] = backward_sc(a_lo[k], b_lo[k], sn, cs);
+    r_hi[k] = backward_sc(a_hi[k], b_hi[k], sn, cs);
   }
-  store_stream<vec, Streaming>(out + i, r);
+  store_stream<4, Streaming>(out + lo, r_lo);
+  store_stream<4, Streaming>(out + hi, r_hi);
 }
 
 template <class T>
@@ -58,7 +63,7 @@ fused_scalar(const T* __restrict__ gc, const T* __restrict__ gs, const int32_t* 
   }
 }
 
-bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; }
+bool aligned(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
 template <class T>
 int launch(const void* gc_v, const void* gs_v, const int32_t* positions, const float* theta, float* out,
@@ -66,15 +71,18 @@ int launch(const void* gc_v, const void* gs_v, const int32_t* positions, const f
   const T* gc = static_cast<const T*>(gc_v);
   const T* gs = static_cast<const T*>(gs_v);
   const int64_t n = tokens * head_dim;
-  const bool vector_ok = head_dim % 8 == 0 && aligned16(gc) && aligned16(gs) && aligned16(out) &&
-                         (reinterpret_cast<std::uintptr_t>(positions) & 7) == 0;
+  const int threads_per_token = head_dim / 8;  // four angles each
+  const bool vector_ok = head_dim % 8 == 0 && threads_per_token <= threads_per_block &&
+                         aligned(gc, 4 * sizeof(T)) && aligned(gs, 4 * sizeof(T)) && aligned(out, 16) &&
+                         aligned(positions, 8);
   if (vector_ok) {
-    const int64_t groups = n / vec;
-    const auto blocks = static_cast<unsigned>((groups + threads_per_block - 1) / threads_per_block);
+    const dim3 block(threads_per_token, threads_per_block / threads_per_token);
+    const int64_t blocks = (tokens + block.y - 1) / block.y;
+    if (blocks > 0x7fffffff) return cudaErrorInvalidValue;
     if (flags & ROPE2D_TUNE_PLAIN_CACHE)
-      fused_vec8<T, false><<<blocks, threads_per_block, 0, stream>>>(gc, gs, positions, theta, out, groups, head_dim);
+      fused_pairs<T, false><<<static_cast<unsigned>(blocks), block, 0, stream>>>(gc, gs, positions, theta, out, tokens, head_dim);
     else
-      fused_vec8<T, true><<<blocks, threads_per_block, 0, stream>>>(gc, gs, positions, theta, out, groups, head_dim);
+      fused_pairs<T, true><<<static_cast<unsigned>(blocks), block, 0, stream>>>(gc, gs, positions, theta, out, tokens, head_dim);
   } else {
     const int64_t blocks = std::min<int64_t>((n + threads_per_block - 1) / threads_per_block, 65536);
     fused_scalar<T><<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(gc, gs, positions, theta, out, n,

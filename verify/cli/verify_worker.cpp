@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -46,6 +47,18 @@ bool is_solution(const std::string& path) { return path.size() > 5 && path.compa
 namespace {
 
 #ifdef ROPE2D_HAVE_CUDA
+// Where a run's wall time goes, in seconds, for the report header.
+struct Phases {
+  double inputs = 0, reference = 0, gpu = 0, compare = 0;
+  template <class F>
+  auto time(double& into, F&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = f();
+    into += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+};
+
 // Times the submission as rope2d bench times the project's kernel; a call that fails while
 // timed becomes a line of the report instead of the figures.
 void bench_into(Report& rep, BackwardFn fn) {
@@ -160,6 +173,7 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
     return 0;
   }
   Testbed bed;
+  Phases phases;
   bool lost = false;
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const ProblemSpec& spec = specs[k];
@@ -170,12 +184,12 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
     std::string integ_plain, integ_fused;
     plain.reproduce = a.reproduce_prefix + " --only '" + spec.name() + "'";
     for (int round = 0; round < a.rounds && !lost; ++round) {
-      const Problem p = make_problem(spec.round(round));  // fresh inputs in the same buffers
-      const Expected x = compute_expected(p);
+      const Problem p = phases.time(phases.inputs, [&] { return make_problem(spec.round(round)); });  // fresh inputs
+      const Expected x = phases.time(phases.reference, [&] { return compute_expected(p); });
       const RunChecks checks{.stream = round == 0, .repeat = true, .inputs = round == 0};
       auto judge = [&](SetResult& r, std::string& integ, auto&& call) {
         send(fd, {{"type", "call"}, {"name", r.name}});
-        const DeviceRun run = call();
+        const DeviceRun run = phases.time(phases.gpu, call);
         send(fd, {{"type", "called"}});
         if (run.integrity.context_lost || !run.integrity.call_error.empty()) {
           r.error = run.integrity.call_error;
@@ -185,7 +199,7 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
         // Keep every distinct finding across rounds (later rounds skip some checks).
         if (!run.integrity.ok() && integ.find(run.integrity.describe()) == std::string::npos)
           integ += (integ.empty() ? "" : "; ") + run.integrity.describe();
-        r.metrics.merge(compare(p, x, run.out.data(), gate), 10);
+        r.metrics.merge(phases.time(phases.compare, [&] { return compare(p, x, run.out.data(), gate); }), 10);
         r.kernel_ms = std::max(r.kernel_ms, run.kernel_ms);
       };
       judge(plain, integ_plain, [&] { return bed.run(sub.backward, p, checks); });
@@ -207,6 +221,9 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
                                                                 r->metrics.over[static_cast<int>(gate)], name(gate))}});
     }
   }
+  rep.header.push_back({"time", fmt::format("inputs {:.1f} s, reference {:.1f} s, GPU calls and integrity checks {:.1f} s, "
+                                            "comparison {:.1f} s",
+                                            phases.inputs, phases.reference, phases.gpu, phases.compare)});
   if (a.bench && !lost) bench_into(rep, sub.backward);
   write_report(a.out_dir, rep);
   std::cout << summary(rep);
