@@ -16,7 +16,7 @@ for step in $steps; do
   case $step in
     props) RC_PARAMS="max_success=${PROPS_CASES:-60}" $bin/kernel_prop 2>&1 | tail -n 400 >"$out/kernel_prop.log"; tail -n 30 "$out/kernel_prop.log" ;;
     bench) $bin/rope2d bench --torch ${BENCH_FLAGS:-} --json "$out/bench.json" 2>&1 | tee "$out/bench.log" | grep -v "^torch peers" ;;
-    verify) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet --bench --out "$out/verify" 2>&1 | tail -n 60 | tee "$out/verify.log" ;;
+    verify) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet ${VERIFY_FLAGS:-} --out "$out/verify" 2>&1 | tail -n 60 | tee "$out/verify.log" ;;
     verify3) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet --grad-dtypes bf16,fp16,fp32 --out "$out/tolerance" 2>&1 | tail -n 20 | tee "$out/tolerance.log" ;;
     defective) PATH=/usr/local/cuda/bin:$PATH verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective 2>&1 | tee "$out/defective.log" ;;
     interop) python3 verify/python/golden_interop.py data/golden-smoke /tmp/torch_outputs.safetensors 2>&1 | tee "$out/interop.log"
