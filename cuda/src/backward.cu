@@ -1,6 +1,7 @@
-// The optimized backward: V elements per thread with wide streaming loads and stores where
-// every pointer allows it, a scalar path for the rest (tails, misaligned views). V is a
-// tuning knob (rope2d_tuning.h); the shipped entry point uses the measured best.
+// The optimized backward: V elements per thread with wide loads and stores where every
+// pointer allows it (streaming below 2^24 elements, ordinary above), a scalar path for the
+// rest (tails, misaligned views). V and the cache policy are tuning knobs (rope2d_tuning.h);
+// the shipped entry point uses the measured best.
 #include <algorithm>
 #include <cstdint>
 
@@ -91,11 +92,11 @@ int launch(const void* gc_v, const void* gs_v, const float* theta, float* out, i
 // The shipped configuration, from H200 measurements (2026-12-02, reports/bench/):
 // 4 elements per thread was fastest or tied on all 16 workloads (64x8192: 202.8 us against
 // 211 for 8 and 214 for 2; __sinf/__cosf at 4 took 202.7 us, so the accurate sincosf costs no
-// time); ordinary loads and stores then beat streaming (evict-first) ones on the largest
-// workload, 188.4 us against 203.7 (100.6% of the measured copy bandwidth), and tie elsewhere
-// (h200-2026-12-02-variants2.json); 128, 256 or 512 threads per block made no difference.
+// time); 128, 256 or 512 threads per block made no difference. Streaming (evict-first) loads
+// and stores are 1-2.5% faster from 1M to 7M elements, ordinary ones 7% faster on 64x8192
+// (188.4 us against 202.7, 100.8% of the measured copy bandwidth); the switch lies between.
 constexpr int default_elems_per_thread = 4;
-constexpr int default_flags = ROPE2D_TUNE_PLAIN_CACHE;
+constexpr int64_t plain_cache_from = int64_t{1} << 24;  // elements
 
 }  // namespace
 
@@ -123,5 +124,5 @@ extern "C" int rope2d_backward(const void* grad_cos, const void* grad_sin, const
                                float* grad_idx_theta, int64_t n, int grad_dtype, cudaStream_t stream) {
   return rope2d_backward_config(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, grad_dtype, stream,
                                 rope2d::cuda::default_elems_per_thread, rope2d::cuda::threads_per_block,
-                                rope2d::cuda::default_flags);
+                                n >= rope2d::cuda::plain_cache_from ? ROPE2D_TUNE_PLAIN_CACHE : 0);
 }

@@ -162,8 +162,11 @@ int run(const BenchArgs& a) {
     for (const Config& c : configs) head += fmt::format(" {:>10}", c.name);
     head += fmt::format(" {:>10} {:>10}", "fused", "fusedplain");
     fmt::print("{}  (us; vN: N elements per thread, _T: T threads per block, default 256; fused on a layout)\n", head);
-    for (std::size_t k = 0; k < ws.size(); ++k) {
-      const Workload& w = ws[k];
+    // The 16 workloads, then sizes between the two largest, where the best cache policy changes.
+    std::vector<Workload> shapes = ws;
+    for (std::int64_t b : {12, 16, 24, 32, 48}) shapes.push_back({b, 8192});
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+      const Workload& w = shapes[k];
       const std::int64_t n = w.batch * w.seq_len * 128;
       const Problem rp = bench_problem(AngleSource::randn, w.batch, w.seq_len, 300 + k);
       const DeviceInputs d(rp, n);

@@ -29,7 +29,7 @@ def main():
     if hasattr(torch._dynamo.config, "recompile_limit"):
         torch._dynamo.config.recompile_limit = 64
     compiled = torch.compile(reference, dynamic=False)
-    sleep_cycles = 2_000_000  # about 1 ms at the H200's clock
+    sleep_cycles = 2_000_000  # about 1 ms at the H200's clock, as rope2d's Timer waits
     shifts, step = 4, 128  # element offsets 0, 128, 256, 384 (as rope2d bench)
     out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "eager_ms": [], "compile_ms": []}
     for w in a.workloads.split(","):

@@ -8,7 +8,16 @@
 
 namespace rope2d::verify {
 
+namespace detail {
+void launch_spin(std::uint64_t nanoseconds, cudaStream_t s);
+}  // namespace detail
+
 namespace {
+
+// Time the GPU spends idle-waiting before each timed launch, so the launch is queued before
+// the GPU reaches it and the events time the kernel, not the host (bench_torch.py does the
+// same for the PyTorch peers, whose host side is slower).
+constexpr std::uint64_t lead_ns = 1'000'000;
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
@@ -44,6 +53,7 @@ double Timer::median_ms(const std::function<void(int, CUstream_st*)>& launch, co
   std::vector<double> times;
   for (int i = 0; i < o.warmup + o.runs; ++i) {
     check(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_), "L2 flush");
+    detail::launch_spin(lead_ns, stream_);
     check(cudaEventRecord(a, stream_), "event");
     launch(i, stream_);
     check(cudaEventRecord(b, stream_), "event");

@@ -22,8 +22,9 @@ class Timer {
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
-  // Median milliseconds of launch(run_index, stream): the L2 is flushed before every run;
-  // launch should pick its input shift from run_index.
+  // Median milliseconds of launch(run_index, stream): the L2 is flushed before every run and
+  // the GPU then idles 1 ms while the launch is queued; launch should pick its input shift
+  // from run_index.
   double median_ms(const std::function<void(int, CUstream_st*)>& launch, const TimingOptions& o = {});
   double copy_bandwidth_bytes_per_s();  // bytes read + written per second, 2 GiB copies
   double empty_kernel_ms();
