@@ -1,5 +1,5 @@
 // The optimized backward: V elements per thread with wide loads and stores where every
-// pointer allows it (streaming below 2^24 elements, ordinary above), a scalar path for the
+// pointer allows it (streaming below 2^23 elements, ordinary above), a scalar path for the
 // rest (tails, misaligned views). V and the cache policy are tuning knobs (rope2d_tuning.h);
 // the shipped entry point uses the measured best.
 #include <algorithm>
@@ -93,10 +93,11 @@ int launch(const void* gc_v, const void* gs_v, const float* theta, float* out, i
 // 4 elements per thread was fastest or tied on all 16 workloads (64x8192: 202.8 us against
 // 211 for 8 and 214 for 2; __sinf/__cosf at 4 took 202.7 us, so the accurate sincosf costs no
 // time); 128, 256 or 512 threads per block made no difference. Streaming (evict-first) loads
-// and stores are 1-2.5% faster from 1M to 7M elements, ordinary ones 7% faster on 64x8192
-// (188.4 us against 202.7, 100.8% of the measured copy bandwidth); the switch lies between.
+// and stores are 1-2.5% faster from 1M to 5M elements and tie at 6.8M; ordinary ones are 3%
+// faster at 12.6M (12x8192) and 7% faster at 67M (64x8192: 188.1 us against 202.4, 100.9% of
+// the measured copy bandwidth). The switch lies between 6.8M and 12.6M elements.
 constexpr int default_elems_per_thread = 4;
-constexpr int64_t plain_cache_from = int64_t{1} << 24;  // elements
+constexpr int64_t plain_cache_from = int64_t{1} << 23;  // elements
 
 }  // namespace
 
