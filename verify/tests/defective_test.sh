@@ -4,15 +4,17 @@
 #   defective_test.sh ROPE2D KERNELS_DIR WORK_DIR
 set -u
 rope2d=$1 kernels=$2 work=${3:-$(mktemp -d)}
+mkdir -p "$work" && work=$(cd "$work" && pwd)
 if ! "$rope2d" verify --only 'odd/bf16/n=1' --rounds 1 --quiet --out "$work/probe" | grep -q "report:"; then
   echo "SKIPPED: no GPU (rope2d verify skipped its kernel runs)"; exit 77
 fi
 passes=0 fails=0
-expect() {  # expect FILE RC PATTERN [extra verify args...]
+expect() {  # expect FILE RC PATTERN [extra verify args...]; FILE in KERNELS_DIR, or a path
   local file=$1 want=$2 pattern=$3; shift 3
-  local name; name=$(basename "$file" .cu)$(printf '%s' "$*" | tr -c 'a-z' '_')
+  local name; name=$(basename "${file%.*}")$(printf '%s' "$*" | tr -c 'a-z' '_')
+  case $file in /*) ;; *) file=$kernels/$file ;; esac
   local t0=$SECONDS
-  "$rope2d" verify "$kernels/$file" --quick --rounds 2 --quiet --call-timeout 5 --out "$work/$name" "$@" >"$work/$name.log" 2>&1
+  "$rope2d" verify "$file" --quick --rounds 2 --quiet --call-timeout 5 --out "$work/$name" "$@" >"$work/$name.log" 2>&1
   local rc=$?
   if [ "$rc" != "$want" ]; then
     echo "FAIL $name: exit $rc, expected $want"; tail -5 "$work/$name.log"; fails=$((fails+1)); return
@@ -40,5 +42,14 @@ expect faults.cu 3 "cudaErrorIllegalAddress"
 expect hangs.cu 3 "did not return within"
 expect compile_error.cu 3 "compilation failed"
 expect missing_symbol.cu 3 "missing symbol rope2d_backward"
+# Prebuilt shared objects, as an author would hand them in.
+include=$(cd "$(dirname "$0")/../../cuda/include" && pwd)
+mkdir -p "$work/so"
+for k in accurate_simple sign_error; do
+  nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I"$include" -o "$work/so/lib$k.so" "$kernels/$k.cu" ||
+    { echo "FAIL lib$k.so: nvcc failed"; fails=$((fails+1)); }
+done
+expect "$work/so/libaccurate_simple.so" 0 "Verdict: passed"
+expect "$work/so/libsign_error.so" 1 "Verdict: incorrect"
 echo "defective kernels: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
