@@ -93,9 +93,9 @@ int launch(const void* gc_v, const void* gs_v, const float* theta, float* out, i
 // 4 elements per thread was fastest or tied on all 16 workloads (64x8192: 202.8 us against
 // 211 for 8 and 214 for 2; __sinf/__cosf at 4 took 202.7 us, so the accurate sincosf costs no
 // time); 128, 256 or 512 threads per block made no difference. Streaming (evict-first) loads
-// and stores are 1-2.5% faster from 1M to 5M elements and tie at 6.8M; ordinary ones are 3%
-// faster at 12.6M (12x8192) and 7% faster at 67M (64x8192: 188.1 us against 202.4, 100.9% of
-// the measured copy bandwidth). The switch lies between 6.8M and 12.6M elements.
+// and stores are 0.4-3% faster from 1M to 6.8M elements; ordinary ones are 3% faster at 12.6M
+// (12x8192) and 7% faster at 67M (64x8192: 188.1 us against 202.4, 100.9% of the measured
+// copy bandwidth). The switch lies between 6.8M and 12.6M elements.
 constexpr int default_elems_per_thread = 4;
 constexpr int64_t plain_cache_from = int64_t{1} << 23;  // elements
 
