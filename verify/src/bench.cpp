@@ -19,11 +19,6 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-void upload(void*& d, const void* h, std::size_t bytes) {
-  check(cudaMalloc(&d, bytes), "cudaMalloc");
-  check(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "upload");
-}
-
 std::int64_t shift(int run) { return (run % bench_shifts) * bench_shift_step; }
 
 }  // namespace
@@ -47,27 +42,30 @@ DeviceInputs::DeviceInputs(const Problem& p, std::int64_t n)
   if (n + (bench_shifts - 1) * bench_shift_step > p.n())
     throw std::invalid_argument("bench problem " + p.spec.name() + " has no room to shift " + std::to_string(n) +
                                 " elements");
-  try {
-    upload(gc_, p.gc.data(), p.gc.size());
-    upload(gs_, p.gs.data(), p.gs.size());
-    upload(theta_, p.theta.data(), p.theta.size() * 4);
-    check(cudaMalloc(&out_, p.theta.size() * 4), "cudaMalloc");
-    if (!p.positions.empty()) {
-      upload(pos_, p.positions.data(), p.positions.size() * 4);
-      upload(table_, p.theta_table.data(), p.theta_table.size() * 4);
+  // One allocation carved into 256-byte aligned buffers, the way a framework's caching
+  // allocator places a call's tensors (small ones share one 2 MiB segment), rather than a
+  // cudaMalloc each.
+  const std::size_t sizes[] = {p.gc.size(),         p.gs.size(),           p.theta.size() * 4,
+                               p.theta.size() * 4,  p.positions.size() * 4, p.theta_table.size() * 4};
+  const void* sources[] = {p.gc.data(), p.gs.data(), p.theta.data(), nullptr, p.positions.data(), p.theta_table.data()};
+  void** slots[] = {&gc_, &gs_, &theta_, &out_, &pos_, &table_};
+  auto padded = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
+  std::size_t total = 0;
+  for (std::size_t bytes : sizes) total += padded(bytes);
+  check(cudaMalloc(&arena_, total), "cudaMalloc");
+  char* at = static_cast<char*>(arena_);
+  for (int k = 0; k < 6; ++k) {
+    if (sizes[k] == 0) continue;
+    *slots[k] = at;
+    at += padded(sizes[k]);
+    if (sources[k] && cudaMemcpy(*slots[k], sources[k], sizes[k], cudaMemcpyHostToDevice) != cudaSuccess) {
+      cudaFree(arena_);
+      throw std::runtime_error("upload of bench problem " + p.spec.name() + " failed");
     }
-  } catch (...) {
-    release();
-    throw;
   }
 }
 
-DeviceInputs::~DeviceInputs() { release(); }
-
-void DeviceInputs::release() {
-  for (void* q : {gc_, gs_, theta_, out_, pos_, table_}) cudaFree(q);
-  gc_ = gs_ = theta_ = out_ = pos_ = table_ = nullptr;
-}
+DeviceInputs::~DeviceInputs() { cudaFree(arena_); }
 
 const void* DeviceInputs::gc(int run) const { return static_cast<const char*>(gc_) + shift(run) * grad_bytes_; }
 const void* DeviceInputs::gs(int run) const { return static_cast<const char*>(gs_) + shift(run) * grad_bytes_; }

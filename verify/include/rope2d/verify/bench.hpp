@@ -44,7 +44,7 @@ class DeviceInputs {
   const float* theta_table() const { return static_cast<const float*>(table_); }
 
  private:
-  void release();
+  void* arena_ = nullptr;  // every buffer below lies in this one allocation
   void *gc_ = nullptr, *gs_ = nullptr, *theta_ = nullptr, *out_ = nullptr, *pos_ = nullptr, *table_ = nullptr;
   std::int64_t n_ = 0;
   int grad_bytes_ = 2, grad_dtype_ = 0;
