@@ -19,10 +19,10 @@ double ulp_of(float r) {
 
 }  // namespace
 
-std::string ElementReport::line(const std::string& set) const {
+std::string ElementReport::line(const std::string& set, const char* label) const {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "FAIL %s i=%lld gc=%s gs=%s t=%s ref=%s got=%s err=%.3g*2^-24*S ulp=%.3g",
-                set.c_str(), static_cast<long long>(index), ref::hex(in.gc).c_str(), ref::hex(in.gs).c_str(),
+  std::snprintf(buf, sizeof buf, "%s %s i=%lld gc=%s gs=%s t=%s ref=%s got=%s err=%.3g*2^-24*S ulp=%.3g",
+                label, set.c_str(), static_cast<long long>(index), ref::hex(in.gc).c_str(), ref::hex(in.gs).c_str(),
                 ref::hex(in.t).c_str(), ref::hex(ref).c_str(), ref::hex(got).c_str(), scaled_error, ulps);
   return buf;
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <tuple>
 #include <unistd.h>
 
@@ -156,4 +157,30 @@ TEST_F(CheckPath, ReportsAreWrittenInEveryFormat) {
   for (const char* f : {"report.md", "report.json", "junit.xml", "error_histogram.svg", "error_by_angle.svg"})
     EXPECT_GT(fs::file_size(fs::path(out) / f), 100u) << f;
   fs::remove_all(out);
+}
+
+// A passing report still shows each set's worst element in hex floats; a failing one lists
+// its failures as FAIL lines as well.
+TEST_F(CheckPath, MarkdownShowsTheWorstElementOfEverySet) {
+  auto markdown = [](const Report& r) {
+    const std::string out = dir_ + "_md";
+    write_report(out, r);
+    std::ifstream in(fs::path(out) / "report.md");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    fs::remove_all(out);
+    return text;
+  };
+  const Report good = judge(outputs(honest));
+  const std::string md = markdown(good);
+  const std::string hex = "-?0x[0-9a-f.]+p[-+][0-9]+";
+  for (const auto& x : good.results) {
+    const std::regex line("\nworst " + std::regex_replace(x.name, std::regex("[.+*?^$()\\[\\]{}|\\\\]"), "\\$&") +
+                          " i=[0-9]+ gc=" + hex + " gs=" + hex + " t=" + hex + " ref=" + hex + " got=" + hex + " err=");
+    EXPECT_TRUE(std::regex_search(md, line)) << x.name;
+  }
+  EXPECT_EQ(md.find("\nFAIL "), std::string::npos);
+  const std::string bad = markdown(judge(outputs([](const ref::Element& e, std::int64_t, std::int64_t) {
+    return static_cast<float>(e.gc) * std::sin(e.t) + static_cast<float>(e.gs) * std::cos(e.t);
+  })));
+  EXPECT_NE(bad.find("\nFAIL "), std::string::npos);
 }

@@ -21,8 +21,8 @@ struct ElementReport {
   double scaled_error = 0;  // |got - ref| / (2^-24 S)
   double ulps = 0;          // |got - ref| / ulp(ref)
 
-  // One line: FAIL set index gc gs t ref got err ulps, floats in hex.
-  std::string line(const std::string& set) const;
+  // One line: label set index gc gs t ref got err ulps, floats in hex.
+  std::string line(const std::string& set, const char* label = "FAIL") const;
 };
 
 struct Metrics {
