@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -26,6 +27,9 @@ std::optional<Dtype> parse_dtype(std::string_view s) {
 
 int size_bytes(Dtype d) { return d == Dtype::fp32 ? 4 : 2; }
 
+// 2^k, exactly, for -1022 <= k <= 1023 (a multiplication is cheaper than ldexp's call).
+static double pow2(int k) { return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52); }
+
 static double max_finite(Format f) {
   return std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
 }
@@ -35,10 +39,11 @@ double round_to(Dtype d, double x) {
   const Format f = format_of(d);
   // Quantum (weight of the last significand bit) of x in format f; below 2^emin the
   // quantum stays at the subnormal one. Scaling by a power of two is exact in double
-  // here, so nearbyint performs the single rounding, ties to even.
+  // here (q lies in [-149, 1016] and both scaled values are normal, or the product
+  // overflows as ldexp would), so nearbyint performs the single rounding, ties to even.
   const int e = std::max(std::ilogb(x), f.emin);
   const int q = e - (f.precision - 1);
-  const double r = std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);
+  const double r = std::nearbyint(x * pow2(-q)) * pow2(q);
   if (std::fabs(r) > max_finite(f)) return std::copysign(std::numeric_limits<double>::infinity(), x);
   return r;
 }

@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "rope2d/ref/dtype.hpp"
 #include "rope2d/ref/random.hpp"
@@ -35,6 +36,28 @@ TEST(Dtype, Fp32MatchesHardwareConversion) {
               std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<float>(x))))
         << std::hexfloat << x;
   }
+}
+
+TEST(Dtype, WholeDoubleRange) {
+  // Random bit patterns over every double exponent, subnormal doubles and the largest
+  // finite ones included: the power-of-two scaling inside round_to must stay exact.
+  Random rng(2);
+  for (int i = 0; i < 200000; ++i) {
+    const double x = std::bit_cast<double>((rng.bits() & ~(std::uint64_t{0x7ff} << 52)) |
+                                           static_cast<std::uint64_t>(rng.below(2047)) << 52);
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(round_to(Dtype::fp32, x)),
+              std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<float>(x))))
+        << std::hexfloat << x;
+  }
+  const double huge = std::numeric_limits<double>::max(), tiny = std::numeric_limits<double>::denorm_min();
+  for (Dtype d : all_dtypes) {
+    EXPECT_EQ(round_to(d, huge), std::numeric_limits<double>::infinity()) << name(d);
+    EXPECT_EQ(round_to(d, -huge), -std::numeric_limits<double>::infinity()) << name(d);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(round_to(d, -tiny)), std::bit_cast<std::uint64_t>(-0.0)) << name(d);
+  }
+  EXPECT_EQ(round_to(Dtype::bf16, 0x1.fep+127), 0x1.fep+127);                     // largest finite bf16
+  EXPECT_EQ(round_to(Dtype::bf16, 0x1p-133), 0x1p-133);                           // smallest subnormal bf16
+  EXPECT_EQ(round_to(Dtype::bf16, 0x1.8p-134), 0x1p-133);                         // rounds up to it
 }
 
 TEST(Dtype, EncodingsRoundTripEveryPattern) {
