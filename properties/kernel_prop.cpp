@@ -32,10 +32,12 @@ int fused_configured(const void* gc, const void* gs, const std::int32_t* pos, co
   return rope2d_backward_fused_config(gc, gs, pos, table, out, tokens, head_dim, dtype, s, Flags);
 }
 constexpr int plain = ROPE2D_TUNE_PLAIN_CACHE;
-const BackwardFn accurate_configs[] = {
-    reinterpret_cast<BackwardFn>(&configured<2, 256, 0>),       reinterpret_cast<BackwardFn>(&configured<4, 128, 0>),
-    reinterpret_cast<BackwardFn>(&configured<8, 512, 0>),       reinterpret_cast<BackwardFn>(&configured<16, 256, 0>),
-    reinterpret_cast<BackwardFn>(&configured<4, 256, plain>),   reinterpret_cast<BackwardFn>(&configured<8, 128, plain>)};
+const BackwardFn accurate_configs[] = {reinterpret_cast<BackwardFn>(&configured<2, 256, 0>),
+                                       reinterpret_cast<BackwardFn>(&configured<4, 128, 0>),
+                                       reinterpret_cast<BackwardFn>(&configured<8, 512, 0>),
+                                       reinterpret_cast<BackwardFn>(&configured<16, 256, 0>),
+                                       reinterpret_cast<BackwardFn>(&configured<4, 256, plain>),
+                                       reinterpret_cast<BackwardFn>(&configured<8, 128, plain>)};
 const FusedFn fused_configs[] = {reinterpret_cast<FusedFn>(&fused_configured<0>),
                                  reinterpret_cast<FusedFn>(&fused_configured<plain>)};
 

@@ -79,10 +79,11 @@ int launch(const void* gc_v, const void* gs_v, const int32_t* positions, const f
     const dim3 block(threads_per_token, threads_per_block / threads_per_token);
     const int64_t blocks = (tokens + block.y - 1) / block.y;
     if (blocks > 0x7fffffff) return cudaErrorInvalidValue;
+    const dim3 grid(static_cast<unsigned>(blocks));
     if (flags & ROPE2D_TUNE_PLAIN_CACHE)
-      fused_pairs<T, false><<<static_cast<unsigned>(blocks), block, 0, stream>>>(gc, gs, positions, theta, out, tokens, head_dim);
+      fused_pairs<T, false><<<grid, block, 0, stream>>>(gc, gs, positions, theta, out, tokens, head_dim);
     else
-      fused_pairs<T, true><<<static_cast<unsigned>(blocks), block, 0, stream>>>(gc, gs, positions, theta, out, tokens, head_dim);
+      fused_pairs<T, true><<<grid, block, 0, stream>>>(gc, gs, positions, theta, out, tokens, head_dim);
   } else {
     const int64_t blocks = std::min<int64_t>((n + threads_per_block - 1) / threads_per_block, 65536);
     fused_scalar<T><<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(gc, gs, positions, theta, out, n,

@@ -103,8 +103,8 @@ int run(const BenchArgs& a) {
     fmt::print("{:>9} {:>10} {:>8.1f} {:>9.2f} {:>6.2f} {:>6.1f} {:>8.2f} {:>6.2f} {:>7.2f} {:>5.2f} {:>9.2f} {:>9.2f} {:>9.2f} "
                "{:>6.2f} {:>9.2f} {:>9.2f} {:>6.3f}\n",
                fmt::format("{}x{}", w.batch, w.seq_len), n, bytes / 1e6, t * 1e3, tbs, 100 * bytes / (t * 1e-3) / copy_bw,
-               floor_ms * 1e3, t / floor_ms, t_io * 1e3, t / t_io, t_naive * 1e3, t_lay * 1e3, t_fused * 1e3, t_lay / t_fused, eager * 1e3,
-               compiled * 1e3, score);
+               floor_ms * 1e3, t / floor_ms, t_io * 1e3, t / t_io, t_naive * 1e3, t_lay * 1e3, t_fused * 1e3,
+               t_lay / t_fused, eager * 1e3, compiled * 1e3, score);
     nlohmann::ordered_json row;
     row["batch"] = w.batch;
     row["seq_len"] = w.seq_len;
