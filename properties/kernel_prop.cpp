@@ -37,7 +37,8 @@ const BackwardFn accurate_configs[] = {reinterpret_cast<BackwardFn>(&configured<
                                        reinterpret_cast<BackwardFn>(&configured<8, 512, 0>),
                                        reinterpret_cast<BackwardFn>(&configured<16, 256, 0>),
                                        reinterpret_cast<BackwardFn>(&configured<4, 256, plain>),
-                                       reinterpret_cast<BackwardFn>(&configured<8, 128, plain>)};
+                                       reinterpret_cast<BackwardFn>(&configured<8, 128, plain>),
+                                       reinterpret_cast<BackwardFn>(&configured<2, 512, plain>)};
 const FusedFn fused_configs[] = {reinterpret_cast<FusedFn>(&fused_configured<0>),
                                  reinterpret_cast<FusedFn>(&fused_configured<plain>)};
 

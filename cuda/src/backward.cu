@@ -68,12 +68,13 @@ int launch(const void* gc_v, const void* gs_v, const float* theta, float* out, i
   const bool approx = flags & ROPE2D_TUNE_APPROX, plain = flags & ROPE2D_TUNE_PLAIN_CACHE;
   int64_t done = 0;
   int rc = 0;
-  // Instantiated configurations: accurate at every width, streaming or plain; approx at 4, 8.
+  // Instantiated configurations: accurate at every width streaming, at 2, 4, 8 plain; approx at 4, 8.
   switch (elems_per_thread * 4 + (approx ? 2 : 0) + (plain ? 1 : 0)) {
     case 2 * 4: rc = launch_vec<T, 2, true, true>(gc, gs, theta, out, n, stream, tpb, done); break;
     case 4 * 4: rc = launch_vec<T, 4, true, true>(gc, gs, theta, out, n, stream, tpb, done); break;
     case 8 * 4: rc = launch_vec<T, 8, true, true>(gc, gs, theta, out, n, stream, tpb, done); break;
     case 16 * 4: rc = launch_vec<T, 16, true, true>(gc, gs, theta, out, n, stream, tpb, done); break;
+    case 2 * 4 + 1: rc = launch_vec<T, 2, true, false>(gc, gs, theta, out, n, stream, tpb, done); break;
     case 4 * 4 + 1: rc = launch_vec<T, 4, true, false>(gc, gs, theta, out, n, stream, tpb, done); break;
     case 8 * 4 + 1: rc = launch_vec<T, 8, true, false>(gc, gs, theta, out, n, stream, tpb, done); break;
     case 4 * 4 + 2: rc = launch_vec<T, 4, false, true>(gc, gs, theta, out, n, stream, tpb, done); break;
@@ -110,15 +111,10 @@ extern "C" int rope2d_backward_config(const void* grad_cos, const void* grad_sin
   if (n < 0) return cudaErrorInvalidValue;
   if (n == 0) return 0;
   if (!grad_cos || !grad_sin || !idx_theta || !grad_idx_theta) return cudaErrorInvalidValue;
-  switch (grad_dtype) {
-    case ROPE2D_GRAD_BF16:
-      return launch<__nv_bfloat16>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream, elems_per_thread, threads_per_block, flags);
-    case ROPE2D_GRAD_FP16:
-      return launch<__half>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream, elems_per_thread, threads_per_block, flags);
-    case ROPE2D_GRAD_FP32:
-      return launch<float>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream, elems_per_thread, threads_per_block, flags);
-    default: return cudaErrorInvalidValue;
-  }
+  return with_grad_type(grad_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return launch<T>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream, elems_per_thread, threads_per_block, flags);
+  });
 }
 
 extern "C" int rope2d_backward(const void* grad_cos, const void* grad_sin, const float* idx_theta,

@@ -108,15 +108,10 @@ extern "C" int rope2d_backward_fused_config(const void* grad_cos, const void* gr
   if (tokens < 0 || head_dim <= 0 || head_dim % 4 != 0) return cudaErrorInvalidValue;
   if (tokens == 0) return 0;
   if (!grad_cos || !grad_sin || !positions || !theta || !grad_idx_theta) return cudaErrorInvalidValue;
-  switch (grad_dtype) {
-    case ROPE2D_GRAD_BF16:
-      return launch<__nv_bfloat16>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream, flags);
-    case ROPE2D_GRAD_FP16:
-      return launch<__half>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream, flags);
-    case ROPE2D_GRAD_FP32:
-      return launch<float>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream, flags);
-    default: return cudaErrorInvalidValue;
-  }
+  return with_grad_type(grad_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return launch<T>(grad_cos, grad_sin, positions, theta, grad_idx_theta, tokens, head_dim, stream, flags);
+  });
 }
 
 extern "C" int rope2d_backward_fused(const void* grad_cos, const void* grad_sin, const int32_t* positions,

@@ -28,10 +28,8 @@ extern "C" int rope2d_backward_naive(const void* grad_cos, const void* grad_sin,
   using namespace rope2d::cuda;
   if (n < 0 || (n > 0 && (!grad_cos || !grad_sin || !idx_theta || !grad_idx_theta))) return cudaErrorInvalidValue;
   if (n == 0) return 0;
-  switch (grad_dtype) {
-    case ROPE2D_GRAD_BF16: return launch<__nv_bfloat16>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream);
-    case ROPE2D_GRAD_FP16: return launch<__half>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream);
-    case ROPE2D_GRAD_FP32: return launch<float>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream);
-    default: return cudaErrorInvalidValue;
-  }
+  return with_grad_type(grad_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return launch<T>(grad_cos, grad_sin, idx_theta, grad_idx_theta, n, stream);
+  });
 }

@@ -1,4 +1,5 @@
-// Loading grads of each element type as float32 (exact widening), and streaming memory access.
+// Loading grads of each element type as float32 (exact widening), and streaming memory access;
+// the choice of element type from the ABI's grad_dtype.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -6,6 +7,8 @@
 
 #include <cstdint>
 #include <type_traits>
+
+#include "rope2d/rope2d_backward.h"
 
 namespace rope2d::cuda {
 
@@ -87,6 +90,24 @@ __device__ __forceinline__ float backward(float gc, float gs, float t) {
 // Hardware approximations: accurate to ~2^-21 only on [-pi, pi]. Timing experiments only.
 __device__ __forceinline__ float backward_approx(float gc, float gs, float t) {
   return fmaf(gs, __cosf(t), -(gc * __sinf(t)));
+}
+
+// A type carried as a value, so that a generic lambda can receive it.
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+// Returns launch(TypeTag<T>{}) with T the grad element type that grad_dtype (ROPE2D_GRAD_*)
+// names; cudaErrorInvalidValue for any other value.
+template <class Launch>
+int with_grad_type(int grad_dtype, Launch&& launch) {
+  switch (grad_dtype) {
+    case ROPE2D_GRAD_BF16: return launch(TypeTag<__nv_bfloat16>{});
+    case ROPE2D_GRAD_FP16: return launch(TypeTag<__half>{});
+    case ROPE2D_GRAD_FP32: return launch(TypeTag<float>{});
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace rope2d::cuda
