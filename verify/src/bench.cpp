@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace rope2d::verify {
 
@@ -22,6 +23,14 @@ void check(cudaError_t e, const char* what) {
 std::int64_t shift(int run) { return (run % bench_shifts) * bench_shift_step; }
 
 }  // namespace
+
+double workload_bytes(const Workload& w) { return 12.0 * w.batch * w.seq_len * 128; }
+
+SolAnchors workload_anchors(std::size_t k) {
+  std::vector<double> bytes;
+  for (const Workload& w : benchmark_workloads()) bytes.push_back(workload_bytes(w));
+  return sol_anchors(bytes.at(k), geomean(bytes));
+}
 
 Problem bench_problem(AngleSource src, std::int64_t batch, std::int64_t seq_len, std::uint64_t seed) {
   ProblemSpec spec;
@@ -75,29 +84,29 @@ const std::int32_t* DeviceInputs::positions(int run) const {
   return static_cast<const std::int32_t*>(pos_) + 2 * (shift(run) / 128);  // (y, x) per token
 }
 
-double time_backward(Timer& timer, const BackwardCall& fn, const DeviceInputs& d, const TimingOptions& o) {
+Timing time_backward(Timer& timer, const BackwardCall& fn, const DeviceInputs& d, const TimingOptions& o) {
   int rc = 0;
-  const double ms = timer.median_ms([&](int r, CUstream_st* s) {
+  const Timing t = timer.time([&](int r, CUstream_st* s) {
     if (const int e = fn(d.gc(r), d.gs(r), d.theta(r), d.out(r), d.n(), d.grad_dtype(), s); e && !rc) rc = e;
   }, o);
   if (rc) throw std::runtime_error("the timed kernel returned " + std::to_string(rc));
-  return ms;
+  return t;
 }
 
-double time_fused(Timer& timer, const FusedCall& fn, const DeviceInputs& d, const TimingOptions& o) {
+Timing time_fused(Timer& timer, const FusedCall& fn, const DeviceInputs& d, const TimingOptions& o) {
   if (!d.has_positions()) throw std::invalid_argument("time_fused: the problem has no positions (not a layout problem)");
   int rc = 0;
   const std::int64_t tokens = d.n() / 128;
-  const double ms = timer.median_ms([&](int r, CUstream_st* s) {
+  const Timing t = timer.time([&](int r, CUstream_st* s) {
     const int e = fn(d.gc(r), d.gs(r), d.positions(r), d.theta_table(), d.out(r), tokens, 128, d.grad_dtype(), s);
     if (e && !rc) rc = e;
   }, o);
   if (rc) throw std::runtime_error("the timed fused kernel returned " + std::to_string(rc));
-  return ms;
+  return t;
 }
 
-double time_io_floor(Timer& timer, const DeviceInputs& d, const TimingOptions& o) {
-  return timer.median_ms([&](int r, CUstream_st* s) {
+Timing time_io_floor(Timer& timer, const DeviceInputs& d, const TimingOptions& o) {
+  return timer.time([&](int r, CUstream_st* s) {
     detail::launch_io_floor(d.gc(r), d.gs(r), d.theta(r), d.out(r), d.n(), d.grad_dtype(), s);
   }, o);
 }

@@ -1,9 +1,12 @@
-// Kernel timing with CUDA events, L2 flushes between runs.
+// Kernel timing with CUDA events and CUPTI kernel records, L2 flushes between runs.
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "kernel_clock.hpp"
 #include "rope2d/verify/timing.hpp"
 
 namespace rope2d::verify {
@@ -23,9 +26,13 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-__global__ void empty_kernel() {}
+__global__ void empty() {}
+
+// The lead spin (detail::spin in device_kernels.cu) as CUPTI names it, mangled.
+constexpr std::string_view spin_symbol = "6detail4spinE";
 
 double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -34,6 +41,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 Timer::Timer() {
+  detail::KernelClock::instance();  // CUPTI subscribes before the timer's stream exists
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
   int l2 = 0;
   cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
@@ -46,11 +54,22 @@ Timer::~Timer() {
   cudaStreamDestroy(stream_);
 }
 
-double Timer::median_ms(const std::function<void(int, CUstream_st*)>& launch, const TimingOptions& o) {
+bool Timer::has_kernel_clock() const { return detail::KernelClock::instance().available(); }
+
+std::string Timer::kernel_clock_note() const {
+  const detail::KernelClock& c = detail::KernelClock::instance();
+  return c.available() ? "CUPTI kernel records" : "no kernel clock: " + c.reason();
+}
+
+Timing Timer::time(const std::function<void(int, CUstream_st*)>& launch, const TimingOptions& o) {
+  detail::KernelClock& clock = detail::KernelClock::instance();
   cudaEvent_t a, b;
   check(cudaEventCreate(&a), "event");
   check(cudaEventCreate(&b), "event");
-  std::vector<double> times;
+  check(cudaStreamSynchronize(stream_), "sync");
+  clock.take();  // drop what earlier work left
+  std::vector<double> times, kernel_times;
+  bool kernels_seen = true;
   for (int i = 0; i < o.warmup + o.runs; ++i) {
     check(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_), "L2 flush");
     detail::launch_spin(lead_ns, stream_);
@@ -61,11 +80,15 @@ double Timer::median_ms(const std::function<void(int, CUstream_st*)>& launch, co
     check(cudaGetLastError(), "launch");
     float ms = 0;
     check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    if (i >= o.warmup) times.push_back(ms);
+    const double kernel_ms = kernel_ms_after_lead(clock.take(), spin_symbol);
+    if (i < o.warmup) continue;
+    times.push_back(ms);
+    kernel_times.push_back(kernel_ms);
+    kernels_seen = kernels_seen && !std::isnan(kernel_ms);
   }
   cudaEventDestroy(a);
   cudaEventDestroy(b);
-  return median(times);
+  return {median(times), kernels_seen ? median(kernel_times) : NAN};
 }
 
 double Timer::copy_bandwidth_bytes_per_s() {
@@ -74,15 +97,15 @@ double Timer::copy_bandwidth_bytes_per_s() {
   check(cudaMalloc(&src, bytes), "copy src");
   check(cudaMalloc(&dst, bytes), "copy dst");
   check(cudaMemsetAsync(src, 1, bytes, stream_), "memset");
-  const double ms = median_ms([&](int, CUstream_st* s) { cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s); },
-                              {3, 20});
+  const double ms = time([&](int, CUstream_st* s) { cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s); },
+                         {3, 20}).event_ms;
   cudaFree(src);
   cudaFree(dst);
   return 2.0 * bytes / (ms * 1e-3);
 }
 
-double Timer::empty_kernel_ms() {
-  return median_ms([](int, CUstream_st* s) { empty_kernel<<<1, 32, 0, s>>>(); }, {10, 100});
+Timing Timer::empty_kernel() {
+  return time([](int, CUstream_st* s) { empty<<<1, 32, 0, s>>>(); }, {10, 100});
 }
 
 }  // namespace rope2d::verify

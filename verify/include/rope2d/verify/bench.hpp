@@ -11,6 +11,8 @@
 
 #include "rope2d/verify/device.hpp"
 #include "rope2d/verify/problem.hpp"
+#include "rope2d/verify/sol_score.hpp"
+#include "rope2d/verify/suites.hpp"
 #include "rope2d/verify/timing.hpp"
 
 namespace rope2d::verify {
@@ -21,6 +23,12 @@ inline constexpr std::int64_t bench_shift_step = 128;  // elements: one token, k
 // A `batch x seq_len` problem (head_dim 128, bf16 grads) with the shift slack appended: extra
 // elements after the last sequence for randn inputs, extra tokens for layout inputs.
 Problem bench_problem(AngleSource src, std::int64_t batch, std::int64_t seq_len, std::uint64_t seed);
+
+// Bytes one call moves on a workload: bf16 grad_cos and grad_sin and float32 idx_theta in,
+// float32 grad_idx_theta out, head_dim 128.
+double workload_bytes(const Workload& w);
+// The SOL-ExecBench anchors of benchmark workload k, scaled by its bytes (sol_score.hpp).
+SolAnchors workload_anchors(std::size_t k);
 
 using BackwardCall = std::function<std::remove_pointer_t<BackwardFn>>;
 using FusedCall = std::function<std::remove_pointer_t<FusedFn>>;
@@ -50,10 +58,10 @@ class DeviceInputs {
   int grad_bytes_ = 2, grad_dtype_ = 0;
 };
 
-// Median milliseconds of one call (Timer's method); throws std::runtime_error naming the
-// return code when a call fails. A BackwardFn or FusedFn converts to these.
-double time_backward(Timer& timer, const BackwardCall& fn, const DeviceInputs& d, const TimingOptions& o = {});
-double time_fused(Timer& timer, const FusedCall& fn, const DeviceInputs& d, const TimingOptions& o = {});
-double time_io_floor(Timer& timer, const DeviceInputs& d, const TimingOptions& o = {});
+// One call timed by Timer::time; throws std::runtime_error naming the return code when a call
+// fails. A BackwardFn or FusedFn converts to these.
+Timing time_backward(Timer& timer, const BackwardCall& fn, const DeviceInputs& d, const TimingOptions& o = {});
+Timing time_fused(Timer& timer, const FusedCall& fn, const DeviceInputs& d, const TimingOptions& o = {});
+Timing time_io_floor(Timer& timer, const DeviceInputs& d, const TimingOptions& o = {});
 
 }  // namespace rope2d::verify

@@ -1,10 +1,13 @@
 // Kernel timing on the GPU the way SOL-ExecBench times: L2 flushed before every run, inputs
-// at shifted addresses, CUDA events around the kernel alone, median of the timed runs after
-// warm-up. Also the two ceilings: device-to-device copy bandwidth and an empty kernel's time.
+// at shifted addresses, median of the timed runs after warm-up, read on two clocks at once:
+// CUDA events around the launch, and the GPU time of the kernels it ran from CUPTI's activity
+// records (SOL-ExecBench's clock). Also the two ceilings: device-to-device copy bandwidth and
+// an empty kernel's time.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 struct CUstream_st;
 
@@ -15,6 +18,14 @@ struct TimingOptions {
   int runs = 50;
 };
 
+// Medians over the timed runs. event_ms: between CUDA events recorded on the stream before
+// and after the launch. kernel_ms: the durations of the kernels the launch ran, start to end
+// on the GPU, summed (CUPTI); NaN where CUPTI is unavailable or the launch ran no kernel.
+struct Timing {
+  double event_ms = 0;
+  double kernel_ms = 0;
+};
+
 class Timer {
  public:
   Timer();
@@ -22,12 +33,15 @@ class Timer {
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
-  // Median milliseconds of launch(run_index, stream): the L2 is flushed before every run and
-  // the GPU then idles 1 ms while the launch is queued; launch should pick its input shift
-  // from run_index.
-  double median_ms(const std::function<void(int, CUstream_st*)>& launch, const TimingOptions& o = {});
-  double copy_bandwidth_bytes_per_s();  // bytes read + written per second, 2 GiB copies
-  double empty_kernel_ms();
+  // Times launch(run_index, stream): the L2 is flushed before every run and the GPU then
+  // idles 1 ms while the launch is queued; launch should pick its input shift from run_index.
+  Timing time(const std::function<void(int, CUstream_st*)>& launch, const TimingOptions& o = {});
+  double copy_bandwidth_bytes_per_s();  // bytes read + written per second, 2 GiB copies (events)
+  Timing empty_kernel();
+
+  // Whether kernel_ms is measured, and if not, why.
+  bool has_kernel_clock() const;
+  std::string kernel_clock_note() const;
 
  private:
   CUstream_st* stream_ = nullptr;
