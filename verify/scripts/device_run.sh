@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: GPU properties, the verifier and the benchmark, logs under $OUT.
 # Binaries come prebuilt in .device/bin (the GPU image lacks MPFR, Boost, Eigen, RapidCheck):
-#   mkdir -p .device/bin && cp build/verify/rope2d build/properties/kernel_prop .device/bin/
+#   mkdir -p .device/bin && cp build/verify/rope2d build/properties/kernel_prop build/cuda/librope2d_kernel.so .device/bin/
 # then run this script there with .device carried. Each step's log is kept even if one fails.
 set -uo pipefail
 out=${OUT:-reports/device}
@@ -16,6 +16,14 @@ for step in $steps; do
   case $step in
     props) RC_PARAMS="max_success=${PROPS_CASES:-60}" $bin/kernel_prop 2>&1 | tail -n 400 >"$out/kernel_prop.log"; tail -n 30 "$out/kernel_prop.log" ;;
     bench) $bin/rope2d bench --torch ${BENCH_FLAGS:-} --json "$out/bench.json" 2>&1 | tee "$out/bench.log" | grep -v "^torch peers" ;;
+    paired) # The torch comparison once more, in a fresh process, on the workloads the bench step timed.
+            list=$(python3 - "$out/bench.json" <<'PY'
+import json, sys
+print(",".join("%dx%d" % (w["batch"], w["seq_len"]) for w in json.load(open(sys.argv[1]))["workloads"]))
+PY
+)
+            python3 verify/python/bench_torch.py --library $bin/librope2d_kernel.so --workloads "$list" --runs ${PAIRED_RUNS:-100} \
+              >"$out/paired.json" 2>"$out/paired.log"; tail -n 16 "$out/paired.log" ;;
     verify) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet ${VERIFY_FLAGS:-} --out "$out/verify" 2>&1 | tail -n 60 | tee "$out/verify.log" ;;
     verify3) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet --grad-dtypes bf16,fp16,fp32 --out "$out/tolerance" 2>&1 | tail -n 20 | tee "$out/tolerance.log" ;;
     defective) PATH=/usr/local/cuda/bin:$PATH verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective 2>&1 | tee "$out/defective.log" ;;

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Unit tests of the torch bench script's bookkeeping, which runs without a GPU: the sign test
+and the reading of kernel durations from a profiler trace. PyTorch is not needed (a stub
+stands in for the import)."""
+import json
+import math
+import os
+import sys
+import tempfile
+import types
+import unittest
+
+sys.modules.setdefault("torch", types.ModuleType("torch"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import bench_torch  # noqa: E402
+
+
+def kernel(name, ts, dur):
+    return {"ph": "X", "cat": "kernel", "name": name, "ts": ts, "dur": dur}
+
+
+SPIN = "void at::cuda::(anonymous namespace)::spin_kernel(long)"
+
+
+class SignTest(unittest.TestCase):
+    def test_counts_and_p_value(self):
+        r = bench_torch.sign_test([1, 1, 1, 1, 2, 3], [2, 2, 2, 2, 1, 3])
+        self.assertEqual((r["wins"], r["losses"], r["ties"]), (4, 1, 1))
+        self.assertAlmostEqual(r["p"], (5 + 1) / 32)  # P(X >= 4), X ~ Binomial(5, 1/2)
+        self.assertEqual(r["median_diff_ms"], 1)
+
+    def test_all_wins_and_all_ties(self):
+        self.assertAlmostEqual(bench_torch.sign_test([1] * 10, [2] * 10)["p"], 2.0**-10)
+        self.assertEqual(bench_torch.sign_test([1] * 5, [1] * 5)["p"], 1.0)
+
+    def test_losing_side_is_not_significant(self):
+        self.assertGreater(bench_torch.sign_test([2] * 20, [1] * 20)["p"], 0.99)
+
+
+class KernelDurations(unittest.TestCase):
+    def write(self, events):
+        fd, path = tempfile.mkstemp(suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            json.dump({"traceEvents": events}, f)
+        self.addCleanup(os.remove, path)
+        return path
+
+    def test_each_call_is_the_kernels_between_its_two_sleeps(self):
+        events = [
+            kernel("fill", 0, 5), kernel(SPIN, 10, 1000), kernel("triton_poi_fused", 1011, 2.5), kernel(SPIN, 1014, 1),
+            kernel("fill", 1020, 5), kernel(SPIN, 1030, 1000), kernel("sin", 2031, 1.5), kernel("cos", 2033, 1.0),
+            kernel(SPIN, 2035, 1), {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 3, "dur": 1},
+        ]
+        got = bench_torch.kernel_durations(self.write(events[::-1]), 2)  # any order in the file
+        self.assertEqual(len(got), 2)
+        self.assertTrue(math.isclose(got[0], 2.5e-3) and math.isclose(got[1], 2.5e-3))
+
+    def test_wrong_number_of_sleeps_or_an_empty_call_is_an_error(self):
+        events = [kernel(SPIN, 0, 1000), kernel("k", 1001, 2), kernel(SPIN, 1004, 1)]
+        with self.assertRaisesRegex(RuntimeError, "holds 2 sleep kernels, expected 4"):
+            bench_torch.kernel_durations(self.write(events), 2)
+        with self.assertRaisesRegex(RuntimeError, "call 0 ran no kernel"):
+            bench_torch.kernel_durations(self.write([kernel(SPIN, 0, 1000), kernel(SPIN, 1004, 1)]), 1)
+
+
+class Configs(unittest.TestCase):
+    def test_parse(self):
+        self.assertEqual(bench_torch.parse_configs("v2p=2/256/2,v4s=4/128/0"),
+                         {"rope2d_v2p": (2, 256, 2), "rope2d_v4s": (4, 128, 0)})
+        self.assertEqual(bench_torch.parse_configs(None), {})
+
+
+if __name__ == "__main__":
+    unittest.main()
