@@ -153,6 +153,7 @@ int run(BenchArgs a) {
     row["io_floor_ms"] = io.event_ms;
     row["io_floor_kernel_ms"] = io.kernel_ms;
     row["naive_ms"] = naive.event_ms;
+    row["naive_kernel_ms"] = naive.kernel_ms;
     row["layout_idx_theta_ms"] = lay.event_ms;
     row["layout_fused_ms"] = fused.event_ms;
     row["layout_idx_theta_kernel_ms"] = lay.kernel_ms;
