@@ -40,8 +40,8 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
     const std::lock_guard lock(records_mutex);
     while (api.next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
       if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
-      // start, end and name sit at the same offsets in every kernel record version since
-      // CUDA 6; the newest the headers know is read.
+      // start, end and name sit at the same offsets in kernel record versions 4 to 10 (the
+      // CUDA 13 headers' newest), whichever the loaded library writes.
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
       records.push_back({k->name ? k->name : "", k->start, k->end});
     }
@@ -63,7 +63,7 @@ KernelClock& KernelClock::instance() {
 }
 
 KernelClock::KernelClock() {
-  // ROPE2D_CUPTI names the library; else the toolkit's usual places, then the loader's path.
+  // ROPE2D_CUPTI names the library; else the loader's search path, then the toolkit's usual places.
   std::vector<std::string> names;
   if (const char* env = std::getenv("ROPE2D_CUPTI")) names.push_back(env);
   for (const char* n : {"libcupti.so", "libcupti.so.13", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
