@@ -8,6 +8,8 @@
 
 #include "commands.hpp"
 #include "rope2d/ref/layout.hpp"
+#include "rope2d/verify/layout_svg.hpp"
+#include "rope2d/verify/report.hpp"
 
 namespace rope2d::cli {
 
@@ -19,6 +21,7 @@ struct LayoutArgs {
   ref::LayoutSpec spec;
   bool print_positions = false;
   bool emit = false;
+  std::string svg;  // draw the layout into this file
 };
 
 std::string read_file(const std::string& path) {
@@ -27,6 +30,14 @@ std::string read_file(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+void write_svg(const std::string& path, const std::string& svg) {
+  try {
+    verify::write_file_atomic(path, svg);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(std::string("--svg: ") + e.what());
+  }
 }
 
 int run(const LayoutArgs& a) {
@@ -40,6 +51,7 @@ int run(const LayoutArgs& a) {
   } else {
     layout = ref::random_layout(a.seed, a.spec);
   }
+  if (!a.svg.empty()) write_svg(a.svg, verify::layout_svg(layout, a.file.empty() ? "seed " + std::to_string(a.seed) : a.file));
   if (a.emit) {
     std::cout << ref::to_json(layout) << "\n";
     return Exit::ok;
@@ -100,6 +112,7 @@ Action add_layout(CLI::App& app) {
       ->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_flag("--vary-rope", a->spec.vary_rope, "random layout: draw base and NTK factor too");
   app.add_flag("--positions", a->print_positions, "print every (y, x) position");
+  app.add_option("--svg", a->svg, "also draw the layout (text runs, image blocks, markers, position ranges) as SVG here");
   app.add_flag("--emit", a->emit, "print the layout itself as JSON instead of its description");
   return [a] { return run(*a); };
 }

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add(add_layout, "layout", "describe a position layout (file or seed): positions and angle ranges");
   add(add_verify, "verify", "verify a kernel submission (.cu or .so; none: this project's kernel) and write a report");
   add(add_nightly, "nightly", "nightly correctness run: verifier on every kernel, exhaustive angle sweep, regressions");
+  add(add_report, "report", "draw a report folder again from its report.json (Markdown, JUnit, plots)");
   add(add_golden, "golden", "generate golden test data (safetensors + manifest) from a suite or a layout");
   add(add_check, "check", "judge output files against a golden set, or check a golden set against the reference");
 #ifdef ROPE2D_HAVE_CUDA

@@ -1,9 +1,12 @@
 // Verification reports: Markdown for people, JSON for tools, JUnit XML for CI, and two SVG
 // plots (error histogram per grad dtype, worst error by angle binade). Every result gets a
-// disposition: passed, incorrect (accuracy or integrity), or failed (did not build/load/run).
+// disposition: passed, incorrect (accuracy or integrity), failed (did not build/load/run) or
+// not supported. Each format is one writer in report_writers(); a new format is one more.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,12 +21,16 @@ struct SetResult {
   Metrics metrics;
   std::string integrity;  // "ok", a description of what failed, or "" when not run on a device
   std::string error;      // why it could not run
+  std::string not_supported;  // why it was not run: the submission does not offer it (not a failure)
   std::string reproduce;  // a command that reruns exactly this case
   double kernel_ms = 0;
 
-  bool ran() const { return error.empty(); }
+  bool supported() const { return not_supported.empty(); }
+  bool ran() const { return error.empty() && supported(); }
   bool passed(Tier gate) const { return ran() && (integrity.empty() || integrity == "ok") && metrics.passes(gate); }
-  std::string disposition(Tier gate) const { return !ran() ? "failed" : passed(gate) ? "passed" : "incorrect"; }
+  std::string disposition(Tier gate) const {
+    return !supported() ? "not supported" : !ran() ? "failed" : passed(gate) ? "passed" : "incorrect";
+  }
 };
 
 struct Report {
@@ -32,14 +39,57 @@ struct Report {
   Tier gate = Tier::strict;
   std::vector<std::string> warnings;
   std::vector<SetResult> results;
+  // Whether results carry their error histograms (false for a report read back from a
+  // report.json written before they were recorded: its plots cannot be drawn again).
+  bool has_plot_data = true;
 
   std::string verdict() const;  // passed | incorrect | failed
   int exit_code() const;        // 0 passed, 1 incorrect, 3 failed
 };
 
-// Writes report.md, report.json, junit.xml, error_histogram.svg, error_by_angle.svg into
-// dir (created), each atomically.
+// One output format: the file it writes and how to render a report into it.
+struct ReportWriter {
+  std::string_view file;
+  std::string (*render)(const Report&);
+  bool needs_plot_data = false;
+};
+std::span<const ReportWriter> report_writers();
+
+std::string render_markdown(const Report& r);
+std::string render_json(const Report& r);
+std::string render_junit(const Report& r);
+std::string render_error_histogram_svg(const Report& r);
+std::string render_error_by_angle_svg(const Report& r);
+
+// Writes every writer's file into dir (created), each atomically.
 void write_report(const std::string& dir, const Report& r);
+
+// Reads a report.json back (as render_json wrote it). Bad input throws std::invalid_argument
+// naming the file, the field, what was expected and what was found.
+Report read_report_json(const std::string& path);
+
+// JUnit XML for any run, not only a verifier report (nightly: one suite for its verifier runs,
+// one for the sweep, one for regressions). Names and messages may hold any bytes: they are
+// made valid XML (invalid UTF-8 and control characters shown as \xNN) and escaped.
+enum class Outcome { passed, failure, error, skipped };
+struct JUnitCase {
+  std::string classname, name;
+  Outcome outcome = Outcome::passed;
+  std::string message;  // the failure, error or skip reason (an attribute)
+  std::string detail;   // longer text: failing elements, a log excerpt (element text)
+  double seconds = -1;  // written as time= when >= 0
+};
+struct JUnitSuite {
+  std::string name;
+  std::vector<JUnitCase> cases;
+};
+JUnitSuite junit_suite(const Report& r);  // one testcase per set
+// One suite gives a <testsuite> document, several a <testsuites> holding them.
+std::string render_junit(std::span<const JUnitSuite> suites);
+
+// Replaces path with text atomically (a unique temporary beside it, then rename); throws
+// std::runtime_error naming the file when the write fails.
+void write_file_atomic(const std::string& path, const std::string& text);
 
 // A short human summary for the terminal (one line per set that did not pass, then totals).
 std::string summary(const Report& r);

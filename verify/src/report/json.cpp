@@ -1,0 +1,241 @@
+// report.json, for tools: every set's metrics, tiers, worst and failing elements (hex floats)
+// and its error histograms; and reading it back, validated field by field.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "rope2d/ref/floats.hpp"
+#include "rope2d/verify/report.hpp"
+
+namespace rope2d::verify {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson finite_or_inf(double v) { return std::isfinite(v) ? ojson(v) : ojson("inf"); }
+
+ojson element_json(const ElementReport& e) {
+  return {{"index", e.index},   {"grad_cos", ref::hex(e.in.gc)}, {"grad_sin", ref::hex(e.in.gs)},
+          {"idx_theta", ref::hex(e.in.t)}, {"ref", ref::hex(e.ref)}, {"got", ref::hex(e.got)},
+          {"scaled_error", finite_or_inf(e.scaled_error)}, {"ulps", finite_or_inf(e.ulps)}};
+}
+
+ojson result_json(const SetResult& x, Tier gate) {
+  ojson e;
+  e["name"] = x.name;
+  e["set"] = x.set;
+  e["grad_dtype"] = x.dtype;
+  e["disposition"] = x.disposition(gate);
+  if (!x.error.empty()) e["error"] = x.error;
+  if (!x.supported()) e["not_supported"] = x.not_supported;
+  if (!x.integrity.empty()) e["integrity"] = x.integrity;
+  const Metrics& m = x.metrics;
+  e["elements"] = m.count;
+  e["correctly_rounded_fraction"] = m.count ? static_cast<double>(m.correctly_rounded) / m.count : 1.0;
+  e["max_scaled_error"] = finite_or_inf(m.max_scaled);
+  e["rms_scaled_error"] = finite_or_inf(m.rms_scaled());
+  e["max_ulp"] = finite_or_inf(m.max_ulp);
+  e["unwritten"] = m.poisoned;
+  e["nonfinite_mismatch"] = m.nonfinite_mismatch;
+  e["all_zero"] = m.all_zero;
+  for (Tier t : all_tiers) e["tiers"][std::string(name(t))] = {{"over", m.over[static_cast<int>(t)]}, {"pass", m.passes(t)}};
+  if (m.worst) e["worst"] = element_json(*m.worst);
+  for (const auto& f : m.failures) e["failures"].push_back(element_json(f));
+  if (!x.reproduce.empty()) e["reproduce"] = x.reproduce;
+  if (x.kernel_ms > 0) e["kernel_ms"] = x.kernel_ms;
+  // What the plots are drawn from (Metrics::histogram, Metrics::max_by_angle).
+  e["histogram"] = m.histogram;
+  e["max_by_angle"] = m.max_by_angle;
+  return e;
+}
+
+// Field access that names the file and the field (as a path: results[3].worst.ref) when a
+// value is missing or of the wrong type. Found values are described by type, never dumped.
+struct Reader {
+  std::string file;
+
+  [[noreturn]] void fail(const std::string& field, const std::string& expected, const std::string& found) const {
+    throw std::invalid_argument(fmt::format("{}: field {}: expected {}, found {}", file, field, expected, found));
+  }
+  const ojson* get(const ojson& o, const std::string& path, const char* key, bool required) const {
+    if (!o.is_object()) fail(path, "an object", o.type_name());
+    const auto it = o.find(key);
+    if (it == o.end()) {
+      if (required) fail(path + "." + key, "a value", "nothing");
+      return nullptr;
+    }
+    return &*it;
+  }
+  std::string str(const ojson& o, const std::string& path, const char* key, bool required = true) const {
+    const ojson* v = get(o, path, key, required);
+    if (!v) return {};
+    if (!v->is_string()) fail(path + "." + key, "a string", v->type_name());
+    return v->get<std::string>();
+  }
+  std::int64_t integer(const ojson& o, const std::string& path, const char* key, bool required = true) const {
+    const ojson* v = get(o, path, key, required);
+    if (!v) return 0;
+    if (!v->is_number_integer() || (v->is_number_unsigned() && v->get<std::uint64_t>() > INT64_MAX))
+      fail(path + "." + key, "an integer", v->is_number() ? "a non-integer number" : v->type_name());
+    return v->get<std::int64_t>();
+  }
+  bool boolean(const ojson& o, const std::string& path, const char* key) const {
+    const ojson* v = get(o, path, key, true);
+    if (!v->is_boolean()) fail(path + "." + key, "true or false", v->type_name());
+    return v->get<bool>();
+  }
+  // A number, or "inf" as render_json writes infinite errors.
+  double number(const ojson& v, const std::string& field) const {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string() && v.get<std::string>() == "inf") return std::numeric_limits<double>::infinity();
+    fail(field, "a number or \"inf\"", v.is_string() ? "another string" : v.type_name());
+  }
+  double number(const ojson& o, const std::string& path, const char* key, bool required = true) const {
+    const ojson* v = get(o, path, key, required);
+    return v ? number(*v, path + "." + key) : 0.0;
+  }
+  double hex_float(const ojson& o, const std::string& path, const char* key) const {
+    const std::string s = str(o, path, key);
+    try {
+      return ref::parse_float(s);
+    } catch (const std::exception&) {
+      fail(path + "." + key, "a hex float", "\"" + s.substr(0, 40) + "\"");
+    }
+  }
+  ElementReport element(const ojson& o, const std::string& path) const {
+    ElementReport e;
+    e.index = integer(o, path, "index");
+    e.in.gc = hex_float(o, path, "grad_cos");
+    e.in.gs = hex_float(o, path, "grad_sin");
+    e.in.t = static_cast<float>(hex_float(o, path, "idx_theta"));
+    e.ref = static_cast<float>(hex_float(o, path, "ref"));
+    e.got = static_cast<float>(hex_float(o, path, "got"));
+    e.scaled_error = number(o, path, "scaled_error");
+    e.ulps = number(o, path, "ulps");
+    return e;
+  }
+  template <class Array, class Get>
+  void array(const ojson& o, const std::string& path, const char* key, Array& out, Get get) const {
+    const ojson* v = get_(o, path, key);
+    if (!v->is_array() || v->size() != out.size())
+      fail(path + "." + key, fmt::format("an array of {}", out.size()), v->is_array() ? fmt::format("{} entries", v->size()) : v->type_name());
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = get((*v)[k], fmt::format("{}.{}[{}]", path, key, k));
+  }
+  const ojson* get_(const ojson& o, const std::string& path, const char* key) const { return get(o, path, key, true); }
+};
+
+Metrics read_metrics(const Reader& rd, const ojson& e, const std::string& p, bool with_plots) {
+  Metrics m;
+  m.count = rd.integer(e, p, "elements");
+  if (m.count < 0) rd.fail(p + ".elements", "a count >= 0", std::to_string(m.count));
+  const double cr = rd.number(e, p, "correctly_rounded_fraction");
+  if (!(cr >= 0 && cr <= 1)) rd.fail(p + ".correctly_rounded_fraction", "a fraction in [0, 1]", fmt::format("{}", cr));
+  m.correctly_rounded = std::llround(cr * static_cast<double>(m.count));
+  m.max_scaled = rd.number(e, p, "max_scaled_error");
+  const double rms = rd.number(e, p, "rms_scaled_error");
+  m.sum_sq_scaled = rms * rms * static_cast<double>(m.count);
+  m.max_ulp = rd.number(e, p, "max_ulp");
+  m.poisoned = rd.integer(e, p, "unwritten");
+  m.nonfinite_mismatch = rd.integer(e, p, "nonfinite_mismatch");
+  m.all_zero = rd.boolean(e, p, "all_zero");
+  const ojson* tiers = rd.get(e, p, "tiers", true);
+  for (Tier t : all_tiers) {
+    const std::string tp = p + ".tiers";
+    const ojson* tj = rd.get(*tiers, tp, std::string(name(t)).c_str(), true);
+    m.over[static_cast<int>(t)] = rd.integer(*tj, tp + "." + std::string(name(t)), "over");
+  }
+  if (const ojson* w = rd.get(e, p, "worst", false)) m.worst = rd.element(*w, p + ".worst");
+  if (const ojson* f = rd.get(e, p, "failures", false)) {
+    if (!f->is_array()) rd.fail(p + ".failures", "an array", f->type_name());
+    for (std::size_t k = 0; k < f->size(); ++k) m.failures.push_back(rd.element((*f)[k], fmt::format("{}.failures[{}]", p, k)));
+  }
+  if (with_plots) {
+    rd.array(e, p, "histogram", m.histogram, [&](const ojson& v, const std::string& f) {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0) rd.fail(f, "a count >= 0", v.type_name());
+      return v.get<std::int64_t>();
+    });
+    rd.array(e, p, "max_by_angle", m.max_by_angle, [&](const ojson& v, const std::string& f) { return rd.number(v, f); });
+  }
+  return m;
+}
+
+SetResult read_result(const Reader& rd, const ojson& e, const std::string& p, Tier gate, bool with_plots) {
+  SetResult x;
+  x.name = rd.str(e, p, "name");
+  x.set = rd.str(e, p, "set");
+  x.dtype = rd.str(e, p, "grad_dtype");
+  x.error = rd.str(e, p, "error", false);
+  x.not_supported = rd.str(e, p, "not_supported", false);
+  x.integrity = rd.str(e, p, "integrity", false);
+  x.reproduce = rd.str(e, p, "reproduce", false);
+  x.kernel_ms = rd.number(e, p, "kernel_ms", false);
+  x.metrics = read_metrics(rd, e, p, with_plots);
+  // The recorded disposition must follow from the recorded numbers under today's tiers.
+  const std::string d = rd.str(e, p, "disposition");
+  if (d != x.disposition(gate)) rd.fail(p + ".disposition", "\"" + x.disposition(gate) + "\" (from the recorded metrics)", "\"" + d + "\"");
+  return x;
+}
+
+}  // namespace
+
+std::string render_json(const Report& r) {
+  ojson j;
+  j["title"] = r.title;
+  for (const auto& [k, v] : r.header) j["header"][k] = v;
+  j["gate"] = name(r.gate);
+  j["verdict"] = r.verdict();
+  j["warnings"] = r.warnings;
+  ojson tiers = ojson::array();
+  for (Tier t : all_tiers) tiers.push_back({{"tier", name(t)}, {"source", rule(t).source}});
+  j["tiers"] = tiers;
+  for (const auto& x : r.results) j["results"].push_back(result_json(x, r.gate));
+  // Names may hold bytes that are not UTF-8: written as U+FFFD rather than refused.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+Report read_report_json(const std::string& path) {
+  const Reader rd{path};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(path + ": cannot be read");
+  ojson j;
+  try {
+    j = ojson::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(fmt::format("{}: not JSON (byte {})", path, e.byte));
+  }
+  Report r;
+  r.title = rd.str(j, "", "title");
+  const std::string gate = rd.str(j, "", "gate");
+  const auto tier = parse_tier(gate);
+  if (!tier) rd.fail("gate", "a tier name", "\"" + gate.substr(0, 40) + "\"");
+  r.gate = *tier;
+  if (const ojson* h = rd.get(j, "", "header", false)) {
+    if (!h->is_object()) rd.fail("header", "an object", h->type_name());
+    for (const auto& [k, v] : h->items()) r.header.push_back({k, rd.str(*h, "header", k.c_str())});
+  }
+  if (const ojson* w = rd.get(j, "", "warnings", false)) {
+    if (!w->is_array()) rd.fail("warnings", "an array", w->type_name());
+    for (std::size_t k = 0; k < w->size(); ++k) {
+      if (!(*w)[k].is_string()) rd.fail(fmt::format("warnings[{}]", k), "a string", (*w)[k].type_name());
+      r.warnings.push_back((*w)[k].get<std::string>());
+    }
+  }
+  const ojson* res = rd.get(j, "", "results", false);
+  if (res && !res->is_array()) rd.fail("results", "an array", res->type_name());
+  if (res) {
+    // Reports written before the histograms were recorded can be read, but not plotted.
+    r.has_plot_data = !res->empty() && (*res)[0].is_object() && (*res)[0].contains("histogram");
+    for (std::size_t k = 0; k < res->size(); ++k)
+      r.results.push_back(read_result(rd, (*res)[k], fmt::format("results[{}]", k), r.gate, r.has_plot_data));
+  }
+  const std::string verdict = rd.str(j, "", "verdict");
+  if (verdict != r.verdict()) rd.fail("verdict", "\"" + r.verdict() + "\" (from the results)", "\"" + verdict + "\"");
+  return r;
+}
+
+}  // namespace rope2d::verify

@@ -1,0 +1,81 @@
+// report.md: the verdict, the header, one table row per set, every failure as a line of hex
+// floats with its reproduce command, the worst element of every set, and the tiers.
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "rope2d/verify/report.hpp"
+
+namespace rope2d::verify {
+
+namespace {
+
+std::string tier_cells(const Metrics& m) {
+  std::string s;
+  for (Tier t : all_tiers) s += fmt::format(" {} |", m.passes(t) ? "pass" : fmt::format("FAIL ({})", m.over[static_cast<int>(t)]));
+  return s;
+}
+
+void results_table(std::ostringstream& md, const Report& r) {
+  md << "| set | dtype | disposition | elements | max err | RMS err | max ulp | correctly rounded |";
+  for (Tier t : all_tiers) md << " " << name(t) << " |";
+  md << "\n|---|---|---|---|---|---|---|---|";
+  for (int i = 0; i < tier_count; ++i) md << "---|";
+  md << "\n";
+  for (const auto& x : r.results) {
+    const Metrics& m = x.metrics;
+    md << fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.4f} |", x.name, x.dtype, x.disposition(r.gate), m.count,
+                      m.max_scaled, m.rms_scaled(), m.max_ulp, m.count ? double(m.correctly_rounded) / m.count : 1.0);
+    md << (x.ran() ? tier_cells(m) : std::string(" — |")) << "\n";
+  }
+}
+
+void failures(std::ostringstream& md, const Report& r) {
+  md << "\n## Failures\n\n";
+  bool any = false;
+  for (const auto& x : r.results) {
+    const std::string d = x.disposition(r.gate);
+    if (d == "passed" || d == "not supported") continue;
+    any = true;
+    md << "### " << x.name << " — " << d << "\n\n";
+    if (!x.ran()) md << "Could not run: " << x.error << "\n\n";
+    if (!x.integrity.empty() && x.integrity != "ok") md << "Integrity: " << x.integrity << "\n\n";
+    if (x.metrics.poisoned) md << x.metrics.poisoned << " outputs never written (still the NaN poison).\n\n";
+    if (x.metrics.all_zero) md << "All outputs are zero.\n\n";
+    md << "```\n";
+    for (const auto& f : x.metrics.failures) md << f.line(x.name) << "\n";
+    md << "```\n";
+    if (!x.reproduce.empty()) md << "Reproduce: `" << x.reproduce << "`\n\n";
+  }
+  if (!any) md << "None: every set passed the gate.\n";
+  bool unsupported = false;
+  for (const auto& x : r.results)
+    if (!x.supported()) {
+      if (!unsupported) md << "\n## Not supported\n\n";
+      unsupported = true;
+      md << "- " << x.name << ": " << x.not_supported << "\n";
+    }
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& r) {
+  std::ostringstream md;
+  md << "# " << r.title << "\n\n**Verdict: " << r.verdict() << "** (gate: `" << name(r.gate) << "`)\n\n";
+  for (const auto& [k, v] : r.header) md << "- " << k << ": `" << v << "`\n";
+  for (const auto& w : r.warnings) md << "\n> **Warning:** " << w << "\n";
+  md << "\n## Results\n\nErrors in units of 2^-24 S, S = |gc sin t| + |gs cos t|; ulps of the correctly rounded float32 result.\n\n";
+  results_table(md, r);
+  failures(md, r);
+  // The element of largest scaled error of every set that ran, passed or not.
+  md << "\n## Worst element of each set\n\n```\n";
+  for (const auto& x : r.results)
+    if (x.metrics.worst) md << x.metrics.worst->line(x.name, "worst") << "\n";
+  md << "```\n";
+  md << "\n## Tolerance tiers\n\n";
+  for (Tier t : all_tiers) md << "- `" << name(t) << "`: " << rule(t).source << "\n";
+  md << "\nPlots: `error_histogram.svg`, `error_by_angle.svg`.\n";
+  return md.str();
+}
+
+}  // namespace rope2d::verify

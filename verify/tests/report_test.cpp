@@ -1,0 +1,229 @@
+// The report writers under adversarial names: every XML file must parse (pugixml) with the
+// markup characters of a name coming back intact, JUnit must carry <failure>, <error> and
+// <skipped> elements, JSON must parse (nlohmann), and report.json must read back.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+
+#include "../src/report/xml.hpp"
+#include "rope2d/verify/layout_svg.hpp"
+#include "rope2d/verify/report.hpp"
+#include "xml_check.hpp"
+
+namespace rope2d::verify {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string nasty = std::string("<a&b\"c'd]]>e\x01\x1b\x7f") + "\xff\xc3(" + "\xed\xa0\x80" + "end";
+
+Metrics metrics(std::int64_t count, std::int64_t over_strict) {
+  Metrics m;
+  m.count = count;
+  m.correctly_rounded = count / 2;
+  m.max_scaled = over_strict ? 40.5 : 1.25;
+  m.sum_sq_scaled = 0.25 * count;
+  m.max_ulp = 3;
+  m.over[static_cast<int>(Tier::strict)] = over_strict;
+  m.histogram[0] = count / 2;
+  m.histogram[9] = count - count / 2;
+  m.max_by_angle[3] = m.max_scaled;
+  ElementReport e;
+  e.index = 7;
+  e.in = {0x1.8p+0, -0x1.4p-1, 0x1.2d97c8p+9f};
+  e.ref = 0x1.0fc6e6p-1f;
+  e.got = over_strict ? 0x1.0fc8p-1f : e.ref;
+  e.scaled_error = m.max_scaled;
+  e.ulps = 3;
+  m.worst = e;
+  if (over_strict) m.failures.push_back(e);
+  return m;
+}
+
+Report sample(const std::string& label) {
+  Report r;
+  r.title = "report " + label;
+  r.header = {{"submission", label}, {"compile", "nvcc -O3 '" + label + "'"}};
+  r.warnings = {"warning " + label};
+  SetResult good{"randn/bf16/" + label, "randn" + label, "bf16", metrics(1000, 0), "ok"};
+  SetResult bad{"layout/bf16/" + label, "layout" + label, "bf16", metrics(1000, 3), "ok"};
+  bad.reproduce = "rope2d verify --only '" + label + "'";
+  SetResult failed{"odd/fp16/" + label, "odd", "fp16", {}, "", "kernel faulted: " + label};
+  SetResult skipped{"fused:layout/bf16/" + label, "layout", "bf16", {}, "", "", "no fused entry point: " + label};
+  SetResult integrity{"long/fp32/" + label, "long", "fp32", metrics(10, 0), "wrote an input: " + label};
+  r.results = {good, bad, failed, skipped, integrity};
+  return r;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct Written : ::testing::Test {
+  fs::path dir = fs::temp_directory_path() / ("rope2d_report_test_" + std::to_string(::getpid()));
+  void TearDown() override { fs::remove_all(dir); }
+};
+
+TEST(XmlSafe, KeepsUtf8AndShowsEverythingElse) {
+  EXPECT_EQ(xml::xml_safe("plain \t\n\r text"), "plain \t\n\r text");
+  EXPECT_EQ(xml::xml_safe("\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80"), "\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80");
+  EXPECT_EQ(xml::xml_safe(std::string("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(xml::xml_safe("\x01\x1f\x7f"), "\\x01\\x1f\\x7f");
+  EXPECT_EQ(xml::xml_safe("\xc0\xaf"), "\\xc0\\xaf");                 // overlong '/'
+  EXPECT_EQ(xml::xml_safe("\xed\xa0\x80"), "\\xed\\xa0\\x80");        // a surrogate
+  EXPECT_EQ(xml::xml_safe("\xe6\xbc"), "\\xe6\\xbc");                 // cut short
+  EXPECT_EQ(xml::xml_safe("\xef\xbf\xbe"), "\\xef\\xbf\\xbe");        // U+FFFE
+  EXPECT_EQ(xml::xml_safe("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // beyond U+10FFFF
+  EXPECT_EQ(xml::xml_safe("<&>\"'"), "<&>\"'");                      // markup is pugixml's to escape
+}
+
+TEST_F(Written, EveryXmlFileParsesWithNamesIntact) {
+  write_report(dir.string(), sample(nasty));
+  for (const char* f : {"junit.xml", "error_histogram.svg", "error_by_angle.svg"}) {
+    const std::string text = read(dir / f);
+    EXPECT_EQ(test::xml_problem(text), "") << f;
+    pugi::xml_document doc;
+    const pugi::xml_parse_result res = doc.load_buffer(text.data(), text.size());
+    EXPECT_TRUE(res) << f << ": " << res.description() << " at " << res.offset;
+  }
+  // The plots' tooltips hold "<=2^-k": escaped in the file, "<" again once parsed.
+  pugi::xml_document svg;
+  ASSERT_TRUE(svg.load_file((dir / "error_histogram.svg").c_str()));
+  EXPECT_TRUE(svg.select_node("//rect/title[starts-with(., 'bf16 <=2^-7: ')]")) << read(dir / "error_histogram.svg");
+  EXPECT_EQ(read(dir / "error_histogram.svg").find("<=2^"), std::string::npos);
+}
+
+TEST_F(Written, JUnitCarriesFailureErrorAndSkippedElements) {
+  write_report(dir.string(), sample(nasty));
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_file((dir / "junit.xml").c_str()));
+  const pugi::xml_node suite = doc.child("testsuite");
+  ASSERT_TRUE(suite);
+  EXPECT_EQ(suite.attribute("tests").as_int(), 5);
+  EXPECT_EQ(suite.attribute("failures").as_int(), 2);
+  EXPECT_EQ(suite.attribute("errors").as_int(), 1);
+  EXPECT_EQ(suite.attribute("skipped").as_int(), 1);
+  const std::string safe = xml::xml_safe(nasty);
+  EXPECT_EQ(std::string(suite.attribute("name").value()), "report " + safe);
+  std::map<std::string, pugi::xml_node> cases;
+  for (pugi::xml_node c : suite.children("testcase")) cases[c.attribute("name").value()] = c;
+  ASSERT_EQ(cases.size(), 5u);
+  const pugi::xml_node good = cases["randn/bf16/" + safe], bad = cases["layout/bf16/" + safe];
+  ASSERT_TRUE(good && bad);
+  EXPECT_FALSE(good.first_child()) << "a passed set has no child element";
+  EXPECT_EQ(std::string(good.attribute("classname").value()), "rope2d.randn" + safe);
+  const pugi::xml_node failure = bad.child("failure");
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(std::string(failure.attribute("message").value()), "3 of 1000 elements over strict");
+  EXPECT_NE(std::string(failure.text().get()).find("FAIL layout/bf16/" + safe + " i=7"), std::string::npos) << failure.text().get();
+  const pugi::xml_node error = cases["odd/fp16/" + safe].child("error");
+  ASSERT_TRUE(error);
+  EXPECT_EQ(std::string(error.attribute("message").value()), "kernel faulted: " + safe);
+  const pugi::xml_node skipped = cases["fused:layout/bf16/" + safe].child("skipped");
+  ASSERT_TRUE(skipped);
+  EXPECT_EQ(std::string(skipped.attribute("message").value()), "no fused entry point: " + safe);
+  EXPECT_EQ(std::string(cases["long/fp32/" + safe].child("failure").attribute("message").value()), "wrote an input: " + safe);
+}
+
+TEST_F(Written, JsonParsesAndNamesTheDispositions) {
+  write_report(dir.string(), sample(nasty));
+  const auto j = nlohmann::json::parse(read(dir / "report.json"));  // throws on invalid UTF-8
+  EXPECT_EQ(j["verdict"], "failed");
+  std::vector<std::string> d;
+  for (const auto& r : j["results"]) d.push_back(r["disposition"]);
+  EXPECT_EQ(d, (std::vector<std::string>{"passed", "incorrect", "failed", "not supported", "incorrect"}));
+  EXPECT_EQ(j["results"][0]["name"].get<std::string>().substr(0, 22), "randn/bf16/<a&b\"c'd]]>");
+}
+
+TEST(JUnitSuites, SeveralSuitesGoUnderTestsuitesWithTotals) {
+  std::vector<JUnitSuite> suites = {
+      {"verify <&>", {{"nightly", "rope2d", Outcome::failure, "verdict \"incorrect\"", "", 92.5}, {"nightly", "cand.cu", Outcome::passed}}},
+      {"sweep", {{"nightly", "angle sweep", Outcome::skipped, "no GPU"}}},
+      {"regressions", {{"nightly", "randn/bf16/2x773", Outcome::failure, "max error 3.1 -> 4.2"}}}};
+  const std::string text = render_junit(suites);
+  EXPECT_EQ(test::xml_problem(text), "");
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(text.c_str()));
+  const pugi::xml_node root = doc.child("testsuites");
+  EXPECT_EQ(root.attribute("tests").as_int(), 4);
+  EXPECT_EQ(root.attribute("failures").as_int(), 2);
+  EXPECT_EQ(root.attribute("skipped").as_int(), 1);
+  EXPECT_EQ(std::string(root.child("testsuite").attribute("name").value()), "verify <&>");
+  EXPECT_EQ(std::string(root.child("testsuite").child("testcase").attribute("time").value()), "92.500");
+  EXPECT_EQ(std::string(root.child("testsuite").child("testcase").child("failure").attribute("message").value()), "verdict \"incorrect\"");
+  EXPECT_EQ(std::distance(root.children("testsuite").begin(), root.children("testsuite").end()), 3);
+}
+
+// Reading report.json back gives the same report: every other file is drawn identically.
+TEST_F(Written, ReportJsonReadsBackToTheSameFiles) {
+  const Report r = sample("clean");
+  write_report(dir.string(), r);
+  const Report back = read_report_json((dir / "report.json").string());
+  ASSERT_TRUE(back.has_plot_data);
+  for (const ReportWriter& w : report_writers()) EXPECT_EQ(w.render(back), w.render(r)) << w.file;
+}
+
+TEST_F(Written, WrongTypesAreRefusedNamingTheField) {
+  write_report(dir.string(), sample("clean"));
+  const fs::path file = dir / "report.json";
+  const auto original = nlohmann::ordered_json::parse(read(file));
+  auto expect_refused = [&](auto edit, const std::string& needle) {
+    auto j = original;
+    edit(j);
+    std::ofstream(file, std::ios::trunc) << j.dump();
+    try {
+      read_report_json(file.string());
+      ADD_FAILURE() << "accepted: " << needle;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+    }
+  };
+  using J = nlohmann::ordered_json;
+  expect_refused([](J& j) { j["results"][1]["elements"] = "1000"; }, "field results[1].elements: expected an integer, found string");
+  expect_refused([](J& j) { j["results"][0]["worst"]["ref"] = 1.5; }, "field results[0].worst.ref: expected a string, found number");
+  expect_refused([](J& j) { j["results"][0]["worst"]["ref"] = "zero"; }, "field results[0].worst.ref: expected a hex float");
+  expect_refused([](J& j) { j["results"][0].erase("name"); }, "field results[0].name: expected a value, found nothing");
+  expect_refused([](J& j) { j["results"][0]["histogram"] = J::array({1, 2}); }, "results[0].histogram: expected an array of 20, found 2 entries");
+  expect_refused([](J& j) { j["results"][0]["tiers"]["strict"]["over"] = 5; }, "results[0].disposition: expected \"incorrect\"");
+  expect_refused([](J& j) { j["results"] = J::object(); }, "field results: expected an array, found object");
+  expect_refused([](J& j) { j["gate"] = "lenient"; }, "field gate: expected a tier name");
+  expect_refused([](J& j) { j["verdict"] = "passed"; }, "field verdict: expected \"failed\"");
+  std::ofstream(file, std::ios::trunc) << "{\"title\": ";
+  EXPECT_THROW(read_report_json(file.string()), std::invalid_argument);
+}
+
+// A layout drawing: one rectangle per segment whose tooltip gives its kind, its token span
+// and its position range, computed here from the layout rules independently.
+TEST(LayoutSvg, OneRectanglePerSegmentWithItsPositions) {
+  ref::Layout l;
+  l.batch = {{{ref::Segment::Kind::text, 5}, {ref::Segment::Kind::image, 0, 2, 3}, {ref::Segment::Kind::marker, 2, 0, 0, 4},
+              {ref::Segment::Kind::text, 1}}};
+  // text: y = x = 0..4; the 2x3 image starts at L = 5: y = 5 + (6-2)/2 + r = 7..8, x = 5 + (6-3)/2 + c = 6..8;
+  // markers at position 4 (indices 11, 12); the last text token at index 13.
+  const std::string text = layout_svg(l, nasty);
+  EXPECT_EQ(test::xml_problem(text), "");
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(text.c_str())) << text;
+  std::vector<std::string> titles;
+  for (const auto& n : doc.select_nodes("//rect/title")) titles.push_back(n.node().text().get());
+  EXPECT_EQ(titles, (std::vector<std::string>{"text x5: tokens [0, 5), y = x in [0, 4]",
+                                              "image 2x3: tokens [5, 11), y in [7, 8], x in [6, 8]",
+                                              "marker x2 at 4: tokens [11, 13), y = x in [4, 4]",
+                                              "text x1: tokens [13, 14), y = x in [13, 13]"}));
+  EXPECT_NE(std::string(doc.select_node("/svg/text").node().text().get()).find("Layout: " + xml::xml_safe(nasty)), std::string::npos);
+  // A random layout of two long sequences draws every segment too.
+  const ref::Layout r = ref::random_layout(3, {2, 5000, 32, false});
+  pugi::xml_document big;
+  ASSERT_TRUE(big.load_string(layout_svg(r, "seed 3").c_str()));
+  std::size_t segments = 0;
+  for (const auto& seq : r.batch) segments += seq.size();
+  EXPECT_EQ(big.select_nodes("//rect/title").size(), segments);
+}
+
+}  // namespace
+}  // namespace rope2d::verify
