@@ -67,7 +67,7 @@ class _Buffers:
         if self.dev is None:
             return np.full(n + m, POISON, dtype=np.uint32).view(np.float32)[m:].reshape(self.shape)
         import torch
-        buf = torch.full((n + m,), POISON - (1 << 32), dtype=torch.int32, device=self.dev).view(torch.float32)
+        buf = torch.full((n + m,), POISON, dtype=torch.int32, device=self.dev).view(torch.float32)
         return buf[m:].view(self.shape)
 
     def host(self, x):
