@@ -79,6 +79,15 @@ class _Buffers:
         return (x.view(torch.int16) if x.dtype in (torch.bfloat16, torch.float16) else x).cpu().numpy().copy()
 
 
+def _copy_out(p, n, dt):
+    """n elements of dtype dt at a library pointer, copied (ctypes has no half type: 16-bit
+    values are read as uint16 and viewed)."""
+    if n == 0:
+        return np.empty(0, dt)
+    raw = ctypes.c_uint16 if np.dtype(dt).itemsize == 2 else ctypes.c_float
+    return np.ctypeslib.as_array(ctypes.cast(p, ctypes.POINTER(raw)), (n,)).copy().view(dt)
+
+
 def _bits(a):
     return a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint16)
 
@@ -163,8 +172,7 @@ def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, 
                 _lib.call("rope2d_session_inputs", session, k, r, *[ctypes.byref(p) for p in ptrs])
                 n = spec["n"]
                 dts = [_NP[spec["dtype"]]] * 2 + [np.float32]
-                host = [np.ctypeslib.as_array(ctypes.cast(p, ctypes.POINTER(np.ctypeslib.as_ctypes_type(dt))), (n,)).copy()
-                        if n else np.empty(0, dt) for p, dt in zip(ptrs, dts)]
+                host = [_copy_out(p, n, dt) for p, dt in zip(ptrs, dts)]
                 try:
                     result, findings = _one_call(fn, host, spec, dev, destination_passing)
                 except Exception as e:  # the call failed: the set is "failed", as a crash in `rope2d verify`

@@ -14,7 +14,7 @@ def report(res):
 
 
 def test_accurate_kernel_passes_with_a_report(tmp_path):
-    res = rope2d.verify(accurate, suite="smoke", grad_dtypes=("bf16", "fp32"), out=tmp_path / "good")
+    res = rope2d.verify(accurate, suite="smoke", grad_dtypes=("bf16", "fp16", "fp32"), out=tmp_path / "good")
     assert res.verdict == "passed" and res.exit_code == 0, res.summary
     for f in ("report.md", "report.json", "junit.xml"):
         assert (tmp_path / "good" / f).is_file()
