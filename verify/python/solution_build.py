@@ -27,10 +27,13 @@ def _nvcc(name, sources, cuda_cflags, cflags, ldflags, build_dir):
     from torch.utils import cpp_extension
     major, minor = torch.cuda.get_device_capability()
     out = Path(build_dir) / f"{name}.so"
+    # pybind11's ABI tags as torch was built with them, as cpp_extension passes them
+    tags = [f'-DPYBIND11_{k}="{getattr(torch._C, "_PYBIND11_" + k)}"' for k in ("COMPILER_TYPE", "STDLIB", "BUILD_ABI")
+            if getattr(torch._C, "_PYBIND11_" + k, None)]
     nvcc = os.path.join(cpp_extension.CUDA_HOME or "/usr/local/cuda", "bin", "nvcc")
     cmd = [nvcc, "-shared", "-Xcompiler", "-fPIC", "-std=c++17", f"-arch=sm_{major}{minor}",
            f"-DTORCH_EXTENSION_NAME={name}", "-DTORCH_API_INCLUDE_EXTENSION_H",
-           f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}",
+           f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}", *tags,
            *[f"-I{p}" for p in cpp_extension.include_paths(device_type="cuda")], f"-I{sysconfig.get_paths()['include']}",
            *cuda_cflags, *[f"-Xcompiler={f}" for f in cflags], *sources,
            *[f"-L{p}" for p in cpp_extension.library_paths(device_type="cuda")],
