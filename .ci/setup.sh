@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(cmake g++ make libeigen3-dev libboost-dev libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev
-          nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libpugixml-dev python3)
+          nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libpugixml-dev python3 python3-numpy
+          python3-pytest python3-setuptools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -118,6 +118,8 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
                   {"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.seed, a.rounds)}};
     rep.warnings.push_back("run through verify/python/solution_runner.py: outputs poisoned with NaN (destination-passing), "
                            "inputs and repeat calls compared; guard bands and the stream check need the C ABI");
+    rep.warnings.insert(rep.warnings.end(), sol.warnings.begin(), sol.warnings.end());
+    if (sol.cpp) rep.header.push_back({"compile_options", sol.compile_options + " (built through the torch binding)"});
     send(fd, {{"type", "device"}, {"name", dev.name}});
     SolutionRun run;
     run.runner = repo_file("verify/python/solution_runner.py");

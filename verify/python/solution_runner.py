@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Runs a SOL-ExecBench solution's entry point for `rope2d verify solution.json`, out of process.
 
-usage: solution_runner.py SOLUTION_DIR ENTRY_POINT DPS JOBS_JSON
+usage: solution_runner.py SOLUTION_DIR ENTRY_POINT DPS JOBS_JSON [BUILD_JSON]
 
-ENTRY_POINT is "file.py::function"; DPS is 1 for destination-passing style
+ENTRY_POINT is "file.py::function", or "kernel.cu::function" for C++ solutions: BUILD_JSON
+{"cpp": true, "compile_options": {...}} has them built through the torch binding first
+(solution_build.py: cuda_cflags absent means the official "-O3 --use_fast_math"); a build
+that fails is a load_error. DPS is 1 for destination-passing style
 (run(grad_cos, grad_sin, idx_theta, grad_idx_theta)), 0 for run(...) returning the output.
 JOBS_JSON lists {"name", "inputs", "output"}: safetensors files of inputs to read and of the
 output to write (tensor "grad_idx_theta", float32, flattened). Each job is called twice on the
@@ -32,15 +35,21 @@ def bits_equal(a, b):
 
 def main():
     sol_dir, entry, dps, jobs_path = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
+    build = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {}
     module_file, func_name = entry.split("::")
     sys.path.insert(0, sol_dir)
     try:
-        spec = importlib.util.spec_from_file_location("solution_module", os.path.join(sol_dir, module_file))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        fn = getattr(module, func_name)
-    except Exception as e:  # the submission could not be loaded: every job fails the same way
-        emit(type="load_error", message=f"cannot load {entry}: {type(e).__name__}: {e}")
+        if build.get("cpp"):
+            import solution_build  # beside this file
+            fn, how = solution_build.build(sol_dir, entry, dps, build.get("compile_options", {}))
+            emit(type="build", how=how)
+        else:
+            spec = importlib.util.spec_from_file_location("solution_module", os.path.join(sol_dir, module_file))
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            fn = getattr(module, func_name)
+    except Exception as e:  # the submission could not be built or loaded: every job fails the same way
+        emit(type="load_error", message=f"cannot {'build' if build.get('cpp') else 'load'} {entry}: {type(e).__name__}: {e}")
         return
     for job in json.load(open(jobs_path)):
         emit(type="call", name=job["name"])

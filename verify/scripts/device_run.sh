@@ -2,6 +2,7 @@
 # One call on a GPU machine: GPU properties, the verifier and the benchmark, logs under $OUT.
 # Binaries come prebuilt in .device/bin (the GPU image lacks MPFR, Boost, Eigen, RapidCheck):
 #   mkdir -p .device/bin && cp build/verify/rope2d build/properties/kernel_prop build/cuda/librope2d_kernel.so .device/bin/
+#   cp build/python/lib/* .device/bin/     # librope2d_py.so with its MPFR and GMP, for the python step
 # then run this script there with .device carried. Each step's log is kept even if one fails.
 set -uo pipefail
 out=${OUT:-reports/device}
@@ -34,9 +35,11 @@ PY
              PATH=/usr/local/cuda/bin:$PATH $bin/rope2d nightly --quiet --config /tmp/nightly.json --root reports/nightly \
                ${NIGHTLY_DATE:+--date $NIGHTLY_DATE} 2>&1 | tail -n 40 | tee "$out/nightly.log"
              mkdir -p "$out/nightly" && cp -r "reports/nightly/$(ls -t reports/nightly | head -1)" "$out/nightly/" ;;
-    solution) for sol in torch_eager torch_fp16_sincos; do
-                $bin/rope2d verify verify/tests/solutions/$sol.json --quick --quiet --out /tmp/sol-$sol 2>&1 | tail -n 8
-                echo "exit $? for $sol"; done | tee "$out/solution.log" ;;
+    solution) for sol in torch_eager torch_fp16_sincos cuda_sincosf cuda_default_flags; do
+                PATH=/usr/local/cuda/bin:$PATH $bin/rope2d verify verify/tests/solutions/$sol.json --quick --quiet --out /tmp/sol-$sol 2>&1 | tail -n 8
+                echo "exit ${PIPESTATUS[0]} for $sol"; done | tee "$out/solution.log" ;;
+    python) # The Python package's tests with CUDA tensors (librope2d_py.so and its libraries in $bin).
+            ROPE2D_LIBRARY=$bin PYTHONPATH=python python3 -m pytest -v -p no:cacheprovider python/tests 2>&1 | tail -n 80 | tee "$out/python.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -22,6 +24,41 @@ namespace {
 [[noreturn]] void bad(const std::string& path, const std::string& what) { throw std::invalid_argument(path + ": " + what); }
 
 std::string job_name(const ProblemSpec& s, int round) { return s.name() + "#" + std::to_string(round); }
+
+bool has_suffix(const std::string& f, std::initializer_list<const char*> suffixes) {
+  for (const char* x : suffixes)
+    if (f.size() > std::strlen(x) && f.compare(f.size() - std::strlen(x), std::strlen(x), x) == 0) return true;
+  return false;
+}
+
+// spec.languages and spec.target_hardware as SOL-ExecBench's loader takes them (both optional
+// here; python/rope2d/solution_schema.py holds the full rules), and compile_options for C++.
+void read_languages(const std::string& path, const json& spec, Solution& s) {
+  static const std::set<std::string> py = {"pytorch", "triton", "cute_dsl", "cutile", "cudnn_frontend"};
+  static const std::set<std::string> cpp = {"cuda_cpp", "cutlass", "cudnn", "cublas"};
+  if (spec.contains("languages")) {
+    if (!spec["languages"].is_array()) bad(path, "spec.languages: expected a list such as [\"pytorch\"] or [\"cuda_cpp\"]");
+    for (const auto& l : spec["languages"]) {
+      const std::string x = l.is_string() ? l.get<std::string>() : l.dump();
+      if (!py.count(x) && !cpp.count(x))
+        bad(path, "spec.languages: expected pytorch, triton, cute_dsl, cutile, cudnn_frontend, cuda_cpp, cutlass, cudnn or "
+                  "cublas, found \"" + x + "\"");
+      s.languages.push_back(x);
+      s.cpp |= cpp.count(x) > 0;
+    }
+  }
+  if (spec.contains("target_hardware") && (!spec["target_hardware"].is_array() || spec["target_hardware"].empty()))
+    bad(path, "spec.target_hardware: expected a non-empty list such as [\"local\"], found " + spec["target_hardware"].dump());
+  const json opts = spec.value("compile_options", json::object());
+  if (!opts.is_object()) bad(path, "spec.compile_options: expected an object, found " + opts.dump());
+  for (const char* k : {"cflags", "cuda_cflags", "ld_flags"})
+    if (opts.contains(k) && (!opts[k].is_array() || !std::all_of(opts[k].begin(), opts[k].end(), [](const json& f) { return f.is_string(); })))
+      bad(path, std::string("spec.compile_options.") + k + ": expected a list of strings, found " + opts[k].dump());
+  s.compile_options = opts.dump();
+  if (s.cpp && !opts.contains("cuda_cflags"))
+    s.warnings.push_back("compile_options.cuda_cflags not given: built with SOL-ExecBench's default -O3 --use_fast_math "
+                         "(__sinf/__cosf: inaccurate beyond a few radians)");
+}
 
 }  // namespace
 
@@ -42,15 +79,16 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   s.name = j.value("name", fs::path(path).stem().string());
   if (!spec.contains("entry_point") || !spec["entry_point"].is_string()) bad(path, "spec.entry_point: expected \"file.py::function\"");
   s.entry_point = spec["entry_point"];
+  read_languages(path, spec, s);
   const auto sep = s.entry_point.find("::");
-  if (sep == std::string::npos || sep == 0 || s.entry_point.substr(0, sep).find(".py") == std::string::npos)
-    bad(path, "spec.entry_point: expected \"file.py::function\", found \"" + s.entry_point + "\"");
+  const std::string file = sep == std::string::npos ? "" : s.entry_point.substr(0, sep);
+  const bool suffix_ok = s.cpp ? has_suffix(file, {".cu", ".cpp", ".cc", ".cxx"}) : has_suffix(file, {".py"});
+  if (sep == std::string::npos || sep == 0 || !suffix_ok)
+    bad(path, std::string("spec.entry_point: expected \"") + (s.cpp ? "kernel.cu" : "file.py") + "::function\", found \"" +
+                  s.entry_point + "\"");
   s.binding = spec.value("binding", "torch");
   if (s.binding != "torch") bad(path, "spec.binding: only \"torch\" is supported, found \"" + s.binding + "\"");
   s.destination_passing = spec.value("destination_passing_style", true);
-  if (spec.contains("languages") && spec["languages"].is_array())
-    for (const auto& l : spec["languages"])
-      if (l.is_string()) s.languages.push_back(l);
   if (!j.contains("sources") || !j["sources"].is_array() || j["sources"].empty()) bad(path, "sources: expected a non-empty array");
   s.dir = dir;
   fs::create_directories(dir);
@@ -98,7 +136,8 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
   const double budget = run.call_timeout_s * static_cast<double>(jobs.size()) * 2 + 60;
   const std::string cmd = "timeout -k 5 " + std::to_string(static_cast<long>(budget)) + " " + shell_quote(run.python) + " " +
                           shell_quote(run.runner) + " " + shell_quote(s.dir) + " " + shell_quote(s.entry_point) + " " +
-                          (s.destination_passing ? "1" : "0") + " " + shell_quote(jobs_path) + " 2>" +
+                          (s.destination_passing ? "1" : "0") + " " + shell_quote(jobs_path) + " " +
+                          shell_quote(json{{"cpp", s.cpp}, {"compile_options", json::parse(s.compile_options)}}.dump()) + " 2>" +
                           shell_quote((fs::path(run.work_dir) / "runner.stderr").string());
   std::map<std::string, json> called;
   std::string load_error;

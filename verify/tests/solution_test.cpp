@@ -27,7 +27,7 @@ std::string solution_file(const std::string& body) {
 }
 
 const char* good_solution =
-    R"({"name": "t", "spec": {"languages": ["python"], "entry_point": "kernel.py::run", "binding": "torch",
+    R"({"name": "t", "spec": {"languages": ["pytorch"], "target_hardware": ["local"], "entry_point": "kernel.py::run", "binding": "torch",
         "destination_passing_style": true},
         "sources": [{"path": "kernel.py", "content": "def run(a, b, c, d):\n    pass\n"}]})";
 
@@ -126,4 +126,53 @@ TEST(Solution, LaterRoundsDrawFreshInputsOfTheSameShape) {
     EXPECT_EQ(a.n(), b.n());
     EXPECT_NE(a.gc, b.gc) << s.name();
   }
+}
+
+TEST(Solution, OfficialSchemaLanguagesAndCompileOptions) {
+  auto load = [](const std::string& spec, const std::string& file) {
+    return prepare_solution(solution_file(R"({"name": "t", "spec": )" + spec + R"(, "sources": [{"path": ")" + file +
+                                          R"(", "content": ""}]})"),
+                            tmp("schema"));
+  };
+  auto message = [&](const std::string& spec, const std::string& file) {
+    try {
+      load(spec, file);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message(R"({"languages": ["python"], "entry_point": "k.py::run"})", "k.py").find("spec.languages"), std::string::npos);
+  EXPECT_NE(message(R"({"languages": ["cuda_cpp"], "entry_point": "k.py::run"})", "k.py").find("kernel.cu::function"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"languages": ["pytorch"], "target_hardware": "B200", "entry_point": "k.py::run"})", "k.py")
+                .find("spec.target_hardware"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"languages": ["cuda_cpp"], "entry_point": "k.cu::run", "compile_options": {"cuda_cflags": "-O3"}})", "k.cu")
+                .find("spec.compile_options.cuda_cflags"),
+            std::string::npos);
+  // Official defaults: no cuda_cflags means fast math, which is said in a warning.
+  const Solution fast = load(R"({"languages": ["cuda_cpp"], "target_hardware": ["local"], "entry_point": "k.cu::run"})", "k.cu");
+  EXPECT_TRUE(fast.cpp);
+  ASSERT_EQ(fast.warnings.size(), 1u);
+  EXPECT_NE(fast.warnings[0].find("--use_fast_math"), std::string::npos);
+  const Solution exact = load(R"({"languages": ["cuda_cpp"], "target_hardware": ["local"], "entry_point": "k.cu::run",
+                                  "compile_options": {"cuda_cflags": ["-O3"]}})",
+                              "k.cu");
+  EXPECT_TRUE(exact.warnings.empty());
+  EXPECT_EQ(exact.compile_options, R"({"cuda_cflags":["-O3"]})");
+  fs::remove_all(tmp("schema"));
+}
+
+TEST(Solution, EverySampleSolutionLoads) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(std::string(ROPE2D_TEST_DIR) + "/solutions")) {
+    if (e.path().extension() != ".json") continue;
+    const Solution s = prepare_solution(e.path().string(), tmp("samples"));
+    EXPECT_FALSE(s.languages.empty()) << e.path();
+    EXPECT_EQ(s.cpp, s.languages[0] == "cuda_cpp") << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 4);
+  fs::remove_all(tmp("samples"));
 }

@@ -15,9 +15,14 @@ namespace rope2d::verify {
 
 struct Solution {
   std::string path, sha256, name, entry_point, binding;
-  std::vector<std::string> languages;
+  std::vector<std::string> languages;  // SOL-ExecBench's: pytorch, triton, ... or cuda_cpp, cutlass, ...
   bool destination_passing = true;
   std::string dir;  // where the sources were written
+  // C++ languages: built by the runner through the torch binding with spec.compile_options
+  // (cuda_cflags absent: the official harness's "-O3 --use_fast_math", and a warning).
+  bool cpp = false;
+  std::string compile_options = "{}";  // spec.compile_options as JSON, handed to the runner
+  std::vector<std::string> warnings;
 };
 
 // Reads solution.json and writes its sources under dir. Throws std::invalid_argument naming

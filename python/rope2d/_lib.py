@@ -1,0 +1,81 @@
+"""Finds and loads the host library's C ABI (librope2d_py.so, verify/include/rope2d/verify/capi.h)
+with ctypes. Looked for, in order: $ROPE2D_LIBRARY (the file, or a folder holding it), beside
+this package, then a source tree's build/python/lib/. All numerics live in that library."""
+import ctypes
+import os
+from pathlib import Path
+
+NAME = "librope2d_py.so"
+DTYPE_CODE = {"bf16": 0, "fp16": 1, "fp32": 2}
+
+_lib = None
+
+
+def _candidates():
+    env = os.environ.get("ROPE2D_LIBRARY")
+    if env:
+        p = Path(env)
+        yield p / NAME if p.is_dir() else p
+        return
+    here = Path(__file__).resolve().parent
+    yield here / NAME
+    yield here / "lib" / NAME
+    yield here.parent.parent / "build" / "python" / "lib" / NAME
+
+
+def library_path():
+    tried = []
+    for p in _candidates():
+        if p.is_file():
+            return p
+        tried.append(str(p))
+    raise OSError(f"rope2d: cannot find {NAME} (tried {', '.join(tried)}); build it with "
+                  f"`cmake --build build --target rope2d_py` and set ROPE2D_LIBRARY to build/python/lib, "
+                  f"or copy build/python/lib/* beside the package")
+
+
+def _declare(lib):
+    c = ctypes
+    vp, i64, cp = c.c_void_p, c.c_int64, c.c_char_p
+    sig = {
+        "rope2d_capi_version": ([], cp),
+        "rope2d_last_error": ([], cp),
+        "rope2d_free": ([vp], None),
+        "rope2d_reference": ([vp, vp, vp, i64, c.c_int, c.c_int, vp], c.c_int),
+        "rope2d_check": ([vp, vp, vp, vp, i64, c.c_int, cp, cp, c.c_int, c.POINTER(vp)], c.c_int),
+        "rope2d_session_open": ([cp, c.POINTER(vp)], c.c_int),
+        "rope2d_session_close": ([vp], None),
+        "rope2d_session_problems": ([vp, c.POINTER(vp)], c.c_int),
+        "rope2d_session_inputs": ([vp, i64, c.c_int, c.POINTER(vp), c.POINTER(vp), c.POINTER(vp)], c.c_int),
+        "rope2d_session_judge": ([vp, vp, cp, cp], c.c_int),
+        "rope2d_session_finish": ([vp, cp, cp, cp, cp, c.POINTER(vp), c.POINTER(c.c_int)], c.c_int),
+    }
+    for name, (args, res) in sig.items():
+        f = getattr(lib, name)
+        f.argtypes, f.restype = args, res
+
+
+def lib():
+    global _lib
+    if _lib is None:
+        path = library_path()
+        loaded = ctypes.CDLL(str(path))
+        _declare(loaded)
+        _lib = loaded
+    return _lib
+
+
+def call(name, *args):
+    """Calls a C ABI function; a non-zero status raises ValueError (bad input) or RuntimeError."""
+    rc = getattr(lib(), name)(*args)
+    if rc != 0:
+        msg = lib().rope2d_last_error().decode()
+        raise (ValueError if rc == 2 else RuntimeError)(f"rope2d: {msg}")
+
+
+def take_text(ptr):
+    """The text of a char* the library allocated, released afterwards."""
+    try:
+        return ctypes.string_at(ptr.value).decode()
+    finally:
+        lib().rope2d_free(ptr)

@@ -1,0 +1,196 @@
+"""rope2d.verify(fn): a Python callable run in process over the verifier's problem sets (made
+by the C++ library), with its integrity checks (output poisoned with NaN, inputs compared after
+the call, a second call compared bit for bit) and the same report (report.md/json, junit.xml)."""
+import ctypes
+import hashlib
+import inspect
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import _lib
+
+POISON = 0x7FC0DEAD  # the verifier's poison pattern: a quiet NaN with a payload
+_NP = {"bf16": np.uint16, "fp16": np.float16, "fp32": np.float32}
+
+
+@dataclass
+class VerifyResult:
+    verdict: str       # passed | incorrect | failed
+    exit_code: int     # 0, 1, 3 as `rope2d verify`
+    summary: str
+    report_dir: str
+
+    @property
+    def passed(self):
+        return self.exit_code == 0
+
+
+def _torch_device(device):
+    if device == "cpu":
+        return None
+    torch = sys.modules.get("torch")
+    if torch is None and device is not None:
+        import torch
+    if torch is not None and torch.cuda.is_available():
+        return torch.device(device or "cuda")
+    if device is not None:
+        raise ValueError(f"device: {device!r} asked for, but torch has no CUDA device here")
+    return None
+
+
+class _Buffers:
+    """One call's inputs in fresh buffers, offset by `misalign` elements as the verifier's views."""
+
+    def __init__(self, host, shape, misalign, dev):
+        self.dev, self.shape, self.mis = dev, tuple(shape), misalign
+        self.inputs = [self._place(a) for a in host]
+
+    def _place(self, a):
+        n, m = a.size, self.mis
+        if self.dev is None:
+            buf = np.empty(n + m, dtype=a.dtype)
+            buf[m:] = a
+            return buf[m:].reshape(self.shape)
+        import torch
+        src = torch.from_numpy(a.view(np.int16)).view(torch.bfloat16) if a.dtype == np.uint16 else torch.from_numpy(a)
+        buf = torch.empty(n + m, dtype=src.dtype, device=self.dev)
+        buf[m:].copy_(src)
+        return buf[m:].view(self.shape)
+
+    def poisoned_output(self):
+        n, m = int(np.prod(self.shape)), self.mis
+        if self.dev is None:
+            return np.full(n + m, POISON, dtype=np.uint32).view(np.float32)[m:].reshape(self.shape)
+        import torch
+        buf = torch.full((n + m,), POISON, dtype=torch.int32, device=self.dev).view(torch.float32)
+        return buf[m:].view(self.shape)
+
+    def host(self, x):
+        if self.dev is None:
+            return np.array(x, copy=True)
+        import torch
+        torch.cuda.synchronize(self.dev)
+        x = x.detach()
+        return (x.view(torch.int16) if x.dtype in (torch.bfloat16, torch.float16) else x).cpu().numpy().copy()
+
+
+def _copy_out(p, n, dt):
+    """n elements of dtype dt at a library pointer, copied (ctypes has no half type: 16-bit
+    values are read as uint16 and viewed)."""
+    if n == 0:
+        return np.empty(0, dt)
+    raw = ctypes.c_uint16 if np.dtype(dt).itemsize == 2 else ctypes.c_float
+    return np.ctypeslib.as_array(ctypes.cast(p, ctypes.POINTER(raw)), (n,)).copy().view(dt)
+
+
+def _bits(a):
+    return a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint16)
+
+
+def _output(buf, got, dps, out):
+    """The call's result on the host as float32, or raise TypeError naming what is wrong."""
+    x = out if dps else got
+    if buf.dev is None:
+        if not isinstance(x, np.ndarray):
+            raise TypeError(f"the callable returned {type(x).__name__}, expected a numpy array")
+        if x.dtype != np.float32 or x.shape != buf.shape:
+            raise TypeError(f"output {x.dtype} {tuple(x.shape)}, expected float32 {buf.shape}")
+        return np.ascontiguousarray(x).copy()
+    import torch
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"the callable returned {type(x).__name__}, expected a tensor")
+    if x.dtype != torch.float32 or tuple(x.shape) != buf.shape:
+        raise TypeError(f"output {x.dtype} {tuple(x.shape)}, expected float32 {buf.shape}")
+    return buf.host(x.contiguous())
+
+
+def _one_call(fn, host, spec, dev, dps):
+    """Runs fn twice on fresh buffers; returns (host output, integrity findings)."""
+    buf = _Buffers(host, spec["shape"], spec["misalign"], dev)
+    results, findings = [], []
+    for _ in range(2):
+        out = buf.poisoned_output() if dps else None
+        got = fn(*buf.inputs, out) if dps else fn(*buf.inputs)
+        results.append(_output(buf, got, dps, out))
+    after = [buf.host(x) for x in buf.inputs]
+    if not all(np.array_equal(_bits(a.reshape(-1)), _bits(b.reshape(-1).view(a.dtype))) for a, b in zip(host, after)):
+        findings.append("inputs modified by the call")
+    if not np.array_equal(_bits(results[0]), _bits(results[1])):
+        findings.append("a second call on the same inputs gave different bits")
+    return results[0], findings
+
+
+def _describe(fn, dev):
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    header = [["submission", f"{name} (python callable)"]]
+    try:
+        src = inspect.getsourcefile(fn)
+        header[0][1] = f"{name} ({src})"
+        header.append(["sha256", hashlib.sha256(Path(src).read_bytes()).hexdigest()])
+    except (TypeError, OSError):
+        pass
+    if dev is None:
+        header.append(["kind", "python callable, in process, numpy arrays on the CPU"])
+    else:
+        import torch
+        p = torch.cuda.get_device_properties(dev)
+        header.append(["kind", f"python callable, in process, torch {torch.__version__} tensors on {dev}"])
+        header.append(["gpu", f"{p.name} ({p.multi_processor_count} SMs, {p.total_memory / 2**30:.0f} GiB)"])
+    return name, header
+
+
+def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, rounds=2, tier="strict", only=None,
+           device=None, destination_passing=True, out=None, quiet=True):
+    """Verifies fn(grad_cos, grad_sin, idx_theta, grad_idx_theta) (or fn(...) returning the output
+    when destination_passing=False) over `suite`; writes the report to `out` and returns a
+    VerifyResult. Inputs are CUDA torch tensors when torch has a GPU (device=None) or
+    device="cuda", else numpy arrays (bf16 grads as uint16 bit patterns)."""
+    dev = _torch_device(device)
+    name, header = _describe(fn, dev)
+    out = str(out or Path("reports") / "verify" / name.replace("<", "").replace(">", "").replace(".", "_"))
+    opts = {"suite": suite, "quick": bool(quick), "seed": int(seed), "grad_dtypes": list(grad_dtypes), "rounds": int(rounds),
+            "tier": tier, "only": only or "",
+            "reproduce_prefix": f"rope2d.verify({name}, suite='{suite}', quick={bool(quick)}, seed={seed}, rounds={rounds}, "
+                                f"tier='{tier}', grad_dtypes={list(grad_dtypes)}, "}
+    session = ctypes.c_void_p()
+    _lib.call("rope2d_session_open", json.dumps(opts).encode(), ctypes.byref(session))
+    try:
+        text = ctypes.c_void_p()
+        _lib.call("rope2d_session_problems", session, ctypes.byref(text))
+        problems = json.loads(_lib.take_text(text))["problems"]
+        start = time.monotonic()
+        for k, spec in enumerate(problems):
+            if not quiet:
+                print(f"[{k + 1}/{len(problems)}] {spec['name']}", file=sys.stderr, flush=True)
+            for r in range(rounds):
+                ptrs = [ctypes.c_void_p() for _ in range(3)]
+                _lib.call("rope2d_session_inputs", session, k, r, *[ctypes.byref(p) for p in ptrs])
+                n = spec["n"]
+                dts = [_NP[spec["dtype"]]] * 2 + [np.float32]
+                host = [_copy_out(p, n, dt) for p, dt in zip(ptrs, dts)]
+                try:
+                    result, findings = _one_call(fn, host, spec, dev, destination_passing)
+                except Exception as e:  # the call failed: the set is "failed", as a crash in `rope2d verify`
+                    _lib.call("rope2d_session_judge", session, None, b"", f"{type(e).__name__}: {e}".encode())
+                    break
+                result = np.ascontiguousarray(result.reshape(-1))
+                _lib.call("rope2d_session_judge", session, result.ctypes.data_as(ctypes.c_void_p),
+                          "; ".join(findings).encode(), b"")
+        header.append(["time", f"{time.monotonic() - start:.1f} s in all (inputs, calls, reference and comparison)"])
+        warnings = ["run in process by rope2d.verify: outputs poisoned with NaN (destination-passing), inputs and repeat "
+                    "calls compared; guard bands and the stream check need the C ABI (`rope2d verify kernel.cu`)"]
+        summary, code = ctypes.c_void_p(), ctypes.c_int()
+        _lib.call("rope2d_session_finish", session, out.encode(), f"rope2d verify: {name} (python)".encode(),
+                  json.dumps(header).encode(), json.dumps(warnings).encode(), ctypes.byref(summary), ctypes.byref(code))
+        text = _lib.take_text(summary)
+    finally:
+        _lib.lib().rope2d_session_close(session)
+    verdict = {0: "passed", 1: "incorrect"}.get(code.value, "failed")
+    if not quiet:
+        print(text + f"report: {out}/report.md", file=sys.stderr)
+    return VerifyResult(verdict, code.value, text, out)

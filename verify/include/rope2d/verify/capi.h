@@ -1,0 +1,64 @@
+/* The host library's C ABI, for bindings (the Python package `rope2d`, through ctypes): the
+ * correctly rounded reference, judging a kernel's outputs, and the verifier's problem sets and
+ * report writer driven from outside. Structured results cross as JSON text (rope2d_free it);
+ * every call returns 0 or 2 (bad input) / 3 (internal error) with rope2d_last_error() set. */
+#ifndef ROPE2D_VERIFY_CAPI_H
+#define ROPE2D_VERIFY_CAPI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+/* Grad and output dtypes: the kernel ABI's numbering. bf16 and fp16 are uint16 bit patterns. */
+enum { ROPE2D_DT_BF16 = 0, ROPE2D_DT_FP16 = 1, ROPE2D_DT_FP32 = 2 };
+
+const char* rope2d_capi_version(void);
+/* The message of the last failed call on this thread ("" if none). */
+const char* rope2d_last_error(void);
+void rope2d_free(char* text);
+
+/* out[i] = the exact -gc*sin(t) + gs*cos(t), correctly rounded to out_dtype. */
+int rope2d_reference(const void* gc, const void* gs, const float* theta, int64_t n, int grad_dtype, int out_dtype,
+                     void* out);
+
+/* Judges n float32 outputs against the reference. *json receives: count, max/RMS error in
+ * units of 2^-24 S, max ulps, correctly rounded, the count over and verdict of every tier,
+ * and the FAIL lines of the gate tier (at most max_failures) and the worst line. */
+int rope2d_check(const float* out, const void* gc, const void* gs, const float* theta, int64_t n, int grad_dtype,
+                 const char* gate_tier, const char* set_name, int max_failures, char** json);
+
+/* A verification session: the verifier's problem sets, judged one call at a time. options is
+ * JSON: {"suite": "verification"|"benchmark"|"smoke", "quick", "seed", "grad_dtypes": [...],
+ * "only", "rounds", "tier", "reproduce_prefix"}. */
+typedef struct rope2d_session rope2d_session;
+int rope2d_session_open(const char* options, rope2d_session** out);
+void rope2d_session_close(rope2d_session* s);
+/* The problems of the session, as JSON: [{"name", "set", "dtype", "shape", "n", "misalign"}]. */
+int rope2d_session_problems(rope2d_session* s, char** json);
+/* Makes problem k's inputs for round r; the pointers stay valid until the next call. */
+int rope2d_session_inputs(rope2d_session* s, int64_t k, int round, const void** gc, const void** gs,
+                          const float** theta);
+/* Judges that call's output (n floats) of the last rope2d_session_inputs; integrity is ""
+ * when the caller's checks passed, else what failed; error non-empty: the call failed. */
+int rope2d_session_judge(rope2d_session* s, const float* out, const char* integrity, const char* error);
+/* Writes report.md/json, junit.xml and the plots to out_dir; header is a JSON array of
+ * [key, value] pairs, warnings a JSON array of strings. *summary gets the terminal summary,
+ * *exit_code 0 passed, 1 incorrect, 3 failed. */
+int rope2d_session_finish(rope2d_session* s, const char* out_dir, const char* title, const char* header,
+                          const char* warnings, char** summary, int* exit_code);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
