@@ -90,6 +90,7 @@ TEST(Tolerance, TritonFlushedAngleIsRecognised) {
   EXPECT_EQ(m.subnormal_mode(), "flushes angle (1)");
   EXPECT_FALSE(judge(p, {-0x1.cp-131f}, Subnormals::ieee).passes(Tier::float32_bound));
   EXPECT_EQ(m.over_ieee[0], 1);
+  EXPECT_FALSE(m.passes(Tier::float32_bound, Subnormals::ieee));
 }
 
 TEST(Tolerance, FlushToZeroModesPassAndWrongKernelsStillFail) {

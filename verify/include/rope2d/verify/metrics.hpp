@@ -54,6 +54,8 @@ struct Metrics {
   // subnormal values" when none took part.
   std::string subnormal_mode() const;
   bool passes(Tier t) const;
+  // The verdict with subnormals judged as asked (ieee: the flushed alternatives do not count).
+  bool passes(Tier t, Subnormals s) const;
   void merge(const Metrics& other, std::size_t max_failures);
 };
 
