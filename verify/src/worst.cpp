@@ -36,8 +36,10 @@ Problem problem_of(const std::string& set, ref::Dtype d, const std::vector<ref::
 
 Problem worst_problem(const std::string& dir, ref::Dtype d) {
   std::vector<ref::Element> all = ref::worst_elements(ref::read_worst_list(dir + "/near_axis.txt", 1));
-  const auto eval = ref::worst_elements(ref::read_worst_list(dir + "/float32_eval.txt", 3));
-  all.insert(all.end(), eval.begin(), eval.end());
+  for (const char* name : {"/float32_eval.txt", "/known.txt"}) {
+    const auto more = ref::worst_elements(ref::read_worst_list(dir + name, 3));
+    all.insert(all.end(), more.begin(), more.end());
+  }
   return problem_of("worst", d, all);
 }
 

@@ -173,3 +173,14 @@ TEST(Tolerance, TierNamesAndDeprecatedAliases) {
   // fp32-noise is the strictest bound-based tier, float32-bound the loosest of the float32 ones.
   EXPECT_LT(rule(Tier::fp32_noise).scale_coeff, rule(Tier::float32_bound).scale_coeff);
 }
+
+TEST(Tolerance, WorstSetHonestEvaluationPassesAndFastMathFails) {
+  for (ref::Dtype d : {ref::Dtype::bf16, ref::Dtype::fp32}) {
+    const Problem p = worst_problem(std::string(ROPE2D_TEST_DIR) + "/../../reference/worst", d);
+    ASSERT_GT(p.n(), 250) << ref::name(d);
+    const Metrics m = judge(p, run(p));
+    EXPECT_TRUE(m.passes(Tier::float32_bound)) << (m.failures.empty() ? "" : m.failures[0].line("worst"));
+    EXPECT_FALSE(judge(p, run(p, 0, 0x1p-21f)).passes(Tier::float32_bound));
+  }
+  EXPECT_THROW(worst_problem(std::string(ROPE2D_TEST_DIR) + "/no-such-dir", ref::Dtype::bf16), std::invalid_argument);
+}
