@@ -39,28 +39,55 @@ bool may_involve_subnormal(const ref::Element& e, float ref) {
          (e.gs != 0 && std::fabs(e.gs) < margin) || (ref != 0 && std::fabs(ref) <= tiny);
 }
 
+namespace {
+
+// Which values of e's evaluation may be flushed, with the angle kept (index 0) or flushed (1).
+struct Flushable {
+  bool angle = false;
+  bool sin_term[2] = {}, cos_term[2] = {};
+};
+
+Flushable flushable(const ref::Element& e) {
+  Flushable f;
+  double s, c;
+  ::sincos(static_cast<double>(e.t), &s, &c);
+  f.angle = subnormal(e.t);
+  f.sin_term[0] = product_may_be_subnormal(e.gc, s);
+  f.cos_term[0] = product_may_be_subnormal(e.gs, c);
+  f.sin_term[1] = false;  // sin(±0) = ±0: the term is already zero
+  f.cos_term[1] = product_may_be_subnormal(e.gs, 1.0);
+  return f;
+}
+
+bool finite(const ref::Element& e) { return std::isfinite(e.gc) && std::isfinite(e.gs) && std::isfinite(e.t); }
+
+}  // namespace
+
+bool involves_subnormal(const ref::Element& e, float ref) {
+  if (!finite(e)) return false;
+  if (ref != 0 && std::fabs(ref) <= tiny) return true;
+  const Flushable f = flushable(e);
+  return f.angle || f.sin_term[0] || f.cos_term[0];
+}
+
 std::vector<FlushedProblem> flushed_problems(const ref::Element& e) {
   std::vector<FlushedProblem> out;
-  if (!std::isfinite(e.gc) || !std::isfinite(e.gs) || !std::isfinite(e.t)) return out;
-  std::vector<unsigned> masks;
-  for (unsigned m = 1; m < flush_mask_count; ++m) masks.push_back(m);
-  std::stable_sort(masks.begin(), masks.end(), [](unsigned a, unsigned b) { return std::popcount(a) < std::popcount(b); });
+  if (!finite(e)) return out;
+  const Flushable ok = flushable(e);
+  static const std::vector<unsigned> masks = [] {
+    std::vector<unsigned> m;
+    for (unsigned k = 1; k < flush_mask_count; ++k) m.push_back(k);
+    std::stable_sort(m.begin(), m.end(), [](unsigned a, unsigned b) { return std::popcount(a) < std::popcount(b); });
+    return m;
+  }();
   for (unsigned m : masks) {
+    const int a = (m & flush_angle) ? 1 : 0;
+    if ((a && !ok.angle) || ((m & flush_sin_term) && !ok.sin_term[a]) || ((m & flush_cos_term) && !ok.cos_term[a]))
+      continue;
     ref::Element f = e;
-    if (m & flush_angle) {
-      if (!subnormal(f.t)) continue;
-      f.t = std::copysign(0.0f, f.t);
-    }
-    const double s = f.t == 0 ? 0.0 : std::sin(static_cast<double>(f.t));
-    const double c = f.t == 0 ? 1.0 : std::cos(static_cast<double>(f.t));
-    if (m & flush_sin_term) {
-      if (!product_may_be_subnormal(f.gc, s)) continue;  // includes: already zero (no-op)
-      f.gc = std::copysign(0.0, f.gc);
-    }
-    if (m & flush_cos_term) {
-      if (!product_may_be_subnormal(f.gs, c)) continue;
-      f.gs = std::copysign(0.0, f.gs);
-    }
+    if (a) f.t = std::copysign(0.0f, f.t);
+    if (m & flush_sin_term) f.gc = std::copysign(0.0, f.gc);
+    if (m & flush_cos_term) f.gs = std::copysign(0.0, f.gs);
     float r = ref::certified_backward_fp32(f);
     if (m & flush_result) {
       if (r == 0 || std::fabs(r) > tiny) continue;

@@ -28,6 +28,10 @@ std::string flush_mask_name(unsigned mask);
 // products of grads above 2^-86 are normal). ref is the correctly rounded result.
 bool may_involve_subnormal(const ref::Element& e, float ref);
 
+// Exact: whether some value of e's float32 evaluation may be subnormal, so that a flushed
+// problem exists (one double sincos; call after may_involve_subnormal).
+bool involves_subnormal(const ref::Element& e, float ref);
+
 struct FlushedProblem {
   unsigned mask;    // what was flushed
   ref::Element e;   // the problem after flushing inputs and terms
