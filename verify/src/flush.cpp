@@ -33,10 +33,15 @@ std::string flush_mask_name(unsigned mask) {
 }
 
 bool may_involve_subnormal(const ref::Element& e, float ref) {
-  constexpr double margin = 0x1p-86;  // 2^-126 / 2^-40
-  const double t = e.t;
-  return (t != 0 && std::fabs(t) < margin) || (e.gc != 0 && std::fabs(e.gc) < margin) ||
-         (e.gs != 0 && std::fabs(e.gs) < margin) || (ref != 0 && std::fabs(ref) <= tiny);
+  // |sin t| >= min(|t|/2, 2^-40) and |cos t| >= 2^-40 for every float32 t (|sin t| >= 0.84|t|
+  // below 1; beyond, no float32 comes within 2^-40 of a multiple of pi/2: FLOAT32_BOUND.md), so
+  // a product can be subnormal only if the grad times that lower bound is below 2^-126 (with a
+  // factor 2 to spare for the kernel's rounding).
+  constexpr double floor_sc = 0x1p-40;
+  const double t = std::fabs(static_cast<double>(e.t));
+  const double sin_low = std::min(t / 2, floor_sc);
+  return subnormal(e.t) || (e.gc != 0 && std::fabs(e.gc) * sin_low < 2 * tiny) ||
+         (e.gs != 0 && std::fabs(e.gs) * floor_sc < 2 * tiny) || (ref != 0 && std::fabs(ref) <= tiny);
 }
 
 namespace {

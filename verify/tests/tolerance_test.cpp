@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "rope2d/ref/floats.hpp"
 #include "rope2d/ref/overflow.hpp"
 #include "rope2d/ref/regimes.hpp"
 #include "rope2d/verify/metrics.hpp"
@@ -183,4 +184,22 @@ TEST(Tolerance, WorstSetHonestEvaluationPassesAndFastMathFails) {
     EXPECT_FALSE(judge(p, run(p, 0, 0x1p-21f)).passes(Tier::float32_bound));
   }
   EXPECT_THROW(worst_problem(std::string(ROPE2D_TEST_DIR) + "/no-such-dir", ref::Dtype::bf16), std::invalid_argument);
+}
+
+TEST(Tolerance, CheapSubnormalTestIsConservative) {
+  // may_involve_subnormal is the fast path's filter: it must never miss an element in which a
+  // subnormal value takes part, including tiny normal angles and grads whose product is subnormal.
+  ref::Random rng(6);
+  int involved = 0;
+  for (int i = 0; i < 200000; ++i) {
+    auto tiny_or_normal = [&](int lo) { return std::ldexp(1.0 + rng.uniform(), -static_cast<int>(rng.below(lo))); };
+    const ref::Element e{ref::round_to(ref::Dtype::bf16, tiny_or_normal(140) * (rng.chance(0.5) ? -1 : 1)),
+                         ref::round_to(ref::Dtype::bf16, tiny_or_normal(140)),
+                         static_cast<float>(tiny_or_normal(150)) * (rng.chance(0.5) ? 1.0f : 300.0f)};
+    const float r = ref::certified_backward_fp32(e);
+    if (!involves_subnormal(e, r)) continue;
+    ++involved;
+    ASSERT_TRUE(may_involve_subnormal(e, r)) << ref::hex(e.gc) << " " << ref::hex(e.gs) << " " << ref::hex(e.t);
+  }
+  EXPECT_GT(involved, 10000);
 }

@@ -24,8 +24,8 @@ inline constexpr int flush_mask_count = 16;
 std::string flush_mask_name(unsigned mask);
 
 // Cheap and conservative: false only when no value of the float32 evaluation of e can be
-// subnormal (no sin or cos of a float32 angle of magnitude >= 2^-126 is below 2^-40, so
-// products of grads above 2^-86 are normal). ref is the correctly rounded result.
+// subnormal (from lower bounds on |sin t| and |cos t|, no sin or cos evaluated). ref is the
+// correctly rounded result.
 bool may_involve_subnormal(const ref::Element& e, float ref);
 
 // Exact: whether some value of e's float32 evaluation may be subnormal, so that a flushed
