@@ -28,7 +28,10 @@ std::string flush_mask_name(unsigned mask) {
   std::string s;
   const char* names[] = {"angle", "gc*sin", "gs*cos", "result"};
   for (int b = 0; b < 4; ++b)
-    if (mask & (1u << b)) s += (s.empty() ? "" : "+") + std::string(names[b]);
+    if (mask & (1u << b)) {
+      if (!s.empty()) s += '+';
+      s += names[b];
+    }
   return s;
 }
 

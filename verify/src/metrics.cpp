@@ -34,7 +34,7 @@ std::string Metrics::subnormal_mode() const {
   std::string s;
   for (unsigned m = 1; m < flush_mask_count; ++m)
     if (subnormal_modes[m] > 0)
-      s += (s.empty() ? "flushes " : ", ") + flush_mask_name(m) + " (" + std::to_string(subnormal_modes[m]) + ")";
+      s.append(s.empty() ? "flushes " : ", ").append(flush_mask_name(m)).append(" (" + std::to_string(subnormal_modes[m]) + ")");
   if (!s.empty()) return s;
   if (subnormal_modes[0] > 0) return "IEEE (" + std::to_string(subnormal_modes[0]) + " elements with subnormal values)";
   return subnormal_unexplained > 0 ? "no evaluation fits" : "no subnormal values";

@@ -56,7 +56,10 @@ std::optional<Tier> parse_tier(std::string_view s, std::string* deprecation) {
 
 std::string tier_names() {
   std::string s;
-  for (const TierRule& r : table) s += (s.empty() ? "" : ", ") + std::string(r.name);
+  for (const TierRule& r : table) {
+    if (!s.empty()) s += ", ";
+    s += r.name;
+  }
   return s;
 }
 
