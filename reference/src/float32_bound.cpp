@@ -1,4 +1,4 @@
-// The strict float32 error bound, evaluated for one element.
+// The float32 error bound (the float32-bound tier), evaluated for one element.
 #include "rope2d/ref/float32_bound.hpp"
 
 #include <cmath>

@@ -30,8 +30,27 @@ TEST(Derivative, BoundsAreTightEnoughToMeanSomething) {
   for (int i = 0; i < 100; ++i) {
     const Element e = draw(Regime::layout, rng, Dtype::bf16);
     const double m = std::fabs(e.gc) + std::fabs(e.gs);
-    EXPECT_LT(finite_difference_agreement(e).bound, 0x1p-150 * m);
-    EXPECT_LT(autodiff_agreement(e).bound, 0x1p-200 * m);
+    // The radius includes converting D to double (2^-52 |D|): still 2^28 times finer than
+    // a float32 rounding cell, so the reference must be the rounding of D itself.
+    EXPECT_LT(finite_difference_agreement(e).bound, 0x1p-50 * m);
+    EXPECT_LT(autodiff_agreement(e).bound, 0x1p-50 * m);
+  }
+}
+
+TEST(Derivative, ChecksTheShippedReferenceNotACopy) {
+  // A reference result one float32 ulp off, or one bf16 ulp off, is outside the enclosure.
+  Random rng(11);
+  for (int i = 0; i < 50; ++i) {
+    const Element e = draw(Regime::layout, rng, Dtype::bf16);
+    const Rounded r = exact_backward(e);
+    const double d = -e.gc * std::sin(static_cast<double>(e.t)) + e.gs * std::cos(static_cast<double>(e.t));
+    const double radius = 0x1p-48 * condition_scale(e);
+    ASSERT_TRUE(agreement_with(r, d, radius).holds());
+    Rounded off32 = r, off16 = r;
+    off32.fp32 = std::nextafter(static_cast<float>(r.fp32), INFINITY);
+    off16.bf16 = round_to(Dtype::bf16, r.bf16 + std::ldexp(std::fabs(r.bf16), -7));
+    EXPECT_FALSE(agreement_with(off32, d, radius).holds()) << i;
+    EXPECT_FALSE(agreement_with(off16, d, radius).holds()) << i;
   }
 }
 

@@ -22,10 +22,61 @@ float float32_kernel(const Element& e) {
 }  // namespace
 
 TEST(Float32Bound, ConstantsFollowTheDerivation) {
-  EXPECT_NEAR(cuda_sincosf_bound.c, 5.0, 1e-6);
-  EXPECT_GT(cuda_sincosf_bound.c, 5.0);
-  EXPECT_EQ(cuda_sincosf_bound.d, 0x1p-24);
-  EXPECT_NEAR(float32_bound(1.0).c, 3.0, 1e-6);
+  // k ulp from the correctly rounded value: alpha = (2k + 1) u + O(u^2), c = 2k + 2 + O(u).
+  constexpr double u = 0x1p-24;
+  EXPECT_NEAR(cuda_sincosf_bound.alpha / u, 5.0, 1e-6);
+  EXPECT_GT(cuda_sincosf_bound.alpha, 5 * u + 8 * u * u);
+  EXPECT_NEAR((cuda_sincosf_bound.c - 6.0) / u, 19.0, 1e-3);
+  EXPECT_EQ(cuda_sincosf_bound.d, u);
+  EXPECT_NEAR(float32_bound(1.0).c, 4.0, 1e-6);
+  EXPECT_NEAR(float32_bound(0.0).c, 2.0, 1e-6);  // correctly rounded sin and cos
+}
+
+namespace {
+
+float ulps_away(float x, int k) {
+  for (; k > 0; --k) x = std::nextafter(x, INFINITY);
+  for (; k < 0; ++k) x = std::nextafter(x, -INFINITY);
+  return x;
+}
+
+}  // namespace
+
+TEST(Float32Bound, TwoUlpFromTheCorrectlyRoundedValueStaysInside) {
+  // sinf 2 ulp above its correctly rounded value and cosf 2 ulp below: the premise allows it,
+  // and the bound derived from "2 ulp from the exact value" (c = 5 + 9u) did not hold here.
+  rope2d::test::Oracle oracle;
+  const Element e{-0x1.167fd4p+0, 0x1.3f836cp-23, 0x1.000032p-8f};
+  const float s = ulps_away(static_cast<float>(oracle.rounded({-1.0, 0.0, e.t}, Dtype::fp32)), 2);
+  const float c = ulps_away(static_cast<float>(oracle.rounded({0.0, 1.0, e.t}, Dtype::fp32)), -2);
+  ASSERT_EQ(s, 0x1.00000cp-8f);
+  ASSERT_EQ(c, 0x1.fffefcp-1f);
+  const float out = -static_cast<float>(e.gc) * s + static_cast<float>(e.gs) * c;
+  ASSERT_EQ(out, 0x1.168262p-8f);
+  const double err = std::fabs(oracle.error(e, out)), exact = oracle.value_d(e), scale = condition_scale(e);
+  EXPECT_LE(err, allowed_error(cuda_sincosf_bound, scale, exact, e.gc));
+  const Float32Bound old{2.0, 4 * 0x1p-24, 5 + 9 * 0x1p-24, 0x1p-24};
+  EXPECT_GT(err, allowed_error(old, scale, exact, e.gc));
+}
+
+TEST(Float32Bound, AnErrorJustOverTheBoundIsOutside) {
+  // The float just beyond exact + bound is outside, the float just inside is inside: the
+  // bound is applied exactly as stated, for ordinary and cancelling elements.
+  rope2d::test::Oracle oracle;
+  Random rng(17);
+  for (Regime r : {Regime::randn, Regime::cancellation, Regime::near_axis}) {
+    for (int i = 0; i < 200; ++i) {
+      const Element e = draw(r, rng, Dtype::bf16);
+      const double exact = oracle.value_d(e), scale = condition_scale(e);
+      const double allowed = allowed_error(cuda_sincosf_bound, scale, exact, e.gc);
+      float over = static_cast<float>(exact + allowed);
+      while (std::fabs(oracle.error(e, over)) <= allowed) over = std::nextafter(over, INFINITY);
+      const float inside = std::nextafter(over, -INFINITY);
+      EXPECT_GT(std::fabs(oracle.error(e, over)), allowed);
+      EXPECT_LE(std::fabs(oracle.error(e, inside)), allowed * (1 + 0x1p-40)) << name(r);
+      EXPECT_LT(std::fabs(oracle.error(e, over)), 1.01 * allowed + 0x1p-23 * std::fabs(exact) + 0x1p-140) << name(r);
+    }
+  }
 }
 
 TEST(Float32Bound, HonestFloat32EvaluationStaysInsideAndNearTheBound) {

@@ -13,13 +13,13 @@ namespace {
 using namespace rope2d::verify;
 
 struct CheckArgs {
-  std::string golden, outputs, tier = "strict", report_dir;
+  std::string golden, outputs, tier = "float32-bound", report_dir;
   bool quiet = false;
 };
 
 int run(const CheckArgs& a) {
   const auto tier = parse_tier(a.tier);
-  if (!tier) throw std::invalid_argument("--tier: expected strict, faithful-bf16, faithful-fp16, faithful-fp32 or solexecbench, found '" + a.tier + "'");
+  if (!tier) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
   const GoldenSet set = open_golden(a.golden);  // checksums first: a damaged set is bad input
   Report r = a.outputs.empty() ? check_golden_against_reference(set) : check_outputs(set, read_safetensors(a.outputs), *tier);
   if (!a.report_dir.empty()) write_report(a.report_dir, r);
@@ -34,7 +34,7 @@ Action add_check(CLI::App& app) {
   auto a = std::make_shared<CheckArgs>();
   app.add_option("--golden", a->golden, "golden set directory (with manifest.json)")->required();
   app.add_option("--outputs", a->outputs, "safetensors file of F32 outputs, one tensor per golden problem");
-  app.add_option("--tier", a->tier, "gate tier")->capture_default_str();
+  app.add_option("--tier", a->tier, "gate: " + tier_names())->capture_default_str();
   app.add_option("--report", a->report_dir, "write report.md / .json / junit.xml / plots here");
   return [a] { return run(*a); };
 }

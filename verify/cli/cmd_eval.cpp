@@ -1,12 +1,15 @@
 // rope2d eval GC GS THETA [--grad-dtype bf16|fp16|fp32]: the exact backward of one element.
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <iostream>
 
 #include "commands.hpp"
 #include "rope2d/ref/backward.hpp"
-#include "rope2d/ref/float32_bound.hpp"
 #include "rope2d/ref/floats.hpp"
+#include "rope2d/ref/overflow.hpp"
+#include "rope2d/verify/flush.hpp"
+#include "rope2d/verify/tolerance.hpp"
 
 namespace rope2d::cli {
 
@@ -29,6 +32,32 @@ double exact_input(const std::string& field, const std::string& text, ref::Dtype
   return x;
 }
 
+// What each tier accepts for this element, from the same functions the verifier judges with:
+// the allowance around the IEEE result, around each flushed problem's result (subnormal
+// values taken as zero), and whether an infinity is acceptable near overflow.
+nlohmann::ordered_json allowances(const ref::Element& e, float ref, double scale) {
+  const auto alts = verify::flushed_problems(e);
+  nlohmann::ordered_json j;
+  for (verify::Tier t : verify::all_tiers) {
+    nlohmann::ordered_json x;
+    x["ieee"] = verify::judged_allowance(t, e, ref, scale);
+    if (!alts.empty()) {
+      nlohmann::ordered_json fl = nlohmann::json::array();
+      for (const auto& a : alts)
+        fl.push_back({{"flushed", verify::flush_mask_name(a.mask)}, {"fp32", ref::hex(a.ref)},
+                      {"allowance", verify::judged_allowance(t, a.e, a.ref, a.scale)}});
+      x["flush_to_zero"] = fl;
+    }
+    const bool finite = std::isfinite(e.gc) && std::isfinite(e.gs) && std::isfinite(e.t);
+    if (finite && std::isfinite(ref)) {
+      const double exact = ref::unrounded_value(e);
+      x["accepts_inf"] = verify::within(t, e, ref, scale, std::copysign(INFINITY, static_cast<float>(exact)));
+    }
+    j[std::string(verify::name(t))] = x;
+  }
+  return j;
+}
+
 int run(const EvalArgs& a) {
   const auto dtype = ref::parse_dtype(a.dtype);
   if (!dtype) throw std::invalid_argument("--grad-dtype: expected bf16, fp16 or fp32, found '" + a.dtype + "'");
@@ -46,7 +75,7 @@ int run(const EvalArgs& a) {
   j["bf16"] = ref::hex(r.bf16);
   j["fp16"] = ref::hex(r.fp16);
   j["scale"] = scale;
-  j["strict_allowed_error"] = ref::allowed_error(ref::cuda_sincosf_bound, scale, r.fp32, e.gc);
+  j["allowance"] = allowances(e, static_cast<float>(r.fp32), scale);
   std::cout << j.dump(2) << "\n";
   return Exit::ok;
 }

@@ -91,7 +91,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
 
 int run(VerifyArgs a) {
   const auto gate = parse_tier(a.tier);
-  if (!gate) throw std::invalid_argument("--tier: expected strict, faithful-bf16, faithful-fp16, faithful-fp32 or solexecbench, found '" + a.tier + "'");
+  if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
   if (!a.submission.empty() && !fs::is_regular_file(a.submission))
     throw std::invalid_argument(a.submission + ": no such file");
   const std::string stem = a.submission.empty() ? "rope2d" : fs::path(a.submission).stem().string();
@@ -192,7 +192,7 @@ Action add_verify(CLI::App& app) {
   app.add_option("SUBMISSION", a->submission,
                  "kernel.cu or libkernel.so with rope2d_backward, or a SOL-ExecBench solution.json; none: this project's kernel");
   app.add_option("--out", a->out_dir, "report directory (default reports/verify/<name>)");
-  app.add_option("--tier", a->tier, "gate: strict, faithful-bf16, faithful-fp16, faithful-fp32, solexecbench")->capture_default_str();
+  app.add_option("--tier", a->tier, "gate: " + tier_names() + " (old names strict, faithful-* still accepted, deprecated)")->capture_default_str();
   app.add_option("--nvcc", a->nvcc, "nvcc to compile .cu submissions")->capture_default_str();
   app.add_option("--nvcc-flag", a->nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");
   app.add_option("--grad-dtypes", a->dtypes, "grad dtypes to verify")->delimiter(',')->capture_default_str();

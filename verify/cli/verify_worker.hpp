@@ -14,7 +14,7 @@
 namespace rope2d::cli {
 
 struct VerifyArgs {
-  std::string submission, out_dir, tier = "strict", nvcc = "nvcc", only, golden = "data/golden-smoke";
+  std::string submission, out_dir, tier = "float32-bound", nvcc = "nvcc", only, golden = "data/golden-smoke";
   std::vector<std::string> nvcc_flags, dtypes{"bf16"};
   bool quick = false, quiet = false, bench = false;
   std::uint64_t seed = 1;

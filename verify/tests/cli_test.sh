@@ -18,6 +18,14 @@ check eval-hex 0 "$rope2d" eval 0x1.8p+0 -0.75 3
 expect eval-exact '"exact": "5.308143603605332598025623918362805570249e-01"'
 expect eval-fp32 '"fp32": "0x1.0fc6e6p-1"'
 expect eval-bf16 '"bf16": "0x1.1p-1"'
+# The allowance the verifier applies, per tier, with flush-to-zero alternatives and overflow.
+check eval-ftz 0 "$rope2d" eval -- -0x1.f4p-1 -0x1.cp-131 -0x1.99f1b8p-128
+expect eval-tier-name '"float32-bound": {'
+expect eval-ftz-angle '"flushed": "angle"'
+expect eval-ftz-ref '"fp32": "-0x1.cp-131"'
+check eval-overflow 0 "$rope2d" eval --grad-dtype fp32 -- -0x1p+127 0x1.fffffep+127 0x1p-24
+expect eval-overflow-fp32 '"fp32": "0x1.fffffep+127"'
+expect eval-accepts-inf '"accepts_inf": true'
 check eval-fp32-grads 0 "$rope2d" eval 0x1.99999ap-4 1 1 --grad-dtype fp32
 expect eval-fp32-grads-dtype '"grad_dtype": "fp32"'
 check eval-fp32-decimal-inexact 2 "$rope2d" eval 0.1 1 1 --grad-dtype fp32

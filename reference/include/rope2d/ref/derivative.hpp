@@ -1,8 +1,11 @@
-// Formal checks that the analytic backward is the derivative of the forward
+// Formal checks that the shipped reference (exact_backward, the MPFR path, and
+// certified_backward, the double path) returns the derivative of the forward
 //     L(t) = sum(gc * cos t + gs * sin t)
-// by two methods independent of the analytic formula, each with a proven error:
-//   * forward-mode automatic differentiation (Eigen's AutoDiffScalar over MPFR numbers);
-//   * a fourth-order central difference in MPFR with its truncation and rounding bound.
+// correctly rounded, by two methods independent of the backward formula, each with a proven
+// error: forward-mode automatic differentiation (Eigen's AutoDiffScalar over MPFR numbers),
+// and a fourth-order central difference in MPFR with its truncation and rounding bound. Each
+// gives an enclosure [D - b, D + b] of the true derivative; every rounded result of both
+// paths must be the rounding of a value in it.
 #pragma once
 
 #include <vector>
@@ -12,10 +15,15 @@
 namespace rope2d::ref {
 
 struct DerivativeAgreement {
-  double difference;  // max |independent derivative - analytic gradient| (absolute)
-  double bound;       // the proven bound on that difference when both are right
-  bool holds() const { return difference <= bound; }
+  double difference;  // max over formats and paths: distance from D to the set of values that round to the result
+  double bound;       // b: the proven radius of the derivative's enclosure
+  bool paths_agree = true;  // exact_backward and certified_backward bit for bit
+  bool holds() const { return paths_agree && difference <= bound; }
 };
+
+// The agreement of one reference result with a derivative value d known to radius b (d is
+// the enclosure's centre in double; the caller adds the conversion to b).
+DerivativeAgreement agreement_with(const Rounded& reference, double d, double b);
 
 // Precision of the MPFR evaluations in bits.
 inline constexpr int derivative_bits = 256;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rope2d/verify/flush.hpp"
 #include "rope2d/verify/problem.hpp"
 #include "rope2d/verify/tolerance.hpp"
 
@@ -32,7 +33,15 @@ struct Metrics {
   std::int64_t poisoned = 0;            // still holding the poison pattern: never written
   bool all_zero = false;                // every output zero while the reference is not
   double max_scaled = 0, sum_sq_scaled = 0, max_ulp = 0;
-  std::array<std::int64_t, tier_count> over{};  // elements over each tier's allowance
+  std::array<std::int64_t, tier_count> over{};       // elements over each tier's allowance
+  std::array<std::int64_t, tier_count> over_ieee{};  // the same with subnormals judged IEEE only
+  Subnormals subnormals = Subnormals::flush_allowed;  // how `over` was judged
+  // Elements where a subnormal value takes part (flush.hpp), by the evaluation closest to
+  // what the kernel returned within the float32-bound tier: IEEE (mask 0) or the flushed
+  // values' mask; those that fit none are `subnormal_unexplained`.
+  std::array<std::int64_t, flush_mask_count> subnormal_modes{};
+  std::int64_t subnormal_unexplained = 0;
+  std::int64_t overflow_accepted = 0;  // an infinity (or FLT_MAX) a bounded-error evaluation can return
   std::optional<ElementReport> worst;           // largest scaled error
   // Error histogram: bin 0 exact, bin k >= 1 scaled error in (2^(k-9), 2^(k-8)], last bin beyond.
   std::array<std::int64_t, 20> histogram{};
@@ -41,13 +50,20 @@ struct Metrics {
   std::vector<ElementReport> failures;          // first elements over the gate tier
 
   double rms_scaled() const;
+  // The subnormal behaviour observed: "IEEE", "flushes angle (12 elements)", ..., or "no
+  // subnormal values" when none took part.
+  std::string subnormal_mode() const;
   bool passes(Tier t) const;
+  // The verdict with subnormals judged as asked (ieee: the flushed alternatives do not count).
+  bool passes(Tier t, Subnormals s) const;
   void merge(const Metrics& other, std::size_t max_failures);
 };
 
 // The bit pattern outputs are poisoned with before a kernel runs (a quiet NaN with a payload).
 inline constexpr std::uint32_t poison_bits = 0x7fc0dead;
 
-Metrics compare(const Problem& p, const Expected& x, const float* out, Tier gate, std::size_t max_failures = 10);
+// subnormals = ieee demands IEEE behaviour: flushed alternatives then do not pass.
+Metrics compare(const Problem& p, const Expected& x, const float* out, Tier gate, std::size_t max_failures = 10,
+                Subnormals subnormals = Subnormals::flush_allowed);
 
 }  // namespace rope2d::verify

@@ -1,34 +1,72 @@
 // The tolerance table: one entry per tier, each with the number it uses and where that number
-// comes from. Every comparison in the suite goes through allowance() / required_ratio().
+// comes from. Every comparison in the suite goes through within() / allowance(), which apply
+// the table to one element, flush-to-zero alternatives and overflow included.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
+
+#include "rope2d/ref/backward.hpp"
 
 namespace rope2d::verify {
 
-enum class Tier { strict, faithful_bf16, faithful_fp16, faithful_fp32, solexecbench };
+// The old spellings (strict, faithful_*) stay as aliases so code written against them builds.
+enum class Tier {
+  float32_bound,
+  bf16_noise,
+  fp16_noise,
+  fp32_noise,
+  solexecbench,
+  strict = float32_bound,
+  faithful_bf16 = bf16_noise,
+  faithful_fp16 = fp16_noise,
+  faithful_fp32 = fp32_noise,
+};
 
-inline constexpr Tier all_tiers[] = {Tier::strict, Tier::faithful_bf16, Tier::faithful_fp16, Tier::faithful_fp32,
+inline constexpr Tier all_tiers[] = {Tier::float32_bound, Tier::bf16_noise, Tier::fp16_noise, Tier::fp32_noise,
                                      Tier::solexecbench};
 inline constexpr int tier_count = 5;
+
+// How subnormal values may be treated: flushed to zero (any of them, flush.hpp), or IEEE only.
+enum class Subnormals { flush_allowed, ieee };
 
 struct TierRule {
   Tier tier;
   std::string_view name;
-  double scale_coeff;   // times S = |gc sin t| + |gs cos t|
-  double ref_coeff;     // times |ref|
-  double atol;          // absolute
-  double ratio;         // fraction of elements that must pass
+  std::string_view old_name;  // deprecated spelling still accepted
+  double scale_coeff;         // times S = |gc sin t| + |gs cos t|
+  double ref_coeff;           // times |ref|
+  double atol;                // absolute
+  double ratio;               // fraction of elements that must pass
+  bool bound_based;           // a bound on the error of an evaluation (accepts overflow to inf)
   std::string_view source;
 };
 
 const TierRule& rule(Tier t);
 std::string_view name(Tier t);
-std::optional<Tier> parse_tier(std::string_view s);
+// Accepts the names and the deprecated old names; for an old name, warns on stderr (or puts
+// the warning in *deprecation when given) and returns the tier it stands for.
+std::optional<Tier> parse_tier(std::string_view s, std::string* deprecation = nullptr);
+// "float32-bound, bf16-noise, ..." for help strings and messages.
+std::string tier_names();
 
 // The largest |out - ref| a tier accepts for one element, where ref is the correctly rounded
-// float32 result, S its condition scale and gc the grad (for the subnormal term).
+// float32 result (or the exact value, near overflow), S its condition scale and gc the grad
+// (for the subnormal term).
 double allowance(Tier t, double ref, double scale, double gc);
+
+// Whether got is acceptable for the problem e with correctly rounded result ref and scale S
+// under tier t, IEEE evaluation only: within the allowance, NaN for NaN, the same infinity
+// for non-finite inputs, and near overflow what a bounded-error evaluation can return.
+bool within(Tier t, const ref::Element& e, float ref, double scale, float got);
+
+// The error of got in the tier's terms: |got - ref|, or near overflow the distance of exact
+// from the nearest unrounded value that gives got (ref/overflow.hpp). Infinity when no
+// finite error describes it (NaN against a number, a wrong infinity).
+double judged_error(const ref::Element& e, float ref, float got);
+
+// The allowance within() applies, for reporting (uses the exact value near overflow).
+double judged_allowance(Tier t, const ref::Element& e, float ref, double scale);
 
 }  // namespace rope2d::verify

@@ -1,0 +1,87 @@
+// Reading and writing worst-case lists (see worst_list.hpp).
+#include "rope2d/ref/worst_list.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "rope2d/ref/floats.hpp"
+
+namespace rope2d::ref {
+
+namespace {
+
+// A C99 hex float: optional sign, then 0x (or inf/nan, which lists never need, are refused).
+bool looks_hex(const std::string& w) {
+  const std::size_t i = (w[0] == '-' || w[0] == '+') ? 1 : 0;
+  return w.size() > i + 2 && w[i] == '0' && (w[i + 1] == 'x' || w[i + 1] == 'X');
+}
+
+}  // namespace
+
+WorstList read_worst_list(const std::string& path, int fields) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot open worst-case list");
+  WorstList list;
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    const std::string where = path + ":" + std::to_string(lineno) + ": ";
+    if (!line.empty() && line[0] == '#') {
+      list.header.push_back(line.substr(1));
+      continue;
+    }
+    std::istringstream words(line);
+    std::vector<double> values;
+    for (std::string w; words >> w;) {
+      if (!looks_hex(w)) throw std::invalid_argument(where + "expected a C99 hex float, found '" + w + "'");
+      double x;
+      try {
+        x = parse_float(w);
+      } catch (const std::invalid_argument&) {
+        throw std::invalid_argument(where + "expected a C99 hex float, found '" + w + "'");
+      }
+      values.push_back(x);
+    }
+    if (values.empty()) continue;
+    if (static_cast<int>(values.size()) != fields)
+      throw std::invalid_argument(where + "expected " + std::to_string(fields) + " hex floats, found " +
+                                  std::to_string(values.size()));
+    // The angle (the last field) is a float32 by the problem's definition.
+    const double t = values.back();
+    if (static_cast<double>(static_cast<float>(t)) != t)
+      throw std::invalid_argument(where + "expected a float32 angle, found " + hex(t));
+    list.cases.push_back(std::move(values));
+  }
+  if (list.header.empty()) throw std::invalid_argument(path + ":1: expected a '#' header saying how the list was made, found none");
+  return list;
+}
+
+std::vector<Element> worst_elements(const WorstList& list) {
+  std::vector<Element> out;
+  for (const auto& c : list.cases) {
+    const float t = static_cast<float>(c.back());
+    if (c.size() == 3) {
+      out.push_back({c[0], c[1], t});
+    } else {
+      out.push_back({1.0, 1.0, t});
+      out.push_back({-1.0, 0.5, t});
+      out.push_back({0.75, -2.0, t});
+    }
+  }
+  return out;
+}
+
+std::string format_worst_list(const std::vector<std::string>& header, const std::vector<std::vector<double>>& cases,
+                              const std::vector<bool>& as_float) {
+  std::string s;
+  for (const auto& h : header) s += "#" + h + "\n";
+  for (const auto& c : cases) {
+    for (std::size_t i = 0; i < c.size(); ++i)
+      s += (i ? " " : "") + (i < as_float.size() && as_float[i] ? hex(static_cast<float>(c[i])) : hex(c[i]));
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace rope2d::ref

@@ -1,0 +1,91 @@
+// Replays every committed worst-case list (reference/worst/): the certified path equals the
+// MPFR path bit for bit, and an honest float32 evaluation (glibc sinf/cosf) stays inside its
+// proven bound; and the reader rejects malformed lines with file:line.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "oracle.hpp"
+#include "rope2d/ref/float32_bound.hpp"
+#include "rope2d/ref/floats.hpp"
+#include "rope2d/ref/overflow.hpp"
+#include "rope2d/ref/worst_list.hpp"
+
+using namespace rope2d::ref;
+
+namespace {
+
+std::string list_path(const char* name) { return std::string(ROPE2D_WORST_DIR) + "/" + name; }
+
+bool same(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+void replay(const std::vector<Element>& elements, const char* list) {
+  rope2d::test::Oracle oracle;
+  const Float32Bound glibc = float32_bound(1.0);
+  ASSERT_FALSE(elements.empty()) << list;
+  for (const Element& e : elements) {
+    const Rounded m = exact_backward(e), c = certified_backward(e);
+    ASSERT_TRUE(same(m.fp32, c.fp32) && same(m.bf16, c.bf16) && same(m.fp16, c.fp16))
+        << list << " gc=" << hex(e.gc) << " gs=" << hex(e.gs) << " t=" << hex(e.t);
+    if (std::isfinite(m.fp32) && m.fp32 != 0) ASSERT_EQ(m.fp32, oracle.rounded(e, Dtype::fp32)) << list << " t=" << hex(e.t);
+    const float out = -static_cast<float>(e.gc) * std::sin(e.t) + static_cast<float>(e.gs) * std::cos(e.t);
+    // Near overflow the honest evaluation may return inf: its error is then the distance from
+    // the exact value to the overflow threshold (overflow.hpp).
+    const double err = std::isinf(out) ? overflow_error(out, oracle.value_d(e)) : std::fabs(oracle.error(e, out));
+    ASSERT_LE(err, allowed_error(glibc, condition_scale(e), oracle.value_d(e), e.gc)) << list << " t=" << hex(e.t);
+  }
+}
+
+}  // namespace
+
+TEST(WorstLists, NearAxisAnglesReplay) {
+  const WorstList l = read_worst_list(list_path("near_axis.txt"), 1);
+  EXPECT_GE(l.cases.size(), 21u);
+  replay(worst_elements(l), "near_axis.txt");
+}
+
+TEST(WorstLists, Float32EvaluationWorstCasesReplay) {
+  const WorstList l = read_worst_list(list_path("float32_eval.txt"), 3);
+  EXPECT_GE(l.cases.size(), 6u);
+  replay(worst_elements(l), "float32_eval.txt");
+}
+
+TEST(WorstLists, KnownCounterexamplesReplay) {
+  const WorstList l = read_worst_list(list_path("known.txt"), 3);
+  EXPECT_EQ(l.cases.size(), 3u);
+  replay(worst_elements(l), "known.txt");
+}
+
+TEST(WorstLists, HeadersRecordTheCommand) {
+  for (auto [name, fields] :
+       {std::pair{"near_axis.txt", 1}, std::pair{"float32_eval.txt", 3}, std::pair{"known.txt", 3}}) {
+    const WorstList l = read_worst_list(list_path(name), fields);
+    ASSERT_FALSE(l.header.empty());
+    EXPECT_NE(l.header[0].find("make_worst"), std::string::npos) << name;
+  }
+}
+
+TEST(WorstLists, MalformedLinesNameFileAndLine) {
+  const auto dir = std::filesystem::temp_directory_path() / "rope2d_worst_test";
+  std::filesystem::create_directories(dir);
+  auto expect_error = [&](const std::string& body, int fields, const std::string& where, const std::string& what) {
+    const std::string p = (dir / "list.txt").string();
+    std::ofstream(p) << body;
+    try {
+      read_worst_list(p, fields);
+      ADD_FAILURE() << "accepted: " << body;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(p + ":" + where + ":"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  expect_error("# h\n0x1p+0\n1.5\n", 1, "3", "expected a C99 hex float, found '1.5'");
+  expect_error("# h\n0x1p+0 0x1p+1\n", 1, "2", "expected 1 hex floats, found 2");
+  expect_error("# h\n0x1.0000001p+0\n", 1, "2", "expected a float32 angle");
+  expect_error("# h\n0x1p+0 0x1p+0 0xzz\n", 3, "2", "found '0xzz'");
+  expect_error("0x1p+0\n", 1, "1", "header");
+  std::filesystem::remove_all(dir);
+}

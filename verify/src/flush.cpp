@@ -1,0 +1,113 @@
+// The flushed problems of one element (see flush.hpp). A value may be flushed only if it is
+// subnormal in the evaluation: the angle itself, a grad, a product (the exact product below
+// 2^-126, widened by 2^-20 for the kernel's own rounding of sin, cos and the product), or the
+// result (correctly rounded at most 2^-126 in magnitude).
+#include "rope2d/verify/flush.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace rope2d::verify {
+
+namespace {
+
+constexpr double tiny = 0x1p-126;  // smallest normal float32
+
+bool subnormal(double x) { return x != 0 && std::fabs(x) < tiny; }
+
+// The product of a grad and sin or cos, as the float32 evaluation may see it: subnormal?
+bool product_may_be_subnormal(double g, double f) {
+  return g != 0 && f != 0 && (subnormal(g) || std::fabs(g * f) < tiny * (1 + 0x1p-20));
+}
+
+}  // namespace
+
+std::string flush_mask_name(unsigned mask) {
+  if (mask == 0) return "IEEE";
+  std::string s;
+  const char* names[] = {"angle", "gc*sin", "gs*cos", "result"};
+  for (int b = 0; b < 4; ++b)
+    if (mask & (1u << b)) {
+      if (!s.empty()) s += '+';
+      s += names[b];
+    }
+  return s;
+}
+
+bool may_involve_subnormal(const ref::Element& e, float ref) {
+  // |sin t| >= min(|t|/2, 2^-40) and |cos t| >= 2^-40 for every float32 t (|sin t| >= 0.84|t|
+  // below 1; beyond, no float32 comes within 2^-40 of a multiple of pi/2: FLOAT32_BOUND.md), so
+  // a product can be subnormal only if the grad times that lower bound is below 2^-126 (with a
+  // factor 2 to spare for the kernel's rounding).
+  constexpr double floor_sc = 0x1p-40;
+  const double t = std::fabs(static_cast<double>(e.t));
+  const double sin_low = std::min(t / 2, floor_sc);
+  return subnormal(e.t) || (e.gc != 0 && std::fabs(e.gc) * sin_low < 2 * tiny) ||
+         (e.gs != 0 && std::fabs(e.gs) * floor_sc < 2 * tiny) || (ref != 0 && std::fabs(ref) <= tiny);
+}
+
+namespace {
+
+// Which values of e's evaluation may be flushed, with the angle kept (index 0) or flushed (1).
+struct Flushable {
+  bool angle = false;
+  bool sin_term[2] = {}, cos_term[2] = {};
+};
+
+Flushable flushable(const ref::Element& e) {
+  Flushable f;
+  double s, c;
+  ::sincos(static_cast<double>(e.t), &s, &c);
+  f.angle = subnormal(e.t);
+  f.sin_term[0] = product_may_be_subnormal(e.gc, s);
+  f.cos_term[0] = product_may_be_subnormal(e.gs, c);
+  f.sin_term[1] = false;  // sin(±0) = ±0: the term is already zero
+  f.cos_term[1] = product_may_be_subnormal(e.gs, 1.0);
+  return f;
+}
+
+bool finite(const ref::Element& e) { return std::isfinite(e.gc) && std::isfinite(e.gs) && std::isfinite(e.t); }
+
+}  // namespace
+
+bool involves_subnormal(const ref::Element& e, float ref) {
+  if (!finite(e)) return false;
+  if (ref != 0 && std::fabs(ref) <= tiny) return true;
+  const Flushable f = flushable(e);
+  return f.angle || f.sin_term[0] || f.cos_term[0];
+}
+
+std::vector<FlushedProblem> flushed_problems(const ref::Element& e) {
+  std::vector<FlushedProblem> out;
+  if (!finite(e)) return out;
+  const Flushable ok = flushable(e);
+  static const std::vector<unsigned> masks = [] {
+    std::vector<unsigned> m;
+    for (unsigned k = 1; k < flush_mask_count; ++k) m.push_back(k);
+    std::stable_sort(m.begin(), m.end(), [](unsigned a, unsigned b) { return std::popcount(a) < std::popcount(b); });
+    return m;
+  }();
+  for (unsigned m : masks) {
+    const int a = (m & flush_angle) ? 1 : 0;
+    if ((a && !ok.angle) || ((m & flush_sin_term) && !ok.sin_term[a]) || ((m & flush_cos_term) && !ok.cos_term[a]))
+      continue;
+    ref::Element f = e;
+    if (a) f.t = std::copysign(0.0f, f.t);
+    if (m & flush_sin_term) f.gc = std::copysign(0.0, f.gc);
+    if (m & flush_cos_term) f.gs = std::copysign(0.0, f.gs);
+    float r = ref::certified_backward_fp32(f);
+    if (m & flush_result) {
+      if (r == 0 || std::fabs(r) > tiny) continue;
+      r = std::copysign(0.0f, r);
+    }
+    const bool duplicate = std::any_of(out.begin(), out.end(), [&](const FlushedProblem& p) {
+      return std::bit_cast<std::uint32_t>(p.ref) == std::bit_cast<std::uint32_t>(r) && p.e.gc == f.gc &&
+             p.e.gs == f.gs && p.e.t == f.t;
+    });
+    if (!duplicate) out.push_back({m, f, r, ref::condition_scale(f)});
+  }
+  return out;
+}
+
+}  // namespace rope2d::verify

@@ -1,0 +1,46 @@
+// Problems from explicit elements and from the committed worst-case lists (see worst.hpp).
+#include "rope2d/verify/worst.hpp"
+
+#include <cstring>
+
+#include "rope2d/ref/worst_list.hpp"
+
+namespace rope2d::verify {
+
+Problem problem_of(const std::string& set, ref::Dtype d, const std::vector<ref::Element>& elements) {
+  std::vector<ref::Element> kept;
+  for (const ref::Element& e : elements)
+    if (ref::representable(d, e.gc) && ref::representable(d, e.gs)) kept.push_back(e);
+  Problem p;
+  p.spec.set = set;
+  p.spec.grad_dtype = d;
+  p.spec.elements = static_cast<std::int64_t>(kept.size());
+  const std::size_t bytes = d == ref::Dtype::fp32 ? 4 : 2;
+  p.gc.resize(kept.size() * bytes);
+  p.gs.resize(kept.size() * bytes);
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const ref::Element& e = kept[i];
+    if (d == ref::Dtype::fp32) {
+      const float c = static_cast<float>(e.gc), s = static_cast<float>(e.gs);
+      std::memcpy(&p.gc[i * 4], &c, 4);
+      std::memcpy(&p.gs[i * 4], &s, 4);
+    } else {
+      const std::uint16_t c = ref::encode16(d, e.gc), s = ref::encode16(d, e.gs);
+      std::memcpy(&p.gc[i * 2], &c, 2);
+      std::memcpy(&p.gs[i * 2], &s, 2);
+    }
+    p.theta.push_back(e.t);
+  }
+  return p;
+}
+
+Problem worst_problem(const std::string& dir, ref::Dtype d) {
+  std::vector<ref::Element> all = ref::worst_elements(ref::read_worst_list(dir + "/near_axis.txt", 1));
+  for (const char* name : {"/float32_eval.txt", "/known.txt"}) {
+    const auto more = ref::worst_elements(ref::read_worst_list(dir + name, 3));
+    all.insert(all.end(), more.begin(), more.end());
+  }
+  return problem_of("worst", d, all);
+}
+
+}  // namespace rope2d::verify
