@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "verify_worker.hpp"
 #include "rope2d/verify/bench.hpp"
+#include "rope2d/verify/contract.hpp"
 #include "rope2d/verify/device.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
@@ -194,6 +195,7 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
         send(fd, {{"type", "call"}, {"name", r.name}});
         const DeviceRun run = phases.time(phases.gpu, call);
         send(fd, {{"type", "called"}});
+        if (run.integrity.declined) return mark_declined(r, spec.grad_dtype);  // contract.hpp
         if (run.integrity.context_lost || !run.integrity.call_error.empty()) {
           r.error = run.integrity.call_error;
           lost = run.integrity.context_lost;
@@ -224,6 +226,14 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
                                                                 r->metrics.over[static_cast<int>(gate)], name(gate))}});
     }
   }
+  // The call contract (n == 0, two calls in flight, graph capture): one judged set per check
+  // and dtype, after the sets so that a fault in them cannot hide the sets' results.
+  for (ref::Dtype d : parse_grad_dtypes(a.dtypes, "--grad-dtypes"))
+    for (const SetResult& r : lost || !a.only.empty() ? std::vector<SetResult>{} : contract_checks(sub.backward, d, gate, a.seed)) {
+      rep.results.push_back(r);
+      send(fd, {{"type", "end"}, {"name", r.name}, {"set", r.set}, {"dtype", r.dtype}, {"disposition", r.disposition(gate)},
+                {"summary", !r.ran() ? r.error : r.integrity}});
+    }
   rep.header.push_back({"time", fmt::format("inputs {:.1f} s, reference {:.1f} s, GPU calls and integrity checks {:.1f} s, "
                                             "comparison {:.1f} s",
                                             phases.inputs, phases.reference, phases.gpu, phases.compare)});

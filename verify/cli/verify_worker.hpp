@@ -15,7 +15,7 @@ namespace rope2d::cli {
 
 struct VerifyArgs {
   std::string submission, out_dir, tier = "strict", nvcc = "nvcc", only, golden = "data/golden-smoke";
-  std::vector<std::string> nvcc_flags, dtypes{"bf16"};
+  std::vector<std::string> nvcc_flags, dtypes{"bf16", "fp16", "fp32"};
   bool quick = false, quiet = false, bench = false;
   std::uint64_t seed = 1;
   int rounds = 2;

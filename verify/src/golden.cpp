@@ -71,7 +71,7 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
                    {"seq_len", std::to_string(s.seq_len)},
                    {"head_dim", std::to_string(s.head_dim)},
                    {"elements", std::to_string(s.elements)},
-                   {"misalign", std::to_string(s.misalign)},
+                   {"misalign", s.offsets_text()},
                    {"seed", std::to_string(s.seed)}};
     const std::string name = file_name(s);
     write_safetensors((fs::path(dir) / name).string(), st);
@@ -179,7 +179,7 @@ GoldenProblem load_golden(const GoldenSet& set, const GoldenFile& f) {
   s.seq_len = std::stoll(meta("seq_len"));
   s.head_dim = std::stoll(meta("head_dim"));
   s.elements = std::stoll(meta("elements"));
-  s.misalign = std::stoi(meta("misalign"));
+  s.offset = ProblemSpec::parse_offsets(meta("misalign"));
   s.seed = std::stoull(meta("seed"));
   const std::string src = meta("source");
   s.source = src == "layout" ? AngleSource::layout : src == "regime" ? AngleSource::regime : AngleSource::randn;

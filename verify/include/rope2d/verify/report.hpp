@@ -20,10 +20,16 @@ struct SetResult {
   std::string error;      // why it could not run
   std::string reproduce;  // a command that reruns exactly this case
   double kernel_ms = 0;
+  bool not_supported = false;  // the submission declined this grad dtype (ROPE2D_ERR_UNSUPPORTED_DTYPE)
 
   bool ran() const { return error.empty(); }
-  bool passed(Tier gate) const { return ran() && (integrity.empty() || integrity == "ok") && metrics.passes(gate); }
-  std::string disposition(Tier gate) const { return !ran() ? "failed" : passed(gate) ? "passed" : "incorrect"; }
+  // A declined dtype neither fails nor passes the verdict; its disposition says so.
+  bool passed(Tier gate) const {
+    return not_supported || (ran() && (integrity.empty() || integrity == "ok") && metrics.passes(gate));
+  }
+  std::string disposition(Tier gate) const {
+    return not_supported ? "not supported" : !ran() ? "failed" : passed(gate) ? "passed" : "incorrect";
+  }
 };
 
 struct Report {
