@@ -34,7 +34,7 @@ PY
              PATH=/usr/local/cuda/bin:$PATH $bin/rope2d nightly --quiet --config /tmp/nightly.json --root reports/nightly \
                ${NIGHTLY_DATE:+--date $NIGHTLY_DATE} 2>&1 | tail -n 40 | tee "$out/nightly.log"
              mkdir -p "$out/nightly" && cp -r "reports/nightly/$(ls -t reports/nightly | head -1)" "$out/nightly/" ;;
-    solution) for sol in torch_eager torch_fp16_sincos; do
+    solution) for sol in torch_eager torch_fp16_sincos triton_sincos; do
                 $bin/rope2d verify verify/tests/solutions/$sol.json --quick --quiet --out /tmp/sol-$sol 2>&1 | tail -n 8
                 echo "exit $? for $sol"; done | tee "$out/solution.log" ;;
     *) echo "unknown step $step" ;;

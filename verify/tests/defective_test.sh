@@ -13,8 +13,13 @@ expect() {  # expect FILE RC PATTERN [extra verify args...]; FILE in KERNELS_DIR
   local file=$1 want=$2 pattern=$3; shift 3
   local name; name=$(basename "${file%.*}")$(printf '%s' "$*" | tr -c 'a-z' '_')
   case $file in /*) ;; *) file=$kernels/$file ;; esac
+  # A kernel's own nvcc flags, from a "// nvcc-flags: ..." line in its source.
+  local flag
+  for flag in $(sed -n 's|^// nvcc-flags: *||p' "$file" 2>/dev/null | head -1); do set -- "$@" "--nvcc-flag=$flag"; done
   local t0=$SECONDS
-  "$rope2d" verify "$file" --quick --rounds 2 --quiet --call-timeout 5 --out "$work/$name" "$@" >"$work/$name.log" 2>&1
+  local timeout="--call-timeout 5"
+  case " $* " in *" --call-timeout "*) timeout="" ;; esac
+  "$rope2d" verify "$file" --quick --rounds 2 --quiet $timeout --out "$work/$name" "$@" >"$work/$name.log" 2>&1
   local rc=$?
   if [ "$rc" != "$want" ]; then
     echo "FAIL $name: exit $rc, expected $want"; tail -5 "$work/$name.log"; fails=$((fails+1)); return
@@ -42,6 +47,26 @@ expect faults.cu 3 "cudaErrorIllegalAddress"
 expect hangs.cu 3 "did not return within"
 expect compile_error.cu 3 "compilation failed"
 expect missing_symbol.cu 3 "missing symbol rope2d_backward"
+# One per generated dimension and contract check (sizes, placement, values, dtypes, contract).
+expect tail_mod4.cu 1 "never written"
+expect misaligned_grad_sin.cu 1 "Verdict: incorrect"
+expect zero_blocks.cu 3 "cudaErrorInvalidConfiguration"
+expect zero_grad_skips_nan.cu 1 "Verdict: incorrect"
+expect static_scratch.cu 1 "not reentrant"
+expect oob_read.cu 3 "cudaErrorIllegalAddress"
+expect device_sync.cu 1 "not graph-capturable"
+expect fp16_half_math.cu 1 "| fp16 | incorrect |"
+expect fp32_rounds_grads.cu 1 "| fp32 | incorrect |"
+# Accurate ones that must pass: flush-to-zero, a declined dtype, the contract-keeping vector kernel.
+expect accurate_ftz.cu 0 "Verdict: passed"
+expect declines_fp16.cu 0 "| fp16 | not supported |"
+expect accurate_vector.cu 0 "Verdict: passed"
+# A Triton solution (tl.sin, tl.cos), where Triton is installed.
+if python3 -c "import torch, triton" 2>/dev/null; then
+  expect "$(cd "$kernels/../solutions" && pwd)/triton_sincos.json" 0 "Verdict: passed" --call-timeout 60
+else
+  echo "SKIPPED triton_sincos.json: no torch or triton for python3"
+fi
 # Prebuilt shared objects, as an author would hand them in.
 include=$(cd "$(dirname "$0")/../../cuda/include" && pwd)
 mkdir -p "$work/so"
