@@ -183,4 +183,20 @@ std::vector<ProblemSpec> verification_suite(const SuiteOptions& o) {
   return seeded(std::move(out), o.seed);
 }
 
+std::vector<ProblemSpec> sanitize_suite(const SuiteOptions& o) {
+  std::vector<ProblemSpec> out;
+  for (ref::Dtype d : o.grad_dtypes) {
+    out.push_back(spec("randn", AngleSource::randn, d, 1, 773));
+    for (std::int64_t n : {0, 1, 3, 7, 67, 129, 1000, 4099}) {
+      ProblemSpec p = flat("odd", AngleSource::randn, d, n);
+      p.light = true;
+      out.push_back(p);
+    }
+    add_placement(out, d, false, o.seed);  // each pointer offset alone, and every input flush with its end
+    ProblemSpec sp = flat("special", AngleSource::special, d, 4099);
+    out.push_back(sp);
+  }
+  return seeded(std::move(out), o.seed);
+}
+
 }  // namespace rope2d::verify

@@ -67,6 +67,22 @@ if python3 -c "import torch, triton" 2>/dev/null; then
 else
   echo "SKIPPED triton_sincos.json: no torch or triton for python3"
 fi
+# Memory checking under compute-sanitizer: memcheck finds the out-of-bounds read, the accurate
+# kernel is clean under every tool.
+if command -v compute-sanitizer >/dev/null; then
+  for case in "oob_read 1 memcheck.*FAILED" "accurate_simple 0 initcheck.*passed"; do
+    set -- $case
+    "$rope2d" verify "$kernels/$1.cu" --sanitize --grad-dtypes bf16 --out "$work/sanitize_$1" >"$work/sanitize_$1.log" 2>&1
+    rc=$?
+    if [ "$rc" = "$2" ] && grep -q "$3" "$work/sanitize_$1.log"; then
+      echo "ok   sanitize $1 (exit $rc, '$3')"; passes=$((passes+1))
+    else
+      echo "FAIL sanitize $1: exit $rc, expected $2 and '$3'"; tail -4 "$work/sanitize_$1.log"; fails=$((fails+1))
+    fi
+  done
+else
+  echo "SKIPPED sanitize: no compute-sanitizer on PATH"
+fi
 # Prebuilt shared objects, as an author would hand them in.
 include=$(cd "$(dirname "$0")/../../cuda/include" && pwd)
 mkdir -p "$work/so"

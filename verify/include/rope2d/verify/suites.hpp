@@ -33,6 +33,10 @@ struct SuiteOptions {
 std::vector<ProblemSpec> verification_suite(const SuiteOptions& o);
 // Only the 16 workloads with randn inputs (what SOL-ExecBench draws).
 std::vector<ProblemSpec> benchmark_suite(const SuiteOptions& o);
+// What --sanitize runs under each compute-sanitizer tool: a few thousand elements per dtype
+// over small sizes, each pointer offset alone, inputs flush with their allocation end, and
+// special values (the tools slow calls by tens of times).
+std::vector<ProblemSpec> sanitize_suite(const SuiteOptions& o);
 // A small set covering every kind of input, a few MB: the one committed under data/.
 std::vector<ProblemSpec> smoke_suite(const SuiteOptions& o);
 
