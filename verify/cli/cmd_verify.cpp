@@ -205,6 +205,7 @@ Action add_verify(CLI::App& app) {
   app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");
   app.add_flag("--bench", a->bench, "also time the submission on the 16 workloads");
   app.add_flag("--quiet", a->quiet, "no progress display");
+  app.add_flag("--huge", a->huge, "also one call past 2^31 elements per dtype (about 26 GB of device memory), judged on a sample");
   app.add_flag("--sanitize", a->sanitize, "run a reduced set under compute-sanitizer (memcheck, racecheck, initcheck)");
   app.add_option("--sanitizer", a->sanitizer, "compute-sanitizer to run for --sanitize")->capture_default_str();
   app.add_flag("--sanitize-set", a->sanitize_set, "only the reduced set --sanitize runs")->group("");

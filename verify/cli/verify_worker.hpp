@@ -18,6 +18,7 @@ struct VerifyArgs {
   std::vector<std::string> nvcc_flags, dtypes{"bf16", "fp16", "fp32"};
   bool quick = false, quiet = false, bench = false;
   bool sanitize = false, sanitize_set = false;  // --sanitize; the reduced set it re-executes with
+  bool huge = false;                            // --huge: also the sets past 2^31 elements
   std::string sanitizer = "compute-sanitizer";
   std::uint64_t seed = 1;
   int rounds = 2;
