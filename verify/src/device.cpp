@@ -74,7 +74,9 @@ struct Buffer {
     bytes = n;
     offset = flush ? allocated - n : guard_bytes + misalign;
     check(cudaMemsetAsync(base, guard_byte, offset, s), "cudaMemset guard");
-    if (allocated > offset + n) check(cudaMemsetAsync(base + offset + n, guard_byte, allocated - offset - n, s), "cudaMemset guard");
+    // Only the band the check reads: the rest of a large allocation needs no refill per set.
+    const std::size_t after = std::min(allocated - offset - n, guard_bytes);
+    if (after) check(cudaMemsetAsync(base + offset + n, guard_byte, after, s), "cudaMemset guard");
   }
   unsigned char* data() const { return base + offset; }
   bool guards_intact(cudaStream_t s) const {

@@ -29,7 +29,7 @@ std::string file_name(const ProblemSpec& s) {
 }
 
 const char* source_name(AngleSource s) {
-  return s == AngleSource::randn ? "randn" : s == AngleSource::layout ? "layout" : "regime";
+  return s == AngleSource::randn ? "randn" : s == AngleSource::layout ? "layout" : s == AngleSource::special ? "special" : "regime";
 }
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) { throw std::invalid_argument(where + ": " + what); }
@@ -182,7 +182,8 @@ GoldenProblem load_golden(const GoldenSet& set, const GoldenFile& f) {
   s.offset = ProblemSpec::parse_offsets(meta("misalign"));
   s.seed = std::stoull(meta("seed"));
   const std::string src = meta("source");
-  s.source = src == "layout" ? AngleSource::layout : src == "regime" ? AngleSource::regime : AngleSource::randn;
+  s.source = src == "layout" ? AngleSource::layout : src == "regime" ? AngleSource::regime
+           : src == "special" ? AngleSource::special : AngleSource::randn;
   if (auto r = ref::parse_regime(meta("regime"))) s.regime = *r;
   const char* gd = safetensors_dtype(s.grad_dtype);
   Tensor& gc = need("grad_cos");
