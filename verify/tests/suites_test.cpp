@@ -3,12 +3,14 @@
 // depend on a set's name only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <map>
 #include <set>
 
 #include "rope2d/ref/regimes.hpp"
+#include "rope2d/verify/huge.hpp"
 #include "rope2d/verify/suites.hpp"
 
 using namespace rope2d;
@@ -131,4 +133,37 @@ TEST(Suites, OffsetsRoundTripThroughText) {
   EXPECT_EQ(ProblemSpec::parse_offsets("1,0,3,2"), s.offset);
   EXPECT_EQ(ProblemSpec::parse_offsets("2"), (std::array<int, 4>{2, 2, 2, 2}));
   for (const char* bad : {"", "1,2", "1,2,3,4,5", "a", "-1", "1,,2,3"}) EXPECT_THROW(ProblemSpec::parse_offsets(bad), std::invalid_argument) << bad;
+}
+
+TEST(Huge, SampleHoldsEveryElementNearTwoToThe31AndTheEnd) {
+  SuiteOptions o;
+  const auto specs = huge_suite(o);
+  ASSERT_EQ(specs.size(), 1u);
+  const ProblemSpec& s = specs[0];
+  EXPECT_GT(s.n(), std::int64_t{1} << 31);
+  const auto idx = judged_indices(s);
+  EXPECT_TRUE(std::is_sorted(idx.begin(), idx.end()));
+  EXPECT_EQ(std::adjacent_find(idx.begin(), idx.end()), idx.end());
+  const std::set<std::int64_t> all(idx.begin(), idx.end());
+  for (std::int64_t d = -4096; d < 4096; ++d) EXPECT_TRUE(all.count((std::int64_t{1} << 31) + d)) << d;
+  for (std::int64_t i = s.n() - 4096; i < s.n(); ++i) ASSERT_TRUE(all.count(i)) << i;
+  EXPECT_EQ(idx.back(), s.n() - 1);
+  EXPECT_GT(idx.size(), std::size_t{1} << 19);
+}
+
+TEST(Huge, SampleOfCopiesTheSampledElements) {
+  ProblemSpec s;
+  s.set = "odd";
+  s.elements = 5000;
+  s.grad_dtype = ref::Dtype::fp16;
+  s.seed = 11;
+  const Problem p = make_problem(s);
+  const std::vector<std::int64_t> idx = {0, 17, 4095, 4999};
+  const Problem q = sample_of(p, idx);
+  ASSERT_EQ(q.n(), 4);
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(q.theta[k]), std::bit_cast<std::uint32_t>(p.theta[idx[k]]));
+    EXPECT_EQ(q.gc_at(k), p.gc_at(idx[k]));
+    EXPECT_EQ(q.gs_at(k), p.gs_at(idx[k]));
+  }
 }
