@@ -153,7 +153,8 @@ int run(VerifyArgs a) {
           SetResult s{m.value("name", ""), m.value("set", ""), m.value("dtype", "")};
           const std::string d = m.value("disposition", "");
           if (d == "failed") s.error = m.value("summary", "");
-          else s.integrity = d == "passed" ? "ok" : m.value("summary", "");
+          else s.integrity = d == "passed" || d == "not supported" ? "ok" : m.value("summary", "");
+          s.not_supported = d == "not supported";
           partial.results.push_back(s);
         } else if (type == "done") verdict = m.value("verdict", "");
         else if (type == "error") child_error = m.value("message", "");

@@ -227,22 +227,26 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
                                                                 r->metrics.over[static_cast<int>(gate)], name(gate))}});
     }
   }
-  // The call contract (n == 0, two calls in flight, graph capture): one judged set per check
-  // and dtype, after the sets so that a fault in them cannot hide the sets' results.
-  for (ref::Dtype d : parse_grad_dtypes(a.dtypes, "--grad-dtypes"))
-    for (const SetResult& r : lost || !a.only.empty() ? std::vector<SetResult>{} : contract_checks(sub.backward, d, gate, a.seed)) {
+  // ---- Added sets (contract.hpp, huge.hpp): judged after the suite, so that a fault in them
+  // cannot hide the suite's results; kept apart so they move with the worker as one block.
+  auto add_results = [&](const std::vector<SetResult>& results) {
+    for (const SetResult& r : results) {
       rep.results.push_back(r);
       send(fd, {{"type", "end"}, {"name", r.name}, {"set", r.set}, {"dtype", r.dtype}, {"disposition", r.disposition(gate)},
                 {"summary", !r.ran() ? r.error : r.integrity}});
     }
-  if (a.huge && !lost && a.only.empty()) {  // huge.hpp: past 2^31 elements, judged on a sample
-    SuiteOptions o;
-    o.seed = a.seed;
-    o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
-    for (const SetResult& r : huge_checks(bed, sub.backward, o, gate)) {
-      rep.results.push_back(r);
-      send(fd, {{"type", "end"}, {"name", r.name}, {"set", r.set}, {"dtype", r.dtype}, {"disposition", r.disposition(gate)},
-                {"summary", !r.ran() ? r.error : r.integrity}});
+  };
+  auto watch = [&](const std::string& name, bool calling) {
+    send(fd, calling ? json{{"type", "call"}, {"name", name}} : json{{"type", "called"}});
+  };
+  if (!lost && a.only.empty()) {
+    // The call contract: n == 0, two calls in flight, graph capture; one set per check and dtype.
+    for (ref::Dtype d : parse_grad_dtypes(a.dtypes, "--grad-dtypes")) add_results(contract_checks(sub.backward, d, gate, a.seed, watch));
+    if (a.huge) {  // past 2^31 elements, judged on a sample
+      SuiteOptions o;
+      o.seed = a.seed;
+      o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
+      add_results(huge_checks(bed, sub.backward, o, gate));
     }
   }
   rep.header.push_back({"time", fmt::format("inputs {:.1f} s, reference {:.1f} s, GPU calls and integrity checks {:.1f} s, "

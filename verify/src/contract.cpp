@@ -209,12 +209,18 @@ void mark_declined(SetResult& r, ref::Dtype d) {
   r.integrity = "ok";
 }
 
-std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, std::uint64_t seed) {
+std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, std::uint64_t seed,
+                                       const std::function<void(const std::string&, bool)>& watch) {
   std::vector<SetResult> out;
   auto guarded = [&](const std::string& check, auto&& body) {
+    const std::string name = "contract/" + check + "/" + std::string(ref::name(d));
     try {
-      out.push_back(body());
+      if (watch) watch(name, true);
+      SetResult r = body();
+      if (watch) watch(name, false);
+      out.push_back(r);
     } catch (const std::exception& e) {
+      if (watch) watch(name, false);
       SetResult r{"contract/" + check + "/" + std::string(ref::name(d)), "contract", std::string(ref::name(d))};
       r.error = e.what();
       cudaGetLastError();

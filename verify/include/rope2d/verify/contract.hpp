@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "rope2d/verify/device.hpp"
@@ -15,7 +17,10 @@ namespace rope2d::verify {
 
 // One judged SetResult per check, named contract/<check>/<dtype>. A broken contract is an
 // integrity finding ("contract violation: ..."); a declined dtype is not supported.
-std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, std::uint64_t seed);
+// `watch(name, true)` before a check's GPU work and `watch(name, false)` after, so that a
+// supervisor can time a call that hangs.
+std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, std::uint64_t seed,
+                                       const std::function<void(const std::string&, bool)>& watch = {});
 
 // A set whose call returned ROPE2D_ERR_UNSUPPORTED_DTYPE: "not supported" for fp16 and fp32,
 // failed for bf16 (the benchmark's dtype).
