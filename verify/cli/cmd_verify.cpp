@@ -100,6 +100,8 @@ int run(VerifyArgs a) {
   a.reproduce_prefix = "rope2d verify" + (a.submission.empty() ? std::string() : " " + a.submission) +
                        fmt::format(" --seed {} --rounds {} --tier {}", a.seed, a.rounds, a.tier) + (a.quick ? " --quick" : "");
   for (const auto& f : a.nvcc_flags) a.reproduce_prefix += " --nvcc-flag='" + f + "'";
+  // The dtype list shapes the suite (its first dtype gets the full sizes), so it is replayed too.
+  if (a.dtypes != VerifyArgs{}.dtypes) a.reproduce_prefix += " --grad-dtypes " + fmt::format("{}", fmt::join(a.dtypes, ","));
   const std::vector<ProblemSpec> specs = suite(a);
   if (is_solution(a.submission)) prepare_solution(a.submission, a.out_dir + "/solution");  // malformed: exit 2 here
 
