@@ -12,6 +12,8 @@ passes=0 fails=0
 expect() {  # expect FILE RC PATTERN [extra verify args...]; FILE in KERNELS_DIR, or a path
   local file=$1 want=$2 pattern=$3; shift 3
   local name; name=$(basename "${file%.*}")$(printf '%s' "$*" | tr -c 'a-z' '_')
+  # DEFECTIVE_ONLY=REGEX runs only the matching cases (to split a long run into parts).
+  if [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ $name =~ $DEFECTIVE_ONLY ]]; then return; fi
   case $file in /*) ;; *) file=$kernels/$file ;; esac
   # A kernel's own nvcc flags, from a "// nvcc-flags: ..." line in its source.
   local flag
@@ -72,7 +74,9 @@ else
 fi
 # Memory checking under compute-sanitizer: memcheck finds the out-of-bounds read, the accurate
 # kernel is clean under every tool.
-if command -v compute-sanitizer >/dev/null; then
+if [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ sanitize =~ $DEFECTIVE_ONLY ]]; then
+  :
+elif command -v compute-sanitizer >/dev/null; then
   for case in "oob_read 1 memcheck.*FAILED" "accurate_simple 0 initcheck.*passed"; do
     set -- $case
     "$rope2d" verify "$kernels/$1.cu" --sanitize --grad-dtypes bf16 --out "$work/sanitize_$1" >"$work/sanitize_$1.log" 2>&1
@@ -90,6 +94,7 @@ fi
 include=$(cd "$(dirname "$0")/../../cuda/include" && pwd)
 mkdir -p "$work/so"
 for k in accurate_simple sign_error; do
+  if [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ lib$k =~ $DEFECTIVE_ONLY ]]; then continue; fi
   nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I"$include" -o "$work/so/lib$k.so" "$kernels/$k.cu" ||
     { echo "FAIL lib$k.so: nvcc failed"; fails=$((fails+1)); }
 done
