@@ -1,6 +1,7 @@
 // RapidCheck generators of the domain, in one place: grads over the bit patterns of their
 // dtype, angles by regime (bit patterns, randn-sized, real layouts, nearest to k*pi/2,
-// cancelling pairs). Each case carries its regime's name for RC_TAG, so the log shows coverage.
+// cancelling pairs, special values), built from the constructive pieces of ref/regimes.hpp.
+// Each case carries its regime's name for RC_TAG, so the log shows coverage.
 #pragma once
 
 #include <rapidcheck.h>
@@ -72,11 +73,7 @@ inline rc::Gen<float> angle_layout() {  // fl32(pos * theta[k]) of a real layout
 
 inline rc::Gen<float> angle_near_axis() {  // nearest float to k*pi/2, or a step off it
   return rc::gen::apply(
-      [](int k, int step, bool negative) {
-        float t = ref::nearest_float_to_axis(k);
-        for (int i = 0; i < std::abs(step); ++i) t = std::nextafter(t, step < 0 ? -INFINITY : INFINITY);
-        return negative ? -t : t;
-      },
+      [](int k, int step, bool negative) { return ref::near_axis_angle(k, step, negative); },
       rc::gen::inRange(1, 1 << 20), rc::gen::inRange(-2, 3), rc::gen::arbitrary<bool>());
 }
 
@@ -103,12 +100,25 @@ inline rc::Gen<Case> cancelling() {
   return rc::gen::mapcat(dtype(), [](Dtype d) {
     return rc::gen::apply(
         [d](double gc, float t) {
-          if (gc == 0.0) gc = 1.0;
-          double gs = ref::round_to(d, gc * std::tan(static_cast<double>(t)));
-          if (!std::isfinite(gs)) gs = 1.0;
+          const double gs = ref::cancelling_gs(d, gc, t);
           return Case{"cancellation", d, {gc, gs, t}};
         },
         moderate(d), rc::gen::oneOf(angle_small(), angle_layout()));
+  });
+}
+
+// A special grad of the dtype (ordinary ones drawn as grad()) against a special angle: the
+// same lists the verifier crosses exhaustively. May be non-finite.
+inline rc::Gen<double> special_grad(Dtype d) {
+  return rc::gen::mapcat(rc::gen::elementOf(ref::special_grads(d)), [d](ref::SpecialGrad g) {
+    return g.ordinary ? grad(d) : rc::gen::just(g.value);
+  });
+}
+
+inline rc::Gen<Case> special_case() {
+  return rc::gen::mapcat(dtype(), [](Dtype d) {
+    return rc::gen::apply([d](double gc, double gs, float t) { return Case{"special", d, {gc, gs, t}}; }, special_grad(d),
+                          special_grad(d), rc::gen::elementOf(ref::special_angles()));
   });
 }
 

@@ -93,10 +93,11 @@ RC_GTEST_PROP(Kernel, OddSizesAndMisalignedViews, ()) {
   s.set = "odd";
   s.grad_dtype = *dtypes();
   s.elements = *rc::gen::inRange<std::int64_t>(0, 20000);
-  s.misalign = *rc::gen::inRange(0, 4);
+  for (int& o : s.offset) o = *rc::gen::inRange(0, 4);  // each pointer on its own
   s.seed = *rc::gen::arbitrary<std::uint64_t>();
   RC_CLASSIFY(s.elements % 8 != 0, "n % 8 != 0");
-  RC_CLASSIFY(s.misalign != 0, "misaligned");
+  const bool misaligned = s.offset[0] || s.offset[1] || s.offset[2] || s.offset[3];
+  RC_CLASSIFY(misaligned, "misaligned");
   const Problem p = make_problem(s);
   assert_strict(p, testbed().run(own_kernel, p));
 }

@@ -1,9 +1,9 @@
 """rope2d.testing.assert_close: a pytest-friendly gate on a kernel's output, judged by the C++
-verifier's tolerance table (tier "strict" by default: the proven bound for 2-ulp sin/cos)."""
+verifier's tolerance table (tier "float32-bound" by default: the proven bound for 2-ulp sin/cos)."""
 from .api import check
 
 
-def assert_close(out, grad_cos, grad_sin, idx_theta, tier="strict", grad_dtype=None, max_failures=10):
+def assert_close(out, grad_cos, grad_sin, idx_theta, tier="float32-bound", grad_dtype=None, max_failures=10):
     """Raises AssertionError with the verifier's FAIL lines when out does not pass `tier`;
     returns the CheckResult otherwise."""
     r = check(out, grad_cos, grad_sin, idx_theta, tier=tier, grad_dtype=grad_dtype, max_failures=max_failures)

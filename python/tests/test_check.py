@@ -8,7 +8,7 @@ import rope2d
 from conftest import accurate, fp16_sincos
 from rope2d.testing import assert_close
 
-TIERS = {"strict", "faithful-bf16", "faithful-fp16", "faithful-fp32", "solexecbench"}
+TIERS = {"float32-bound", "bf16-noise", "fp16-noise", "fp32-noise", "solexecbench"}
 
 
 def run(kernel, gc, gs, th):
@@ -40,10 +40,10 @@ def test_fp16_sin_fails_strict_with_fail_lines(inputs):
     assert not r.passed and r.over > 0 and r.max_error > 100
     assert len(r.failures) == 3 and all(f.startswith("FAIL check i=") and "err=" in f for f in r.failures)
     assert r.worst.startswith("worst check")
-    with pytest.raises(AssertionError, match="(?s)fails tier strict.*FAIL check i="):
+    with pytest.raises(AssertionError, match="(?s)fails tier float32-bound.*FAIL check i="):
         assert_close(out, gc, gs, th)
     # a gate that is not the default changes which verdict .passed reports
-    assert rope2d.check(out, gc, gs, th, tier="faithful-bf16").tier == "faithful-bf16"
+    assert rope2d.check(out, gc, gs, th, tier="bf16-noise").tier == "bf16-noise"
 
 
 def test_nan_unwritten_and_zero_outputs_fail_every_tier(inputs):
@@ -65,7 +65,7 @@ def test_nan_unwritten_and_zero_outputs_fail_every_tier(inputs):
 def test_bad_arguments_are_named(inputs):
     gc, gs, th = inputs
     good = run(accurate, gc, gs, th)
-    with pytest.raises(ValueError, match="tier: expected strict.*found 'loose'"):
+    with pytest.raises(ValueError, match="tier: expected float32-bound.*found 'loose'"):
         rope2d.check(good, gc, gs, th, tier="loose")
     with pytest.raises(TypeError, match="out: expected float32, found fp16"):
         rope2d.check(good.astype(np.float16), gc, gs, th)

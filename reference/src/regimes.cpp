@@ -33,6 +33,49 @@ float nearest_float_to_axis(double k) {
   return best;
 }
 
+float near_axis_angle(double k, int step, bool negative) {
+  float t = nearest_float_to_axis(k);
+  for (int i = 0; i < std::abs(step); ++i) t = std::nextafter(t, step < 0 ? -INFINITY : INFINITY);
+  return negative ? -t : t;
+}
+
+double cancelling_gs(Dtype d, double& gc, float t) {
+  if (gc == 0.0) gc = 1.0;
+  const double gs = round_to(d, gc * std::tan(static_cast<double>(t)));
+  return std::isfinite(gs) ? gs : 1.0;
+}
+
+double subnormal_of(Dtype d, std::uint64_t units, bool negative) {
+  const Format f = format_of(d);
+  const double x = std::ldexp(static_cast<double>(units), f.emin - f.precision + 1);
+  return negative ? -x : x;
+}
+
+std::vector<SpecialGrad> special_grads(Dtype d) {
+  const Format f = format_of(d);
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const std::uint64_t top = (std::uint64_t{1} << (f.precision - 1)) - 1;
+  // Largest finite: (2 - 2^(1-p)) * 2^emax.
+  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+  return {{0.0, false},  {-0.0, false},    {subnormal_of(d, 1), false}, {subnormal_of(d, top, true), false},
+          {inf, false},  {-inf, false},    {std::numeric_limits<double>::quiet_NaN(), false},
+          {largest, false}, {-largest, false}, {0.0, true}};
+}
+
+std::vector<float> special_angles() {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> a = {0.0f, -0.0f, 0x1p-149f, -0x1.fffffcp-127f, inf, -inf, std::numeric_limits<float>::quiet_NaN(),
+                          0x1p100f, -std::numeric_limits<float>::max(), 0x1p24f + 2.0f};
+  for (float t : nearest_axis_angles(21, 1)) {
+    a.push_back(t);
+    a.push_back(-t);
+  }
+  static const std::vector<float> theta = theta_table(RopeConfig{});
+  for (float pos : {1.0f, 4095.0f, 196607.0f})
+    for (std::size_t k : {std::size_t{0}, std::size_t{1}, theta.size() / 2, theta.size() - 1}) a.push_back(pos * theta[k]);
+  return a;
+}
+
 namespace {
 
 double randn_grad(Random& rng, Dtype d) { return round_to(d, rng.normal()); }
@@ -46,11 +89,10 @@ float float_between(Random& rng, float lo, float hi) {
 }
 
 double subnormal_grad(Random& rng, Dtype d) {
-  const Format f = format_of(d);
-  // Subnormals of f are the multiples of 2^(emin - p + 1) below 2^emin.
-  const std::uint64_t units = std::uint64_t{1} << (f.precision - 1);
-  const double x = std::ldexp(static_cast<double>(1 + rng.below(units - 1)), f.emin - f.precision + 1);
-  return rng.chance(0.5) ? -x : x;
+  // Subnormals of the format are the multiples of 2^(emin - p + 1) below 2^emin.
+  const std::uint64_t units = std::uint64_t{1} << (format_of(d).precision - 1);
+  const std::uint64_t u = 1 + rng.below(units - 1);
+  return subnormal_of(d, u, rng.chance(0.5));
 }
 
 }  // namespace
@@ -110,9 +152,7 @@ Element draw(Regime r, Random& rng, Dtype d) {
       // is then a rounding error of gs times cos t, far below either term.
       const float t = rng.chance(0.5) ? static_cast<float>(rng.normal() * 3) : float_between(rng, 1.0f, 0x1p17f);
       double gc = randn_grad(rng, d);
-      if (gc == 0.0) gc = 1.0;
-      const double gs = round_to(d, gc * std::tan(static_cast<double>(t)));
-      if (!std::isfinite(gs)) return {gc, 1.0, t};
+      const double gs = cancelling_gs(d, gc, t);
       return {gc, gs, t};
     }
     case Regime::signed_zero: {

@@ -42,7 +42,7 @@ std::vector<ProblemSpec> suite(const VerifyArgs& a) {
   o.seed = a.seed;
   o.quick = a.quick;
   o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
-  std::vector<ProblemSpec> specs = verification_suite(o);
+  std::vector<ProblemSpec> specs = a.sanitize_set ? sanitize_suite(o) : verification_suite(o);
   if (!a.only.empty()) {
     std::erase_if(specs, [&](const ProblemSpec& s) { return s.name() != a.only; });
     if (specs.empty()) throw std::invalid_argument("--only: no problem named '" + a.only + "' in the suite");
@@ -96,9 +96,12 @@ int run(VerifyArgs a) {
     throw std::invalid_argument(a.submission + ": no such file");
   const std::string stem = a.submission.empty() ? "rope2d" : fs::path(a.submission).stem().string();
   if (a.out_dir.empty()) a.out_dir = "reports/verify/" + stem;
+  if (a.sanitize) return verify_sanitized(a);
   a.reproduce_prefix = "rope2d verify" + (a.submission.empty() ? std::string() : " " + a.submission) +
                        fmt::format(" --seed {} --rounds {} --tier {}", a.seed, a.rounds, a.tier) + (a.quick ? " --quick" : "");
   for (const auto& f : a.nvcc_flags) a.reproduce_prefix += " --nvcc-flag='" + f + "'";
+  // The dtype list shapes the suite (its first dtype gets the full sizes), so it is replayed too.
+  if (a.dtypes != VerifyArgs{}.dtypes) a.reproduce_prefix += " --grad-dtypes " + fmt::format("{}", fmt::join(a.dtypes, ","));
   const std::vector<ProblemSpec> specs = suite(a);
   if (is_solution(a.submission)) prepare_solution(a.submission, a.out_dir + "/solution");  // malformed: exit 2 here
 
@@ -152,7 +155,8 @@ int run(VerifyArgs a) {
           SetResult s{m.value("name", ""), m.value("set", ""), m.value("dtype", "")};
           const std::string d = m.value("disposition", "");
           if (d == "failed") s.error = m.value("summary", "");
-          else s.integrity = d == "passed" ? "ok" : m.value("summary", "");
+          else s.integrity = d == "passed" || d == "not supported" ? "ok" : m.value("summary", "");
+          if (d == "not supported") s.not_supported = m.value("summary", "declined by the submission");
           partial.results.push_back(s);
         } else if (type == "done") verdict = m.value("verdict", "");
         else if (type == "error") child_error = m.value("message", "");
@@ -204,6 +208,10 @@ Action add_verify(CLI::App& app) {
   app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");
   app.add_flag("--bench", a->bench, "also time the submission on the 16 workloads");
   app.add_flag("--quiet", a->quiet, "no progress display");
+  app.add_flag("--huge", a->huge, "also one call past 2^31 elements per dtype (about 26 GB of device memory), judged on a sample");
+  app.add_flag("--sanitize", a->sanitize, "run a reduced set under compute-sanitizer (memcheck, racecheck, initcheck)");
+  app.add_option("--sanitizer", a->sanitizer, "compute-sanitizer to run for --sanitize")->capture_default_str();
+  app.add_flag("--sanitize-set", a->sanitize_set, "only the reduced set --sanitize runs")->group("");
   return [a] { return run(*a); };
 }
 

@@ -14,7 +14,9 @@
 #include "commands.hpp"
 #include "verify_worker.hpp"
 #include "rope2d/verify/bench.hpp"
+#include "rope2d/verify/contract.hpp"
 #include "rope2d/verify/device.hpp"
+#include "rope2d/verify/huge.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
 #include "rope2d/verify/sol_score.hpp"
@@ -196,6 +198,7 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
         send(fd, {{"type", "call"}, {"name", r.name}});
         const DeviceRun run = phases.time(phases.gpu, call);
         send(fd, {{"type", "called"}});
+        if (run.integrity.declined) return mark_declined(r, spec.grad_dtype);  // contract.hpp
         if (run.integrity.context_lost || !run.integrity.call_error.empty()) {
           r.error = run.integrity.call_error;
           lost = run.integrity.context_lost;
@@ -224,6 +227,28 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
                 {"summary", !r->ran() ? r->error : r->integrity != "ok" ? r->integrity
                                                   : fmt::format("max {:.3g} x 2^-24 S, {} over {}", r->metrics.max_scaled,
                                                                 r->metrics.over[static_cast<int>(gate)], name(gate))}});
+    }
+  }
+  // ---- Added sets (contract.hpp, huge.hpp): judged after the suite, so that a fault in them
+  // cannot hide the suite's results; kept apart so they move with the worker as one block.
+  auto add_results = [&](const std::vector<SetResult>& results) {
+    for (const SetResult& r : results) {
+      rep.results.push_back(r);
+      send(fd, {{"type", "end"}, {"name", r.name}, {"set", r.set}, {"dtype", r.dtype}, {"disposition", r.disposition(gate)},
+                {"summary", !r.ran() ? r.error : r.integrity}});
+    }
+  };
+  auto watch = [&](const std::string& name, bool calling) {
+    send(fd, calling ? json{{"type", "call"}, {"name", name}} : json{{"type", "called"}});
+  };
+  if (!lost && a.only.empty()) {
+    // The call contract: n == 0, two calls in flight, graph capture; one set per check and dtype.
+    for (ref::Dtype d : parse_grad_dtypes(a.dtypes, "--grad-dtypes")) add_results(contract_checks(sub.backward, d, gate, a.seed, watch));
+    if (a.huge) {  // past 2^31 elements, judged on a sample
+      SuiteOptions o;
+      o.seed = a.seed;
+      o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
+      add_results(huge_checks(bed, sub.backward, o, gate));
     }
   }
   rep.header.push_back({"time", fmt::format("inputs {:.1f} s, reference {:.1f} s, GPU calls and integrity checks {:.1f} s, "

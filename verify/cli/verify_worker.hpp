@@ -15,8 +15,11 @@ namespace rope2d::cli {
 
 struct VerifyArgs {
   std::string submission, out_dir, tier = "float32-bound", nvcc = "nvcc", only, golden = "data/golden-smoke";
-  std::vector<std::string> nvcc_flags, dtypes{"bf16"};
+  std::vector<std::string> nvcc_flags, dtypes{"bf16", "fp16", "fp32"};
   bool quick = false, quiet = false, bench = false;
+  bool sanitize = false, sanitize_set = false;  // --sanitize; the reduced set it re-executes with
+  bool huge = false;                            // --huge: also the sets past 2^31 elements
+  std::string sanitizer = "compute-sanitizer";
   std::uint64_t seed = 1;
   int rounds = 2;
   double call_timeout = 20;
@@ -28,6 +31,10 @@ bool is_solution(const std::string& path);
 // One message to the parent: {"type": "device" | "nogpu" | "start" | "call" | "called" | "end" |
 // "done" | "error", ...}.
 void send(int fd, const nlohmann::json& j);
+
+// --sanitize (verify_sanitize.cpp): re-executes rope2d verify under each compute-sanitizer tool
+// on the reduced set; 0 when every tool passed or was SKIPPED, 1 when one found errors.
+int verify_sanitized(const VerifyArgs& a);
 
 // Everything that touches CUDA; writes the report itself when it finishes.
 int verify_worker(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, int fd);

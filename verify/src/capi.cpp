@@ -30,8 +30,7 @@ ref::Dtype dtype_arg(int d, const char* what) {
 
 Tier tier_arg(const char* t) {
   const auto tier = parse_tier(t ? t : "");
-  if (!tier) throw std::invalid_argument(std::string("tier: expected strict, faithful-bf16, faithful-fp16, faithful-fp32 or "
-                                                     "solexecbench, found '") + (t ? t : "") + "'");
+  if (!tier) throw std::invalid_argument("tier: expected " + tier_names() + ", found '" + (t ? t : "") + "'");
   return *tier;
 }
 

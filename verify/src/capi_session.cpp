@@ -66,7 +66,7 @@ int rope2d_session_open(const char* options, rope2d_session** out) {
     if (!o.is_object()) throw std::invalid_argument("options: expected a JSON object");
     auto s = std::make_unique<rope2d_session>();
     try {
-      s->gate = tier_arg(o.value("tier", "strict").c_str());
+      s->gate = tier_arg(o.value("tier", "float32-bound").c_str());
       s->seed = o.value("seed", 1ull);
       s->rounds = o.value("rounds", 2);
       if (s->rounds < 1 || s->rounds > 100) throw std::invalid_argument("rounds: expected 1 to 100, found " + std::to_string(s->rounds));
@@ -93,7 +93,7 @@ int rope2d_session_problems(rope2d_session* s, char** out) {
     json a = json::array();
     for (const ProblemSpec& p : s->specs)
       a.push_back({{"name", p.name()}, {"set", p.set}, {"dtype", std::string(ref::name(p.grad_dtype))}, {"shape", p.shape()},
-                   {"n", p.n()}, {"misalign", p.misalign}});
+                   {"n", p.n()}, {"offsets", p.offset}});
     *out = dup(json{{"problems", a}, {"rounds", s->rounds}, {"gate", std::string(name(s->gate))}}.dump());
   });
 }

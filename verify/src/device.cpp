@@ -3,10 +3,13 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <stdexcept>
 
+#include "edge_memory.hpp"
+#include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/metrics.hpp"
 
 namespace rope2d::verify {
@@ -37,32 +40,50 @@ bool sticky(cudaError_t e) {
          e == cudaErrorAssert || e == cudaErrorLaunchTimeout || e == cudaErrorUnknown;
 }
 
-// One device buffer with guard bands; the data region starts `offset` bytes into it.
+// One device buffer with guard bands; the data region starts `offset` bytes into it. A flush
+// buffer ends exactly where its data ends: at an unmapped page where the driver allows (a read
+// past the end faults), else at the end of an exact cudaMalloc (compute-sanitizer sees it).
 struct Buffer {
   unsigned char* base = nullptr;
-  std::size_t capacity = 0;  // bytes of data region the allocation can hold
+  std::size_t allocated = 0;  // bytes of the allocation
   std::size_t bytes = 0, offset = 0;
+  bool exact = false;         // allocated for one flush layout
+  detail::EdgeAllocation edge;
 
-  void reserve(std::size_t want) {
-    if (want <= capacity && base) return;
-    if (base) cudaFree(base);
+  void free_all() {
+    if (edge.begin()) edge.release();
+    else if (base) cudaFree(base);
     base = nullptr;
-    check(cudaMalloc(reinterpret_cast<void**>(&base), want + 2 * guard_bytes + 64), "cudaMalloc");
-    capacity = want;
   }
-  // Lays out `n` bytes starting `misalign` bytes past a 256-byte boundary, guards around.
-  void layout(std::size_t n, std::size_t misalign, cudaStream_t s) {
-    reserve(n + 64);
+  void allocate(std::size_t total) {
+    free_all();
+    check(cudaMalloc(reinterpret_cast<void**>(&base), total), "cudaMalloc");
+    allocated = total;
+  }
+  // Lays out `n` bytes starting `misalign` bytes past a 256-byte boundary with guards around,
+  // or flush (the start then follows from n).
+  void layout(std::size_t n, std::size_t misalign, bool flush, cudaStream_t s) {
+    const std::size_t want = guard_bytes + misalign + n + guard_bytes + 64;
+    if (flush || exact || !base || want > allocated) {
+      if (base) check(cudaStreamSynchronize(s), "sync");  // earlier work may still read it
+      exact = flush;
+      if (!flush) allocate(want + (1 << 20));
+      else if (free_all(); edge.allocate(guard_bytes + n, nullptr)) base = edge.begin(), allocated = edge.size();
+      else allocate(guard_bytes + std::max<std::size_t>(n, 1));
+    }
     bytes = n;
-    offset = guard_bytes + misalign;
+    offset = flush ? allocated - n : guard_bytes + misalign;
     check(cudaMemsetAsync(base, guard_byte, offset, s), "cudaMemset guard");
-    check(cudaMemsetAsync(base + offset + n, guard_byte, capacity + 2 * guard_bytes + 64 - offset - n, s), "cudaMemset guard");
+    // Only the band the check reads: the rest of a large allocation needs no refill per set.
+    const std::size_t after = std::min(allocated - offset - n, guard_bytes);
+    if (after) check(cudaMemsetAsync(base + offset + n, guard_byte, after, s), "cudaMemset guard");
   }
   unsigned char* data() const { return base + offset; }
   bool guards_intact(cudaStream_t s) const {
-    std::vector<unsigned char> before(offset), after(guard_bytes);
-    check(cudaMemcpyAsync(before.data(), base, offset, cudaMemcpyDeviceToHost, s), "copy guard");
-    check(cudaMemcpyAsync(after.data(), base + offset + bytes, guard_bytes, cudaMemcpyDeviceToHost, s), "copy guard");
+    const std::size_t tail = std::min(guard_bytes, allocated - offset - bytes), head = std::min(offset, 2 * guard_bytes);
+    std::vector<unsigned char> before(head), after(tail);
+    check(cudaMemcpyAsync(before.data(), base + offset - head, head, cudaMemcpyDeviceToHost, s), "copy guard");
+    if (tail) check(cudaMemcpyAsync(after.data(), base + offset + bytes, tail, cudaMemcpyDeviceToHost, s), "copy guard");
     check(cudaStreamSynchronize(s), "sync");
     for (unsigned char c : before)
       if (c != guard_byte) return false;
@@ -70,9 +91,7 @@ struct Buffer {
       if (c != guard_byte) return false;
     return true;
   }
-  ~Buffer() {
-    if (base) cudaFree(base);
-  }
+  ~Buffer() { free_all(); }
 };
 
 }  // namespace
@@ -139,8 +158,8 @@ struct Testbed::Impl {
     }
   }
 
-  void upload(Buffer& b, const void* host, std::size_t n, std::size_t misalign) {
-    b.layout(n, misalign, stream);
+  void upload(Buffer& b, const void* host, std::size_t n, std::size_t misalign, bool flush = false) {
+    b.layout(n, misalign, flush, stream);
     if (n) check(cudaMemcpyAsync(b.data(), host, n, cudaMemcpyHostToDevice, stream), "upload");
   }
 
@@ -162,7 +181,12 @@ struct Testbed::Impl {
     check(cudaEventRecord(start, stream), "event");
     const int rc = call(stream);
     check(cudaEventRecord(stop, stream), "event");
-    if (rc != 0) integ.call_error = "returned " + std::to_string(rc) + " (" + cudaGetErrorName(static_cast<cudaError_t>(rc)) + ")";
+    if (rc == ROPE2D_ERR_UNSUPPORTED_DTYPE) {
+      integ.declined = true;
+      integ.call_error = "declined grad dtype " + std::string(ref::name(p.spec.grad_dtype)) + " (ROPE2D_ERR_UNSUPPORTED_DTYPE)";
+    } else if (rc != 0) {
+      integ.call_error = "returned " + std::to_string(rc) + " (" + cudaGetErrorName(static_cast<cudaError_t>(rc)) + ")";
+    }
     const cudaError_t e = cudaStreamSynchronize(stream);
     const cudaError_t d = e == cudaSuccess ? cudaDeviceSynchronize() : e;  // work it left on other streams
     if (d != cudaSuccess) {
@@ -185,16 +209,17 @@ struct Testbed::Impl {
   }
 
   template <class Call>
-  DeviceRun run(const Problem& p, const RunChecks& checks, Call&& call, const std::vector<Buffer*>& inputs,
+  DeviceRun run(const Problem& p, RunChecks checks, Call&& call, const std::vector<Buffer*>& inputs,
                 const std::vector<const void*>& host_inputs) {
     DeviceRun r;
+    if (p.spec.light) checks.stream = checks.repeat = false;  // sweeps: one call, guards and inputs
     if (lost) {
       r.integrity.call_error = "the CUDA context was lost by an earlier call";
       r.integrity.context_lost = true;
       return r;
     }
     const std::int64_t n = p.n();
-    out.layout(static_cast<std::size_t>(n) * 4, static_cast<std::size_t>(p.spec.misalign) * 4, stream);
+    out.layout(static_cast<std::size_t>(n) * 4, static_cast<std::size_t>(p.spec.offset[op_out]) * 4, false, stream);
     // First call behind the spin: a kernel that ignores the stream runs during the spin and
     // the poison queued after the spin overwrites its results.
     std::vector<float> first;
@@ -235,10 +260,12 @@ Testbed::~Testbed() = default;
 
 DeviceRun Testbed::run(BackwardFn fn, const Problem& p, const RunChecks& checks) {
   Impl& m = *impl_;
-  const std::size_t es = ref::size_bytes(p.spec.grad_dtype), mis = p.spec.misalign;
-  m.upload(m.gc, p.gc.data(), p.gc.size(), mis * es);
-  m.upload(m.gs, p.gs.data(), p.gs.size(), mis * es);
-  m.upload(m.theta, p.theta.data(), p.theta.size() * 4, mis * 4);
+  const std::size_t es = ref::size_bytes(p.spec.grad_dtype);
+  const auto& o = p.spec.offset;
+  const bool flush = p.spec.flush_end;
+  m.upload(m.gc, p.gc.data(), p.gc.size(), o[op_grad_cos] * es, flush);
+  m.upload(m.gs, p.gs.data(), p.gs.size(), o[op_grad_sin] * es, flush);
+  m.upload(m.theta, p.theta.data(), p.theta.size() * 4, o[op_idx_theta] * 4, flush);
   const int dtype = abi_dtype(p.spec.grad_dtype);
   auto call = [&](cudaStream_t s) {
     return fn(m.gc.data(), m.gs.data(), reinterpret_cast<const float*>(m.theta.data()),
@@ -250,9 +277,10 @@ DeviceRun Testbed::run(BackwardFn fn, const Problem& p, const RunChecks& checks)
 DeviceRun Testbed::run_fused(FusedFn fn, const Problem& p, const RunChecks& checks) {
   if (p.positions.empty()) throw std::invalid_argument(p.spec.name() + ": the fused path needs a layout problem");
   Impl& m = *impl_;
-  const std::size_t es = ref::size_bytes(p.spec.grad_dtype), mis = p.spec.misalign;
-  m.upload(m.gc, p.gc.data(), p.gc.size(), mis * es);
-  m.upload(m.gs, p.gs.data(), p.gs.size(), mis * es);
+  const std::size_t es = ref::size_bytes(p.spec.grad_dtype);
+  const auto& o = p.spec.offset;
+  m.upload(m.gc, p.gc.data(), p.gc.size(), o[op_grad_cos] * es, p.spec.flush_end);
+  m.upload(m.gs, p.gs.data(), p.gs.size(), o[op_grad_sin] * es, p.spec.flush_end);
   m.upload(m.positions, p.positions.data(), p.positions.size() * 4, 0);
   m.upload(m.table, p.theta_table.data(), p.theta_table.size() * 4, 0);
   const int dtype = abi_dtype(p.spec.grad_dtype);

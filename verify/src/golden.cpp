@@ -29,7 +29,7 @@ std::string file_name(const ProblemSpec& s) {
 }
 
 const char* source_name(AngleSource s) {
-  return s == AngleSource::randn ? "randn" : s == AngleSource::layout ? "layout" : "regime";
+  return s == AngleSource::randn ? "randn" : s == AngleSource::layout ? "layout" : s == AngleSource::special ? "special" : "regime";
 }
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) { throw std::invalid_argument(where + ": " + what); }
@@ -71,7 +71,7 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
                    {"seq_len", std::to_string(s.seq_len)},
                    {"head_dim", std::to_string(s.head_dim)},
                    {"elements", std::to_string(s.elements)},
-                   {"misalign", std::to_string(s.misalign)},
+                   {"misalign", s.offsets_text()},
                    {"seed", std::to_string(s.seed)}};
     const std::string name = file_name(s);
     write_safetensors((fs::path(dir) / name).string(), st);
@@ -179,10 +179,11 @@ GoldenProblem load_golden(const GoldenSet& set, const GoldenFile& f) {
   s.seq_len = std::stoll(meta("seq_len"));
   s.head_dim = std::stoll(meta("head_dim"));
   s.elements = std::stoll(meta("elements"));
-  s.misalign = std::stoi(meta("misalign"));
+  s.offset = ProblemSpec::parse_offsets(meta("misalign"));
   s.seed = std::stoull(meta("seed"));
   const std::string src = meta("source");
-  s.source = src == "layout" ? AngleSource::layout : src == "regime" ? AngleSource::regime : AngleSource::randn;
+  s.source = src == "layout" ? AngleSource::layout : src == "regime" ? AngleSource::regime
+           : src == "special" ? AngleSource::special : AngleSource::randn;
   if (auto r = ref::parse_regime(meta("regime"))) s.regime = *r;
   const char* gd = safetensors_dtype(s.grad_dtype);
   Tensor& gc = need("grad_cos");

@@ -33,6 +33,20 @@ std::uint64_t chunk_seed(std::uint64_t seed, std::int64_t chunk) {
   return seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(chunk) * 0xBF58476D1CE4E5B9ull + 1;
 }
 
+// Element i of the cross product special grad x special grad x special angle; an `ordinary`
+// grad is a fresh randn value.
+ref::Element special_element(std::int64_t i, ref::Random& rng, ref::Dtype d) {
+  static const std::vector<float> angles = ref::special_angles();
+  static const std::vector<ref::SpecialGrad> lists[] = {ref::special_grads(ref::Dtype::bf16), ref::special_grads(ref::Dtype::fp16),
+                                                         ref::special_grads(ref::Dtype::fp32)};
+  const std::vector<ref::SpecialGrad>& grads = lists[d == ref::Dtype::bf16 ? 0 : d == ref::Dtype::fp16 ? 1 : 2];
+  const auto na = static_cast<std::int64_t>(angles.size()), ng = static_cast<std::int64_t>(grads.size());
+  const std::int64_t k = i % (na * ng * ng);
+  auto grad = [&](const ref::SpecialGrad& g) { return g.ordinary ? ref::round_to(d, rng.normal()) : g.value; };
+  const double gc = grad(grads[k / (na * ng)]), gs = grad(grads[(k / na) % ng]);
+  return {gc, gs, angles[k % na]};
+}
+
 }  // namespace
 
 std::string ProblemSpec::name() const {
@@ -43,8 +57,41 @@ std::string ProblemSpec::name() const {
     s += std::to_string(batch) + "x" + std::to_string(seq_len);
     if (head_dim != 128) s += "x" + std::to_string(head_dim);
   }
-  if (misalign) s += "+" + std::to_string(misalign);
+  if (offset != std::array<int, 4>{}) s += "+" + offsets_text();
   return s;
+}
+
+std::string ProblemSpec::offsets_text() const {
+  if (offset[0] == offset[1] && offset[1] == offset[2] && offset[2] == offset[3]) return std::to_string(offset[0]);
+  return std::to_string(offset[0]) + "," + std::to_string(offset[1]) + "," + std::to_string(offset[2]) + "," +
+         std::to_string(offset[3]);
+}
+
+std::array<int, 4> ProblemSpec::parse_offsets(const std::string& text) {
+  std::array<int, 4> o{};
+  std::size_t pos = 0;
+  int count = 0;
+  for (; count < 4 && pos <= text.size(); ++count) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string part = text.substr(pos, comma - pos);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 6)
+      throw std::invalid_argument("offsets: expected k or a,b,c,d (non-negative integers), found '" + text + "'");
+    o[count] = std::stoi(part);
+    pos = comma + 1;
+  }
+  if (pos <= text.size()) throw std::invalid_argument("offsets: more than four in '" + text + "'");
+  if (count == 1) o = {o[0], o[0], o[0], o[0]};
+  else if (count != 4) throw std::invalid_argument("offsets: expected 1 or 4 values, found '" + text + "'");
+  return o;
+}
+
+std::uint64_t name_seed(std::uint64_t base, const std::string& name) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  // Mixing in the base after hashing keeps base 1 and base 2 unrelated for every name.
+  h ^= base * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 31;
+  return h * 0xBF58476D1CE4E5B9ull;
 }
 
 double Problem::decode(const std::vector<std::uint8_t>& v, std::int64_t i) const {
@@ -120,6 +167,10 @@ Problem make_problem(const ProblemSpec& spec) {
           break;
         case AngleSource::regime:
           e = ref::draw(spec.regime, rng, spec.grad_dtype);
+          p.theta[i] = e.t;
+          break;
+        case AngleSource::special:
+          e = special_element(i, rng, spec.grad_dtype);
           p.theta[i] = e.t;
           break;
       }

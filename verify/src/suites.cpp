@@ -1,7 +1,16 @@
-// The named problem sets.
+// The named problem sets. Beyond the 16 workloads the sets are generated from the dimensions
+// a kernel can get wrong: size (every small n, every residue mod 2..256, launch-shape
+// boundaries), placement (each pointer offset on its own, inputs flush with their allocation
+// end), values (special grads x special angles) and grad dtype. Each set's seed comes from its
+// name, so adding a set changes no other set.
 #include "rope2d/verify/suites.hpp"
 
+#include <algorithm>
+#include <array>
+#include <set>
 #include <stdexcept>
+
+#include "rope2d/ref/random.hpp"
 
 namespace rope2d::verify {
 
@@ -15,51 +24,132 @@ const std::vector<Workload>& benchmark_workloads() {
 
 namespace {
 
-ProblemSpec spec(std::string set, AngleSource src, ref::Dtype d, std::int64_t b, std::int64_t s, std::uint64_t seed) {
+ProblemSpec spec(std::string set, AngleSource src, ref::Dtype d, std::int64_t b, std::int64_t s) {
   ProblemSpec p;
   p.set = std::move(set);
   p.source = src;
   p.grad_dtype = d;
   p.batch = b;
   p.seq_len = s;
-  p.seed = seed;
   return p;
+}
+
+ProblemSpec flat(std::string set, AngleSource src, ref::Dtype d, std::int64_t n) {
+  ProblemSpec p = spec(std::move(set), src, d, 1, 1);
+  p.elements = n;
+  return p;
+}
+
+// Seeds every spec from its finished name.
+std::vector<ProblemSpec> seeded(std::vector<ProblemSpec> v, std::uint64_t base) {
+  for (ProblemSpec& p : v) p.seed = name_seed(base, p.name());
+  return v;
+}
+
+void add_regimes(std::vector<ProblemSpec>& out, ref::Dtype d, std::int64_t seq) {
+  for (ref::Regime r : ref::all_regimes) {
+    if (r == ref::Regime::randn || r == ref::Regime::layout) continue;
+    ProblemSpec p = spec(std::string(ref::name(r)), AngleSource::regime, d, 1, seq);
+    p.regime = r;
+    out.push_back(p);
+  }
+}
+
+// The sizes a vector body, a tail and a grid-stride loop can get wrong. Vector units are up
+// to 16 bytes (8 bf16), blocks up to 1024 threads of up to 8 elements. `full` for the first
+// dtype of a default run; the others (and --quick) get a thinner sweep of the same kinds.
+std::vector<std::int64_t> sweep_sizes(bool full) {
+  std::set<std::int64_t> n{0};
+  for (std::int64_t k = 1; k <= (full ? 80 : 40); ++k) n.insert(k);                // every n up to 10 vector units
+  for (std::int64_t r = 0; r < 256; r += full ? 1 : 7) n.insert(256 + r);          // every residue mod 256, small n
+  for (std::int64_t r : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 31, 63, 127, 129, 200, 255})
+    if (full || r < 8) n.insert((full ? 1 << 20 : 1 << 18) + r);                  // every residue mod 16, large n
+  for (std::int64_t unit = 128; unit <= 8192; unit *= 2)                            // block x elements per thread
+    for (std::int64_t k : {1, 3})
+      for (std::int64_t d = -3; d <= 3; ++d)
+        if (full || (k == 1 && d >= -1 && d <= 1)) n.insert(k * unit + d);
+  if (full) {
+    // 65536 blocks of 256 threads (n >= 2^24), and a grid capped at 65535 blocks of 128.
+    for (std::int64_t d : {-1, 1}) n.insert((std::int64_t{1} << 24) + d);
+    n.insert(65535 * 128 + 1);
+  }
+  return {n.begin(), n.end()};
+}
+
+void add_sizes(std::vector<ProblemSpec>& out, ref::Dtype d, bool full) {
+  for (std::int64_t n : sweep_sizes(full)) {
+    ProblemSpec p = flat("odd", AngleSource::randn, d, n);
+    p.light = true;
+    out.push_back(p);
+  }
+}
+
+// Element offsets 0..3 of the four pointers on a small n with a tail (all 4^4 combinations
+// when full, else each pointer alone and all together); random combinations on a large n;
+// and inputs flush with the end of their allocation (their start alignment follows from n).
+void add_placement(std::vector<ProblemSpec>& out, ref::Dtype d, bool full, std::uint64_t base) {
+  for (int c = 0; c < 256; ++c) {
+    std::array<int, 4> o{};
+    for (int k = 0; k < 4; ++k) o[k] = (c >> (2 * k)) & 3;
+    const int moved = (o[0] != 0) + (o[1] != 0) + (o[2] != 0) + (o[3] != 0);
+    const bool same = o[0] == o[1] && o[1] == o[2] && o[2] == o[3];
+    if (!full && moved > 1 && !same) continue;
+    ProblemSpec p = flat("place", AngleSource::randn, d, 67);
+    p.offset = o;
+    p.light = true;
+    out.push_back(p);
+  }
+  ref::Random rng(name_seed(base, "place/combinations/" + std::string(ref::name(d))));
+  for (int c = 0; c < (full ? 6 : 2); ++c) {
+    ProblemSpec p = flat("place", AngleSource::randn, d, (full ? 1 << 20 : 1 << 16) + 5 + c);
+    for (int& o : p.offset) o = static_cast<int>(rng.below(4));
+    out.push_back(p);
+  }
+  for (std::int64_t n : {1, 7, 64, 67, 1000, 4096, 4099, 65541}) {
+    if (!full && n > 1000) continue;
+    ProblemSpec p = flat("flush", AngleSource::randn, d, n);
+    p.flush_end = true;
+    p.light = true;
+    out.push_back(p);
+  }
+}
+
+void add_specials(std::vector<ProblemSpec>& out, ref::Dtype d) {
+  // Two periods of the cross product (ordinary grads drawn afresh in each), with a tail.
+  const std::int64_t period = static_cast<std::int64_t>(ref::special_angles().size() * ref::special_grads(d).size() *
+                                                        ref::special_grads(d).size());
+  out.push_back(flat("special", AngleSource::special, d, 2 * period + 3));
+  ProblemSpec misaligned = flat("special", AngleSource::special, d, period);
+  misaligned.offset = {1, 3, 2, 1};
+  out.push_back(misaligned);
 }
 
 }  // namespace
 
 std::vector<ProblemSpec> benchmark_suite(const SuiteOptions& o) {
   std::vector<ProblemSpec> out;
-  std::uint64_t seed = o.seed;
   for (ref::Dtype d : o.grad_dtypes)
     for (const Workload& w : benchmark_workloads()) {
       // Quick runs keep every shape's sequence length but one sequence of it.
       const std::int64_t b = o.quick ? 1 : w.batch;
-      out.push_back(spec("randn", AngleSource::randn, d, b, w.seq_len, seed++));
+      out.push_back(spec("randn", AngleSource::randn, d, b, w.seq_len));
     }
-  return out;
+  return seeded(std::move(out), o.seed);
 }
 
 std::vector<ProblemSpec> smoke_suite(const SuiteOptions& o) {
   std::vector<ProblemSpec> out;
-  std::uint64_t seed = o.seed;
   for (ref::Dtype d : o.grad_dtypes) {
-    out.push_back(spec("randn", AngleSource::randn, d, 1, 64, seed++));
-    out.push_back(spec("layout", AngleSource::layout, d, 1, 128, seed++));
-    for (ref::Regime r : ref::all_regimes) {
-      if (r == ref::Regime::randn || r == ref::Regime::layout) continue;
-      ProblemSpec p = spec(std::string(ref::name(r)), AngleSource::regime, d, 1, 32, seed++);
-      p.regime = r;
-      out.push_back(p);
-    }
+    out.push_back(spec("randn", AngleSource::randn, d, 1, 64));
+    out.push_back(spec("layout", AngleSource::layout, d, 1, 128));
+    add_regimes(out, d, 32);
     for (std::int64_t n : {7, 129}) {
-      ProblemSpec p = spec("odd", AngleSource::randn, d, 1, 1, seed++);
-      p.elements = n;
-      p.misalign = 1;
+      ProblemSpec p = flat("odd", AngleSource::randn, d, n);
+      p.set_offsets(1);
       out.push_back(p);
     }
   }
-  return out;
+  return seeded(std::move(out), o.seed);
 }
 
 std::vector<ref::Dtype> parse_grad_dtypes(const std::vector<std::string>& names, const std::string& option) {
@@ -74,32 +164,39 @@ std::vector<ref::Dtype> parse_grad_dtypes(const std::vector<std::string>& names,
 }
 
 std::vector<ProblemSpec> verification_suite(const SuiteOptions& o) {
-  std::vector<ProblemSpec> out = benchmark_suite(o);
-  std::uint64_t seed = o.seed + 1000;
+  std::vector<ProblemSpec> out;
+  for (std::size_t k = 0; k < o.grad_dtypes.size(); ++k) {
+    const ref::Dtype d = o.grad_dtypes[k];
+    // The first dtype (the benchmark's, bf16, by default) gets the workloads at full size, the
+    // layout and long sets and the full sweeps; the others one randn sequence per workload and
+    // the thinner sweeps, so every dtype is covered at a fraction of the cost.
+    const bool primary = k == 0, full = primary && !o.quick;
+    for (const Workload& w : benchmark_workloads()) out.push_back(spec("randn", AngleSource::randn, d, full ? w.batch : 1, w.seq_len));
+    if (primary)
+      for (const Workload& w : benchmark_workloads()) out.push_back(spec("layout", AngleSource::layout, d, full ? w.batch : 1, w.seq_len));
+    if (primary) out.push_back(spec("long", AngleSource::layout, d, 1, o.quick ? 16384 : o.long_seq));
+    add_regimes(out, d, full ? 8192 : 512);
+    add_specials(out, d);
+    add_sizes(out, d, full);
+    add_placement(out, d, full, o.seed);
+  }
+  return seeded(std::move(out), o.seed);
+}
+
+std::vector<ProblemSpec> sanitize_suite(const SuiteOptions& o) {
+  std::vector<ProblemSpec> out;
   for (ref::Dtype d : o.grad_dtypes) {
-    for (const Workload& w : benchmark_workloads()) {
-      const std::int64_t b = o.quick ? 1 : w.batch;
-      out.push_back(spec("layout", AngleSource::layout, d, b, w.seq_len, seed++));
-    }
-    out.push_back(spec("long", AngleSource::layout, d, 1, o.quick ? 16384 : o.long_seq, seed++));
-    for (ref::Regime r : ref::all_regimes) {
-      if (r == ref::Regime::randn || r == ref::Regime::layout) continue;
-      ProblemSpec p = spec(std::string(ref::name(r)), AngleSource::regime, d, 1, o.quick ? 512 : 8192, seed++);
-      p.regime = r;
+    out.push_back(spec("randn", AngleSource::randn, d, 1, 773));
+    for (std::int64_t n : {0, 1, 3, 7, 67, 129, 1000, 4099}) {
+      ProblemSpec p = flat("odd", AngleSource::randn, d, n);
+      p.light = true;
       out.push_back(p);
     }
-    // Sizes that are not multiples of 2, 4, 8 or 128, and views that start 1-3 elements off
-    // a 16-byte boundary: the vector path's tails and its fallback.
-    for (std::int64_t n : {1, 3, 7, 127, 129, 1001, 65537}) {
-      for (int mis : {0, 1, 3}) {
-        ProblemSpec p = spec("odd", AngleSource::randn, d, 1, 1, seed++);
-        p.elements = n;
-        p.misalign = mis;
-        out.push_back(p);
-      }
-    }
+    add_placement(out, d, false, o.seed);  // each pointer offset alone, and every input flush with its end
+    ProblemSpec sp = flat("special", AngleSource::special, d, 4099);
+    out.push_back(sp);
   }
-  return out;
+  return seeded(std::move(out), o.seed);
 }
 
 }  // namespace rope2d::verify

@@ -118,7 +118,7 @@ TEST_F(Written, JUnitCarriesFailureErrorAndSkippedElements) {
   EXPECT_EQ(std::string(good.attribute("classname").value()), "rope2d.randn" + safe);
   const pugi::xml_node failure = bad.child("failure");
   ASSERT_TRUE(failure);
-  EXPECT_EQ(std::string(failure.attribute("message").value()), "3 of 1000 elements over strict");
+  EXPECT_EQ(std::string(failure.attribute("message").value()), "3 of 1000 elements over float32-bound");
   EXPECT_NE(std::string(failure.text().get()).find("FAIL layout/bf16/" + safe + " i=7"), std::string::npos) << failure.text().get();
   const pugi::xml_node error = cases["odd/fp16/" + safe].child("error");
   ASSERT_TRUE(error);
@@ -189,7 +189,7 @@ TEST_F(Written, WrongTypesAreRefusedNamingTheField) {
   expect_refused([](J& j) { j["results"][0]["worst"]["ref"] = "zero"; }, "field results[0].worst.ref: expected a hex float");
   expect_refused([](J& j) { j["results"][0].erase("name"); }, "field results[0].name: expected a value, found nothing");
   expect_refused([](J& j) { j["results"][0]["histogram"] = J::array({1, 2}); }, "results[0].histogram: expected an array of 20, found 2 entries");
-  expect_refused([](J& j) { j["results"][0]["tiers"]["strict"]["over"] = 5; }, "results[0].disposition: expected \"incorrect\"");
+  expect_refused([](J& j) { j["results"][0]["tiers"]["float32-bound"]["over"] = 5; }, "results[0].disposition: expected \"incorrect\"");
   expect_refused([](J& j) { j["results"] = J::object(); }, "field results: expected an array, found object");
   expect_refused([](J& j) { j["gate"] = "lenient"; }, "field gate: expected a tier name");
   expect_refused([](J& j) { j["verdict"] = "passed"; }, "field verdict: expected \"failed\"");

@@ -4,8 +4,10 @@
  *   grad_idx_theta[i] = -grad_cos[i] * sin(idx_theta[i]) + grad_sin[i] * cos(idx_theta[i])
  *
  * All pointers are device pointers; n is the element count (batch * seq_len * head_dim).
- * Calls launch on `stream` only: no device-wide synchronisation, no allocation. They return 0
- * or a cudaError_t code. Any n >= 0 and any element alignment of the pointers is accepted. */
+ * Calls launch on `stream` only: no device-wide synchronisation, no allocation, no host reads
+ * of device data (so a call can be captured in a CUDA graph), and two calls on different data
+ * may be in flight at once. They return 0, a cudaError_t code, or ROPE2D_ERR_UNSUPPORTED_DTYPE.
+ * Any n >= 0 and any element alignment of the pointers is accepted; n == 0 writes nothing. */
 #ifndef ROPE2D_BACKWARD_H
 #define ROPE2D_BACKWARD_H
 
@@ -18,6 +20,11 @@ extern "C" {
 
 /* Element type of grad_cos and grad_sin. */
 enum { ROPE2D_GRAD_BF16 = 0, ROPE2D_GRAD_FP16 = 1, ROPE2D_GRAD_FP32 = 2 };
+
+/* Returned, with nothing launched, by a submission that does not implement the grad dtype it
+ * was called with. Negative, so no cudaError_t (all >= 0) is mistaken for it. The verifier
+ * reports such a dtype as "not supported"; declining bf16, the benchmark's dtype, fails. */
+enum { ROPE2D_ERR_UNSUPPORTED_DTYPE = -1 };
 
 /* The benchmark's op: angles read from idx_theta (12 bytes per element with bf16 grads). */
 int rope2d_backward(const void* grad_cos, const void* grad_sin, const float* idx_theta,

@@ -146,8 +146,12 @@ Metrics read_metrics(const Reader& rd, const ojson& e, const std::string& p, boo
   const ojson* tiers = rd.get(e, p, "tiers", true);
   for (Tier t : all_tiers) {
     const std::string tp = p + ".tiers";
-    const ojson* tj = rd.get(*tiers, tp, std::string(name(t)).c_str(), true);
-    m.over[static_cast<int>(t)] = rd.integer(*tj, tp + "." + std::string(name(t)), "over");
+    // Reports written before the tiers were renamed key them by the old names.
+    std::string key(name(t));
+    if (!tiers->contains(key) && !rule(t).old_name.empty() && tiers->contains(std::string(rule(t).old_name)))
+      key = rule(t).old_name;
+    const ojson* tj = rd.get(*tiers, tp, key.c_str(), true);
+    m.over[static_cast<int>(t)] = rd.integer(*tj, tp + "." + key, "over");
   }
   if (const ojson* w = rd.get(e, p, "worst", false)) m.worst = rd.element(*w, p + ".worst");
   if (const ojson* f = rd.get(e, p, "failures", false)) {
@@ -211,7 +215,8 @@ Report read_report_json(const std::string& path) {
   Report r;
   r.title = rd.str(j, "", "title");
   const std::string gate = rd.str(j, "", "gate");
-  const auto tier = parse_tier(gate);
+  std::string deprecated;  // reports written before the tiers were renamed: read silently
+  const auto tier = parse_tier(gate, &deprecated);
   if (!tier) rd.fail("gate", "a tier name", "\"" + gate.substr(0, 40) + "\"");
   r.gate = *tier;
   if (const ojson* h = rd.get(j, "", "header", false)) {

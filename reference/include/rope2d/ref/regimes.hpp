@@ -39,6 +39,35 @@ Element draw(Regime r, Random& rng, Dtype grad_dtype);
 // The float32 nearest to k*pi/2 (k >= 1, k < 2^20).
 float nearest_float_to_axis(double k);
 
+// ---- Constructive pieces: the suites, the regimes above and the RapidCheck generators all
+// build their hard inputs from these, so each kind of hard case is defined once.
+
+// The float nearest to k*pi/2 moved `step` floats (negative: towards -inf) and negated when
+// `negative`: with |step| <= 2 and k < 2^20, |sin| or |cos| stays below about 2^-15.
+float near_axis_angle(double k, int step, bool negative = false);
+
+// gs such that -gc sin t + gs cos t cancels: gs = gc tan t rounded to the dtype, so the result
+// is cos t times a rounding error of gs. A zero gc becomes 1, an infinite gs becomes 1.
+double cancelling_gs(Dtype d, double& gc, float t);
+
+// The subnormal of the dtype's format with `units` units in the last place (1 <= units <
+// 2^(p-1)): units * 2^(emin - p + 1).
+double subnormal_of(Dtype d, std::uint64_t units, bool negative = false);
+
+// Special grads of the dtype, each exact in it: +-0, the smallest and largest subnormal, +-Inf,
+// NaN, +-largest finite; `ordinary` stands for a value drawn per element (NaN-free, finite).
+struct SpecialGrad {
+  double value;
+  bool ordinary;
+};
+std::vector<SpecialGrad> special_grads(Dtype d);
+
+// Special angles: +-0, smallest and largest float32 subnormal, +-Inf, NaN, huge (2^100, the
+// largest finite float, 2^24 + 2), the float nearest to a multiple of pi/2 in every binade
+// 2^0 .. 2^20 (both signs), and real layout angles fl32(pos * theta[k]) at the extremes of
+// position and frequency.
+std::vector<float> special_angles();
+
 // Float32 angles in [2^e, 2^(e+1)) nearest to a multiple of pi/2, the `per_binade` nearest
 // of each binade e = 0 .. max_binade - 1, found by scanning every multiple in the binade.
 std::vector<float> nearest_axis_angles(int max_binade, int per_binade);

@@ -40,6 +40,7 @@ struct Integrity {
   bool stream_respected = true;  // queued work on the stream finished before the kernel ran
   bool deterministic = true;     // a second call gave the same bits
   bool context_lost = false;     // a sticky CUDA error: nothing more can run in this process
+  bool declined = false;         // returned ROPE2D_ERR_UNSUPPORTED_DTYPE (call_error says so)
 
   bool ok() const { return call_error.empty() && inputs_unchanged && guards_intact && stream_respected && deterministic; }
   std::string describe() const;  // the failed checks, in words

@@ -3,6 +3,7 @@
 // from the reference. Generation is seeded and chunked, so it is the same on any thread count.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -14,8 +15,12 @@
 
 namespace rope2d::verify {
 
-// How the angles of a problem are drawn.
-enum class AngleSource { randn, layout, regime };
+// How the angles of a problem are drawn. `special`: element i walks the cross product of
+// ref::special_grads (gc, gs) and ref::special_angles, every combination once per period.
+enum class AngleSource { randn, layout, regime, special };
+
+// Which device pointer an element offset applies to (ProblemSpec::offset).
+enum Operand { op_grad_cos = 0, op_grad_sin = 1, op_idx_theta = 2, op_out = 3 };
 
 struct ProblemSpec {
   std::string set;  // randn, layout, long, a regime name, odd
@@ -24,7 +29,10 @@ struct ProblemSpec {
   ref::Dtype grad_dtype = ref::Dtype::bf16;
   std::int64_t batch = 1, seq_len = 1, head_dim = 128;
   std::int64_t elements = -1;  // when >= 0, overrides batch*seq_len*head_dim (odd sizes)
-  int misalign = 0;            // element offset of every device pointer (odd views)
+  // Element offset of each device pointer (Operand order) past a 256-byte boundary.
+  std::array<int, 4> offset{};
+  bool flush_end = false;  // every input ends exactly at the end of its own allocation
+  bool light = false;      // one member of a wide sweep: the testbed skips the stream and repeat calls
   std::uint64_t seed = 0;
   std::string layout_json;     // AngleSource::layout: this layout instead of a random one
 
@@ -40,8 +48,17 @@ struct ProblemSpec {
     s.seed = seed + 1000003ull * static_cast<std::uint64_t>(r);
     return s;
   }
-  std::string name() const;  // e.g. randn/bf16/2x773, odd/bf16/n=1001+1
+  std::string name() const;  // e.g. randn/bf16/2x773, odd/bf16/n=1001+1, place/fp16/n=67+0,1,2,3
+
+  void set_offsets(int all) { offset = {all, all, all, all}; }
+  // "k" when all four offsets are k, else "a,b,c,d" (Operand order); parse_offsets reads both.
+  std::string offsets_text() const;
+  static std::array<int, 4> parse_offsets(const std::string& text);
 };
+
+// A set's seed from its name (FNV-1a, stable across platforms and releases) and the base
+// seed: adding or reordering sets changes no other set's inputs.
+std::uint64_t name_seed(std::uint64_t base, const std::string& name);
 
 struct Problem {
   ProblemSpec spec;

@@ -18,16 +18,25 @@ const std::vector<Workload>& benchmark_workloads();
 
 struct SuiteOptions {
   std::vector<ref::Dtype> grad_dtypes{ref::Dtype::bf16};
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;   // base seed, mixed with each set's name
   bool quick = false;        // smaller shapes for CPU-only runs and tests
   std::int64_t long_seq = 131072;
 };
 
-// Every set: randn and layout angles over the 16 workload shapes, a long real layout,
-// each hard regime, and odd sizes and misaligned views.
+// Every set, for each grad dtype: randn angles over the 16 workload shapes, each hard regime,
+// the special-value cross product, the size sweep (set "odd": n = 0, every n to 80, every
+// residue mod 256, block and grid boundaries up to 2^24 + 1) and placement (set "place": all
+// 4^4 pointer offsets, random ones on large n; set "flush": inputs ending at their
+// allocation's end). The first dtype also gets layout angles over the workloads and a long
+// layout, and the full workload sizes and sweeps (the others, and --quick, thinner ones).
+// Seeds from each set's name.
 std::vector<ProblemSpec> verification_suite(const SuiteOptions& o);
 // Only the 16 workloads with randn inputs (what SOL-ExecBench draws).
 std::vector<ProblemSpec> benchmark_suite(const SuiteOptions& o);
+// What --sanitize runs under each compute-sanitizer tool: a few thousand elements per dtype
+// over small sizes, each pointer offset alone, inputs flush with their allocation end, and
+// special values (the tools slow calls by tens of times).
+std::vector<ProblemSpec> sanitize_suite(const SuiteOptions& o);
 // A small set covering every kind of input, a few MB: the one committed under data/.
 std::vector<ProblemSpec> smoke_suite(const SuiteOptions& o);
 

@@ -1,0 +1,39 @@
+// `rope2d verify --sanitize`: the same verify, on the reduced set, under each compute-sanitizer
+// tool in turn; one line per tool, logs beside the reports.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+
+#include "verify_worker.hpp"
+#include "rope2d/verify/sanitize.hpp"
+
+namespace rope2d::cli {
+
+int verify_sanitized(const VerifyArgs& a) {
+  std::vector<std::string> args = {"verify"};
+  if (!a.submission.empty()) args.push_back(std::filesystem::absolute(a.submission).string());
+  std::string dtypes;
+  for (const auto& d : a.dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
+  args.insert(args.end(), {"--sanitize-set", "--rounds", "1", "--quiet", "--seed", std::to_string(a.seed), "--tier", a.tier,
+                           "--grad-dtypes", dtypes, "--nvcc", a.nvcc, "--golden", a.golden,
+                           // Calls run tens of times slower under the tools.
+                           "--call-timeout", fmt::format("{}", std::max(120.0, 30 * a.call_timeout))});
+  for (const auto& f : a.nvcc_flags) args.push_back("--nvcc-flag=" + f);
+  const std::string out = (a.out_dir.empty() ? std::string("reports/verify/sanitize") : a.out_dir) + "/sanitize";
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (self.empty()) throw std::runtime_error("--sanitize: cannot find this program's path (/proc/self/exe)");
+  const auto results = verify::run_sanitizers(a.sanitizer, self, args, out);
+  int failed = 0;
+  for (const auto& r : results) {
+    std::cout << fmt::format("{:<10} {}{}  (log: {})\n", r.tool, r.status, r.detail.empty() ? "" : ": " + r.detail, r.log);
+    failed += r.status == "FAILED";
+  }
+  std::cout << (failed ? "rope2d verify --sanitize: FAILED\n" : "rope2d verify --sanitize: no errors found (SKIPPED tools say why)\n");
+  return failed ? 1 : 0;
+}
+
+}  // namespace rope2d::cli

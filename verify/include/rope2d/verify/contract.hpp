@@ -1,0 +1,29 @@
+// The call contract of the submission ABI, checked by mechanism rather than by a list of known
+// bugs: n == 0 writes nothing, two calls in flight at once (on two streams, and from two host
+// threads) on different data both come out right, and the call can be captured in a CUDA
+// graph (no device-wide synchronisation, allocation or host read) and replayed on fresh inputs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rope2d/verify/device.hpp"
+#include "rope2d/verify/report.hpp"
+#include "rope2d/verify/tolerance.hpp"
+
+namespace rope2d::verify {
+
+// One judged SetResult per check, named contract/<check>/<dtype>. A broken contract is an
+// integrity finding ("contract violation: ..."); a declined dtype is not supported.
+// `watch(name, true)` before a check's GPU work and `watch(name, false)` after, so that a
+// supervisor can time a call that hangs.
+std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, std::uint64_t seed,
+                                       const std::function<void(const std::string&, bool)>& watch = {});
+
+// A set whose call returned ROPE2D_ERR_UNSUPPORTED_DTYPE: "not supported" for fp16 and fp32,
+// failed for bf16 (the benchmark's dtype).
+void mark_declined(SetResult& r, ref::Dtype d);
+
+}  // namespace rope2d::verify

@@ -1,0 +1,98 @@
+// Re-executing rope2d under compute-sanitizer with an argument vector (no shell).
+#include "rope2d/verify/sanitize.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace rope2d::verify {
+
+namespace {
+
+constexpr int error_exit = 86;  // the tool's exit code when it found errors
+constexpr int exec_failed = 127;
+
+int run_logged(const std::vector<std::string>& argv, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    std::vector<char*> v;
+    for (const auto& s : argv) v.push_back(const_cast<char*>(s.c_str()));
+    v.push_back(nullptr);
+    execvp(v[0], v.data());
+    _exit(exec_failed);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The first line of the log that names an error, else its last non-empty line.
+std::string telling_line(const std::string& log) {
+  std::ifstream in(log);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (line.find("ERROR") != std::string::npos || line.find("Error") != std::string::npos) return line;
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+std::string line_with(const std::string& log, const std::string& word) {
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);)
+    if (line.find(word) != std::string::npos) return line;
+  return "";
+}
+
+}  // namespace
+
+std::vector<SanitizerResult> run_sanitizers(const std::string& sanitizer, const std::string& self,
+                                            const std::vector<std::string>& args, const std::string& out_dir) {
+  std::filesystem::create_directories(out_dir);
+  std::vector<SanitizerResult> out;
+  for (const char* tool : {"memcheck", "racecheck", "initcheck"}) {
+    SanitizerResult r{tool, "", "", out_dir + "/" + tool + ".log"};
+    std::vector<std::string> argv = {sanitizer, "--tool", tool, "--error-exitcode", std::to_string(error_exit),
+                                     "--target-processes", "all"};
+    if (r.tool == "memcheck") argv.insert(argv.end(), {"--leak-check", "no"});
+    argv.push_back(self);
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--out", out_dir + "/" + tool});
+    const int rc = run_logged(argv, r.log);
+    if (rc == exec_failed || rc < 0) {
+      r.status = "SKIPPED";
+      r.detail = sanitizer + " could not be started (not installed or not on PATH)";
+    } else if (rc == error_exit) {
+      r.status = "FAILED";
+      r.detail = telling_line(r.log);
+    } else if (const std::string no_gpu = line_with(r.log, "SKIPPED"); !no_gpu.empty()) {
+      // Under a tool the driver refuses, CUDA finds no device and verify skips its kernel runs.
+      r.status = "SKIPPED";
+      r.detail = "the kernel runs did not happen under the tool: " + no_gpu;
+    } else if (rc == 0 || rc == 1) {
+      // The run's own verdict (0 passed, 1 incorrect) is the plain verify's business here.
+      r.status = "passed";
+    } else if (rc == 3) {
+      r.status = "FAILED";
+      r.detail = "the run under the tool failed: " + telling_line(r.log);
+    } else {
+      // The tool or the driver refused (no supported GPU, debugger interface disabled, ...).
+      r.status = "SKIPPED";
+      r.detail = "exit " + std::to_string(rc) + ": " + telling_line(r.log);
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace rope2d::verify

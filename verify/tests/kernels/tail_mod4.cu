@@ -1,0 +1,21 @@
+// DEFECT: four elements a thread; the tail loop stops one short when n % 4 == 3.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cstdint>
+#include "rope2d/rope2d_backward.h"
+__device__ inline float ld(const void* p, int64_t i, int dt) {
+  return dt == 0 ? __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i])
+       : dt == 1 ? __half2float(static_cast<const __half*>(p)[i]) : static_cast<const float*>(p)[i];
+}
+
+__global__ void k(const void* gc, const void* gs, const float* t, float* out, int64_t n, int dt) {
+  const int64_t base = 4 * (blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
+  if (base >= n) return;
+  const int64_t count = n - base >= 4 ? 4 : (n - base) % 3;  // 1 -> 1, 2 -> 2, 3 -> 0
+  for (int64_t i = base; i < base + count; ++i) { float s, c; sincosf(t[i], &s, &c); out[i] = ld(gs, i, dt) * c - ld(gc, i, dt) * s; }
+}
+extern "C" int rope2d_backward(const void* gc, const void* gs, const float* t, float* out, int64_t n, int dt, cudaStream_t st) {
+  if (n <= 0) return 0;
+  k<<<(unsigned)((n + 1023) / 1024), 256, 0, st>>>(gc, gs, t, out, n, dt);
+  return cudaGetLastError();
+}

@@ -1,0 +1,169 @@
+// Unit tests of the generated coverage: the size sweep holds every residue and boundary it
+// promises, placement every offset combination, the special set every value pair, and seeds
+// depend on a set's name only.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "rope2d/ref/regimes.hpp"
+#include "rope2d/verify/huge.hpp"
+#include "rope2d/verify/suites.hpp"
+
+using namespace rope2d;
+using namespace rope2d::verify;
+
+namespace {
+
+std::vector<ProblemSpec> suite(bool quick) {
+  SuiteOptions o;
+  o.quick = quick;
+  o.grad_dtypes = {ref::Dtype::bf16, ref::Dtype::fp16, ref::Dtype::fp32};
+  return verification_suite(o);
+}
+
+std::set<std::int64_t> sizes(const std::vector<ProblemSpec>& v, const std::string& set, ref::Dtype d) {
+  std::set<std::int64_t> n;
+  for (const auto& p : v)
+    if (p.set == set && p.grad_dtype == d) n.insert(p.n());
+  return n;
+}
+
+}  // namespace
+
+TEST(Suites, NamesAreUniqueAndEveryDtypeIsCovered) {
+  for (bool quick : {false, true}) {
+    const auto v = suite(quick);
+    std::set<std::string> names;
+    std::map<ref::Dtype, int> per_dtype;
+    for (const auto& p : v) {
+      EXPECT_TRUE(names.insert(p.name()).second) << p.name();
+      ++per_dtype[p.grad_dtype];
+    }
+    EXPECT_EQ(per_dtype.size(), 3u);
+  }
+}
+
+TEST(Suites, SizeSweepHoldsEveryResidueAndBoundary) {
+  const auto n = sizes(suite(false), "odd", ref::Dtype::bf16);
+  EXPECT_TRUE(n.count(0));
+  for (std::int64_t k = 1; k <= 80; ++k) EXPECT_TRUE(n.count(k)) << k;
+  std::set<std::int64_t> small, large;
+  for (std::int64_t x : n) (x < 4096 ? small : large).insert(x % 256);
+  EXPECT_EQ(small.size(), 256u);  // every residue mod 256 (so mod 2, 4, ..., 128 too) at small n
+  std::set<std::int64_t> large16;
+  for (std::int64_t x : n)
+    if (x >= (1 << 20)) large16.insert(x % 16);
+  EXPECT_EQ(large16.size(), 16u);
+  for (std::int64_t unit : {128, 256, 1024, 8192})
+    for (std::int64_t d = -3; d <= 3; ++d) EXPECT_TRUE(n.count(unit + d)) << unit << d;
+  EXPECT_TRUE(n.count((std::int64_t{1} << 24) + 1));
+  EXPECT_TRUE(n.count(65535 * 128 + 1));
+}
+
+TEST(Suites, PlacementHoldsAllOffsetCombinationsAndEachPointerAlone) {
+  for (bool quick : {false, true}) {
+    std::set<std::array<int, 4>> full, alone;
+    bool flush = false;
+    for (const auto& p : suite(quick)) {
+      if (p.grad_dtype != ref::Dtype::fp16) continue;
+      if (p.set == "place" && p.n() == 67) full.insert(p.offset);
+      flush |= p.set == "flush" && p.flush_end;
+    }
+    EXPECT_TRUE(flush);
+    for (int k = 0; k < 4; ++k)
+      for (int o = 1; o < 4; ++o) {
+        std::array<int, 4> a{};
+        a[k] = o;
+        EXPECT_TRUE(full.count(a)) << k << " " << o;
+      }
+    EXPECT_EQ(full.size(), 16u);  // fp16 is not the first dtype: none, each pointer alone, all four together
+  }
+  std::set<std::array<int, 4>> bf16;
+  for (const auto& p : suite(false))
+    if (p.set == "place" && p.n() == 67 && p.grad_dtype == ref::Dtype::bf16) bf16.insert(p.offset);
+  EXPECT_EQ(bf16.size(), 256u);
+}
+
+TEST(Suites, SpecialSetCrossesEveryGradPairWithEveryAngle) {
+  ProblemSpec s;
+  s.set = "special";
+  s.source = AngleSource::special;
+  s.grad_dtype = ref::Dtype::fp16;
+  const auto angles = ref::special_angles();
+  const auto grads = ref::special_grads(s.grad_dtype);
+  s.elements = static_cast<std::int64_t>(angles.size() * grads.size() * grads.size());
+  s.seed = 3;
+  const Problem p = make_problem(s);
+  std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> seen;
+  auto key = [](double x) { return std::isnan(x) ? ~0ull : std::bit_cast<std::uint64_t>(x); };
+  int zero_with_nonfinite_angle = 0;
+  for (std::int64_t i = 0; i < p.n(); ++i) {
+    const ref::Element e = p.element(i);
+    seen.insert({key(e.gc), key(e.gs), std::isnan(e.t) ? ~0u : std::bit_cast<std::uint32_t>(e.t)});
+    zero_with_nonfinite_angle += e.gc == 0.0 && e.gs == 0.0 && !std::isfinite(e.t);
+  }
+  // Ordinary grads are drawn afresh, so there are at least as many distinct triples as cells.
+  EXPECT_GE(seen.size(), static_cast<std::size_t>(p.n()) * 9 / 10);
+  EXPECT_EQ(zero_with_nonfinite_angle, 4 * 3);  // (+-0, +-0) x (+Inf, -Inf, NaN)
+}
+
+TEST(Suites, SeedsComeFromNamesOnly) {
+  SuiteOptions one;
+  one.grad_dtypes = {ref::Dtype::bf16};
+  SuiteOptions two = one;
+  two.grad_dtypes = {ref::Dtype::fp32, ref::Dtype::bf16};
+  std::map<std::string, std::uint64_t> a;
+  for (const auto& p : verification_suite(one)) a[p.name()] = p.seed;
+  int same = 0;
+  for (const auto& p : verification_suite(two))
+    if (auto it = a.find(p.name()); it != a.end()) same += it->second == p.seed ? 1 : -1000;
+  EXPECT_GT(same, 100);
+  EXPECT_NE(name_seed(1, "randn/bf16/2x773"), name_seed(2, "randn/bf16/2x773"));
+  EXPECT_NE(name_seed(1, "randn/bf16/2x773"), name_seed(1, "randn/bf16/2x774"));
+}
+
+TEST(Suites, OffsetsRoundTripThroughText) {
+  ProblemSpec s;
+  s.offset = {1, 0, 3, 2};
+  EXPECT_EQ(s.offsets_text(), "1,0,3,2");
+  EXPECT_EQ(ProblemSpec::parse_offsets("1,0,3,2"), s.offset);
+  EXPECT_EQ(ProblemSpec::parse_offsets("2"), (std::array<int, 4>{2, 2, 2, 2}));
+  for (const char* bad : {"", "1,2", "1,2,3,4,5", "a", "-1", "1,,2,3"}) EXPECT_THROW(ProblemSpec::parse_offsets(bad), std::invalid_argument) << bad;
+}
+
+TEST(Huge, SampleHoldsEveryElementNearTwoToThe31AndTheEnd) {
+  SuiteOptions o;
+  const auto specs = huge_suite(o);
+  ASSERT_EQ(specs.size(), 1u);
+  const ProblemSpec& s = specs[0];
+  EXPECT_GT(s.n(), std::int64_t{1} << 31);
+  const auto idx = judged_indices(s);
+  EXPECT_TRUE(std::is_sorted(idx.begin(), idx.end()));
+  EXPECT_EQ(std::adjacent_find(idx.begin(), idx.end()), idx.end());
+  const std::set<std::int64_t> all(idx.begin(), idx.end());
+  for (std::int64_t d = -4096; d < 4096; ++d) EXPECT_TRUE(all.count((std::int64_t{1} << 31) + d)) << d;
+  for (std::int64_t i = s.n() - 4096; i < s.n(); ++i) ASSERT_TRUE(all.count(i)) << i;
+  EXPECT_EQ(idx.back(), s.n() - 1);
+  EXPECT_GT(idx.size(), std::size_t{1} << 19);
+}
+
+TEST(Huge, SampleOfCopiesTheSampledElements) {
+  ProblemSpec s;
+  s.set = "odd";
+  s.elements = 5000;
+  s.grad_dtype = ref::Dtype::fp16;
+  s.seed = 11;
+  const Problem p = make_problem(s);
+  const std::vector<std::int64_t> idx = {0, 17, 4095, 4999};
+  const Problem q = sample_of(p, idx);
+  ASSERT_EQ(q.n(), 4);
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(q.theta[k]), std::bit_cast<std::uint32_t>(p.theta[idx[k]]));
+    EXPECT_EQ(q.gc_at(k), p.gc_at(idx[k]));
+    EXPECT_EQ(q.gs_at(k), p.gs_at(idx[k]));
+  }
+}
