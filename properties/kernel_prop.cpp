@@ -18,8 +18,8 @@ using namespace rope2d::verify;
 
 namespace {
 
-const BackwardFn own_kernel = reinterpret_cast<BackwardFn>(&rope2d_backward);
-const FusedFn own_fused = reinterpret_cast<FusedFn>(&rope2d_backward_fused);
+const BackwardFn own_kernel = &rope2d_backward;
+const FusedFn own_fused = &rope2d_backward_fused;
 
 // The tuning configurations as entry points of the submission ABI.
 template <int V, int Threads, int Flags>
@@ -32,15 +32,15 @@ int fused_configured(const void* gc, const void* gs, const std::int32_t* pos, co
   return rope2d_backward_fused_config(gc, gs, pos, table, out, tokens, head_dim, dtype, s, Flags);
 }
 constexpr int plain = ROPE2D_TUNE_PLAIN_CACHE;
-const BackwardFn accurate_configs[] = {reinterpret_cast<BackwardFn>(&configured<2, 256, 0>),
-                                       reinterpret_cast<BackwardFn>(&configured<4, 128, 0>),
-                                       reinterpret_cast<BackwardFn>(&configured<8, 512, 0>),
-                                       reinterpret_cast<BackwardFn>(&configured<16, 256, 0>),
-                                       reinterpret_cast<BackwardFn>(&configured<4, 256, plain>),
-                                       reinterpret_cast<BackwardFn>(&configured<8, 128, plain>),
-                                       reinterpret_cast<BackwardFn>(&configured<2, 512, plain>)};
-const FusedFn fused_configs[] = {reinterpret_cast<FusedFn>(&fused_configured<0>),
-                                 reinterpret_cast<FusedFn>(&fused_configured<plain>)};
+const BackwardFn accurate_configs[] = {&configured<2, 256, 0>,
+                                       &configured<4, 128, 0>,
+                                       &configured<8, 512, 0>,
+                                       &configured<16, 256, 0>,
+                                       &configured<4, 256, plain>,
+                                       &configured<8, 128, plain>,
+                                       &configured<2, 512, plain>};
+const FusedFn fused_configs[] = {&fused_configured<0>,
+                                 &fused_configured<plain>};
 
 Testbed& testbed() {
   static Testbed t;

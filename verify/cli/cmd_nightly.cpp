@@ -146,7 +146,7 @@ SweepResult sweep(const Config& c, bool quick, Progress& progress) {
         }
       });
       const Expected x = compute_expected(p);
-      const DeviceRun run = bed.run(reinterpret_cast<BackwardFn>(&rope2d_backward), p, {false, false, false});
+      const DeviceRun run = bed.run(&rope2d_backward, p, {false, false, false});
       if (!run.integrity.call_error.empty()) throw std::runtime_error("sweep: " + run.integrity.call_error);
       r.metrics.merge(compare(p, x, run.out.data(), Tier::strict), 10);
       r.angles += n;

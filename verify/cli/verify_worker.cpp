@@ -150,8 +150,8 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   if (a.submission.empty()) {
     sub.kind = "builtin";
     sub.path = "rope2d (this project's kernel)";
-    sub.backward = reinterpret_cast<BackwardFn>(&rope2d_backward);
-    sub.fused = reinterpret_cast<FusedFn>(&rope2d_backward_fused);
+    sub.backward = &rope2d_backward;
+    sub.fused = &rope2d_backward_fused;
   } else {
     sub = load_submission(a.submission, a.out_dir + "/build", a.nvcc, a.nvcc_flags, repo_file("cuda/include"));
   }
