@@ -37,17 +37,12 @@ using namespace rope2d::verify;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::vector<ProblemSpec> suite(const VerifyArgs& a) {
-  SuiteOptions o;
-  o.seed = a.seed;
-  o.quick = a.quick;
-  o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
-  std::vector<ProblemSpec> specs = verification_suite(o);
-  if (!a.only.empty()) {
-    std::erase_if(specs, [&](const ProblemSpec& s) { return s.name() != a.only; });
-    if (specs.empty()) throw std::invalid_argument("--only: no problem named '" + a.only + "' in the suite");
-  }
-  return specs;
+// --list: the selected problems with their seeds and reproduce lines, nothing run.
+int list(const VerifyArgs& a, const std::vector<ProblemSpec>& specs) {
+  for (const ProblemSpec& s : specs)
+    std::cout << fmt::format("{} seed={} elements={} reproduce: {}\n", s.name(), s.seed, s.n(),
+                             reproduce_line(a.options(), s.name()));
+  return Exit::ok;
 }
 
 // ---- the parent: no CUDA; watches the child ----------------------------------------------
@@ -96,10 +91,8 @@ int run(VerifyArgs a) {
     throw std::invalid_argument(a.submission + ": no such file");
   const std::string stem = a.submission.empty() ? "rope2d" : fs::path(a.submission).stem().string();
   if (a.out_dir.empty()) a.out_dir = "reports/verify/" + stem;
-  a.reproduce_prefix = "rope2d verify" + (a.submission.empty() ? std::string() : " " + a.submission) +
-                       fmt::format(" --seed {} --rounds {} --tier {}", a.seed, a.rounds, a.tier) + (a.quick ? " --quick" : "");
-  for (const auto& f : a.nvcc_flags) a.reproduce_prefix += " --nvcc-flag='" + f + "'";
-  const std::vector<ProblemSpec> specs = suite(a);
+  const std::vector<ProblemSpec> specs = select_problems(a.options(), a.only);
+  if (a.list) return list(a, specs);
   if (is_solution(a.submission)) prepare_solution(a.submission, a.out_dir + "/solution");  // malformed: exit 2 here
 
   int fds[2];
@@ -204,6 +197,7 @@ Action add_verify(CLI::App& app) {
   app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");
   app.add_flag("--bench", a->bench, "also time the submission on the 16 workloads");
   app.add_flag("--quiet", a->quiet, "no progress display");
+  app.add_flag("--list", a->list, "list the selected problems (name, seed, reproduce line) and exit");
   return [a] { return run(*a); };
 }
 

@@ -185,7 +185,8 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
     SetResult fused{"fused:" + spec.name(), spec.set, plain.dtype};
     bool has_fused = false;
     std::string integ_plain, integ_fused;
-    plain.reproduce = a.reproduce_prefix + " --only '" + spec.name() + "'";
+    plain.reproduce = reproduce_line(a.options(), plain.name);
+    fused.reproduce = reproduce_line(a.options(), fused.name);
     for (int round = 0; round < a.rounds && !lost; ++round) {
       const Problem p = phases.time(phases.inputs, [&] { return make_problem(spec.round(round)); });  // fresh inputs
       const Expected x = phases.time(phases.reference, [&] { return compute_expected(p); });

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rope2d/verify/problem.hpp"
+#include "rope2d/verify/run_options.hpp"
 #include "rope2d/verify/tolerance.hpp"
 
 namespace rope2d::cli {
@@ -16,11 +17,15 @@ namespace rope2d::cli {
 struct VerifyArgs {
   std::string submission, out_dir, tier = "strict", nvcc = "nvcc", only, golden = "data/golden-smoke";
   std::vector<std::string> nvcc_flags, dtypes{"bf16"};
-  bool quick = false, quiet = false, bench = false;
+  bool quick = false, quiet = false, bench = false, list = false;
   std::uint64_t seed = 1;
   int rounds = 2;
   double call_timeout = 20;
-  std::string reproduce_prefix;
+
+  // What selects and judges the problems (and goes into every reproduce line).
+  verify::RunOptions options() const {
+    return {submission, dtypes, tier, seed, rounds, quick, nvcc, nvcc_flags};
+  }
 };
 
 bool is_solution(const std::string& path);
