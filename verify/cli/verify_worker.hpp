@@ -1,9 +1,9 @@
 // The two halves of `rope2d verify`: the supervising parent (cmd_verify.cpp: options, time
 // limits, CPU-only fallback, reports of crashed runs) and the worker it forks, which does all
-// GPU work (verify_worker.cpp) and reports to the parent as JSON lines on a pipe.
+// GPU work (verify_worker.cpp) and reports to the parent in the messages of
+// rope2d/verify/worker_protocol.hpp.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +11,7 @@
 #include "rope2d/verify/problem.hpp"
 #include "rope2d/verify/run_options.hpp"
 #include "rope2d/verify/tolerance.hpp"
+#include "rope2d/verify/worker_protocol.hpp"
 
 namespace rope2d::cli {
 
@@ -29,10 +30,6 @@ struct VerifyArgs {
 };
 
 bool is_solution(const std::string& path);
-
-// One message to the parent: {"type": "device" | "nogpu" | "start" | "call" | "called" | "end" |
-// "done" | "error", ...}.
-void send(int fd, const nlohmann::json& j);
 
 // Everything that touches CUDA; writes the report itself when it finishes.
 int verify_worker(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, int fd);
