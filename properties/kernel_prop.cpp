@@ -47,7 +47,9 @@ Testbed& testbed() {
   return t;
 }
 
-rc::Gen<ref::Dtype> dtypes() { return rc::gen::element(ref::Dtype::bf16, ref::Dtype::fp16, ref::Dtype::fp32); }
+rc::Gen<ref::Dtype> dtypes() {
+  return rc::gen::elementOf(std::vector<ref::Dtype>(std::begin(ref::grad_dtypes), std::end(ref::grad_dtypes)));
+}
 
 // Mostly short sequences, sometimes long ones, now and then the longest the model uses.
 rc::Gen<std::int64_t> seq_lens() {
