@@ -2,12 +2,8 @@
 # rope2d nightly's inputs: --date must be a date (the run's folder stays inside --root), and a
 # config's submission paths reach the verifier as they are, never through a shell.
 #   nightly_cli_test.sh ROPE2D
-set -u
 rope2d=$1
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0 passes=0
-ok() { echo "ok   $1"; passes=$((passes+1)); }
-bad() { echo "FAIL $1"; fails=$((fails+1)); }
+source "$(dirname "$0")/testlib.sh"
 mkdir -p "$tmp/work/root"
 cd "$tmp/work" || exit 1
 out=$("$rope2d" nightly --root root --date ../../escaped --quick --quiet 2>&1); rc=$?
@@ -24,5 +20,4 @@ log="root/2026-01-02/verify-x'; touch PWNED; echo '.log"
 grep -q "x'; touch PWNED; echo '.cu: no such file" "$log" 2>/dev/null && ok "the path reached verify verbatim" ||
   { bad "verify log lacks the verbatim path"; ls root/2026-01-02; }
 grep -q "verify exited 2" root/2026-01-02/summary.md && ok "summary names the failed verify" || bad "summary: $(head -12 root/2026-01-02/summary.md)"
-echo "nightly cli: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish "nightly cli"

@@ -3,12 +3,8 @@
 # problem, of the same name and seed, and prints the same reproduce line again. Options with
 # spaces and quotes (the submission path, nvcc flags) survive the shell.
 #   reproduce_test.sh ROPE2D
-set -u
 rope2d=$1
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0 passes=0
-ok() { echo "ok   $1"; passes=$((passes+1)); }
-bad() { echo "FAIL $1"; fails=$((fails+1)); }
+source "$(dirname "$0")/testlib.sh"
 sub="$tmp/my k'ernel.cu"
 echo "// not compiled: --list stops before the build" >"$sub"
 "$rope2d" verify "$sub" --grad-dtypes bf16,fp16 --seed 7 --rounds 3 --tier faithful-fp16 --quick \
@@ -29,5 +25,4 @@ done
 q="'"
 pat="--grad-dtypes bf16,fp16 --tier faithful-fp16 --seed 7 --rounds 3 --quick ${q}--nvcc-flag=-DNAME=${q}\\${q}${q}a b${q}\\${q}${q}${q} --nvcc-flag=-lineinfo --only "
 grep -qF -- "$pat" "$tmp/all.txt" && ok "every option in the line, quoted" || { bad "options missing or unquoted: $pat"; head -2 "$tmp/all.txt"; }
-echo "reproduce: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish "reproduce"
