@@ -45,6 +45,13 @@ struct Overloaded : F... {
 template <class... F>
 Overloaded(F...) -> Overloaded<F...>;
 
+// The tiers of the tolerance table, for messages and help.
+std::string tier_names() {
+  std::string s;
+  for (Tier t : all_tiers) s += (s.empty() ? "" : ", ") + std::string(name(t));
+  return s;
+}
+
 // --list: the selected problems with their seeds and reproduce lines, nothing run.
 int list(const VerifyArgs& a, const std::vector<ProblemSpec>& specs) {
   for (const ProblemSpec& s : specs)
@@ -184,7 +191,7 @@ int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
 
 int run(VerifyArgs a) {
   const auto gate = parse_tier(a.tier);
-  if (!gate) throw std::invalid_argument("--tier: expected strict, faithful-bf16, faithful-fp16, faithful-fp32 or solexecbench, found '" + a.tier + "'");
+  if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
   if (!a.submission.empty() && !fs::is_regular_file(a.submission))
     throw std::invalid_argument(a.submission + ": no such file");
   const std::string stem = a.submission.empty() ? "rope2d" : fs::path(a.submission).stem().string();
@@ -219,7 +226,7 @@ Action add_verify(CLI::App& app) {
   app.add_option("SUBMISSION", a->submission,
                  "kernel.cu or libkernel.so with rope2d_backward, or a SOL-ExecBench solution.json; none: this project's kernel");
   app.add_option("--out", a->out_dir, "report directory (default reports/verify/<name>)");
-  app.add_option("--tier", a->tier, "gate: strict, faithful-bf16, faithful-fp16, faithful-fp32, solexecbench")->capture_default_str();
+  app.add_option("--tier", a->tier, "gate: " + tier_names())->capture_default_str();
   app.add_option("--nvcc", a->nvcc, "nvcc to compile .cu submissions")->capture_default_str();
   app.add_option("--nvcc-flag", a->nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");
   app.add_option("--grad-dtypes", a->dtypes, "grad dtypes to verify")->delimiter(',')->capture_default_str();
