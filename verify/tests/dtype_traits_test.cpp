@@ -17,8 +17,9 @@ TEST(DtypeTraits, NamesAliasesAndCodes) {
   for (Dtype d : grad_dtypes) {
     const DtypeTraits t = traits(d);
     EXPECT_EQ(parse_dtype(t.name), d);
-    for (std::string_view a : t.aliases)
+    for (std::string_view a : t.aliases) {
       if (!a.empty()) EXPECT_EQ(parse_dtype(a), d) << a;
+    }
     EXPECT_EQ(from_abi_code(t.abi_code), d);
     codes.insert(t.abi_code);
     names.insert(t.safetensors);
