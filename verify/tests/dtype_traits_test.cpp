@@ -18,7 +18,9 @@ TEST(DtypeTraits, NamesAliasesAndCodes) {
     const DtypeTraits t = traits(d);
     EXPECT_EQ(parse_dtype(t.name), d);
     for (std::string_view a : t.aliases) {
-      if (!a.empty()) EXPECT_EQ(parse_dtype(a), d) << a;
+      if (!a.empty()) {
+        EXPECT_EQ(parse_dtype(a), d) << a;
+      }
     }
     EXPECT_EQ(from_abi_code(t.abi_code), d);
     codes.insert(t.abi_code);

@@ -19,7 +19,9 @@ TEST(RunOptions, FusedSetReproducesItsProblem) {
   EXPECT_EQ(s[0].name(), "layout/bf16/1x773");
   // Same seed as in the whole suite: the selection drops problems, it does not renumber them.
   for (const ProblemSpec& p : select_problems(o)) {
-    if (p.name() == s[0].name()) EXPECT_EQ(p.seed, s[0].seed);
+    if (p.name() == s[0].name()) {
+      EXPECT_EQ(p.seed, s[0].seed);
+    }
   }
   EXPECT_NE(reproduce_line(o, "fused:layout/bf16/1x773").find("--grad-dtypes fp32,bf16"), std::string::npos);
 }
