@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "generators.hpp"
-#include "oracle.hpp"
+#include "rope2d/testing/oracle.hpp"
 #include "rope2d/ref/derivative.hpp"
 
 using namespace rope2d;

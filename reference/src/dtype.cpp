@@ -6,26 +6,25 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace rope2d::ref {
 
-std::string_view name(Dtype d) {
-  switch (d) {
-    case Dtype::bf16: return "bf16";
-    case Dtype::fp16: return "fp16";
-    case Dtype::fp32: return "fp32";
-  }
-  return "?";
-}
-
 std::optional<Dtype> parse_dtype(std::string_view s) {
-  if (s == "bf16" || s == "bfloat16") return Dtype::bf16;
-  if (s == "fp16" || s == "float16" || s == "half") return Dtype::fp16;
-  if (s == "fp32" || s == "float32" || s == "float") return Dtype::fp32;
+  if (s.empty()) return std::nullopt;
+  for (Dtype d : grad_dtypes) {
+    const DtypeTraits t = traits(d);
+    if (s == t.name || s == t.aliases[0] || s == t.aliases[1]) return d;
+  }
   return std::nullopt;
 }
 
-int size_bytes(Dtype d) { return d == Dtype::fp32 ? 4 : 2; }
+std::optional<Dtype> from_abi_code(int code) {
+  for (Dtype d : grad_dtypes)
+    if (abi_code(d) == code) return d;
+  return std::nullopt;
+}
 
 // 2^k, exactly, for -1022 <= k <= 1023 (a multiplication is cheaper than ldexp's call).
 static double pow2(int k) { return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52); }
@@ -53,13 +52,14 @@ bool representable(Dtype d, double x) {
   return std::bit_cast<std::uint64_t>(round_to(d, x)) == std::bit_cast<std::uint64_t>(x);
 }
 
-std::uint16_t encode16(Dtype d, double x) {
-  if (d == Dtype::bf16) {
-    if (std::isnan(x)) return 0x7fc0;
-    // Exact: x is a bf16 value, so the low 16 bits of its float encoding are zero.
-    return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(static_cast<float>(x)) >> 16);
-  }
-  // fp16: sign, 5 exponent bits (bias 15), 10 fraction bits.
+// bf16 is the top half of a float32: exact for a bf16 value (the low 16 bits are zero).
+static std::uint16_t encode_bf16(double x) {
+  if (std::isnan(x)) return 0x7fc0;
+  return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(static_cast<float>(x)) >> 16);
+}
+
+// fp16: sign, 5 exponent bits (bias 15), 10 fraction bits.
+static std::uint16_t encode_fp16(double x) {
   if (std::isnan(x)) return 0x7e00;
   const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
   const double a = std::fabs(x);
@@ -72,9 +72,7 @@ std::uint16_t encode16(Dtype d, double x) {
   return sign | static_cast<std::uint16_t>((e + 15) << 10) | frac;
 }
 
-double decode16(Dtype d, std::uint16_t bits) {
-  if (d == Dtype::bf16)
-    return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+static double decode_fp16(std::uint16_t bits) {
   const double sign = (bits & 0x8000) ? -1.0 : 1.0;
   const int e = (bits >> 10) & 0x1f;
   const int frac = bits & 0x3ff;
@@ -83,6 +81,61 @@ double decode16(Dtype d, std::uint16_t bits) {
                 : sign * std::numeric_limits<double>::infinity();
   if (e == 0) return sign * std::ldexp(frac, -24);
   return sign * std::ldexp(1024 + frac, e - 25);
+}
+
+[[noreturn]] static void not16(const char* what, Dtype d) {
+  throw std::invalid_argument(std::string(what) + ": " + std::string(name(d)) + " is not a 16-bit format");
+}
+
+std::uint16_t encode16(Dtype d, double x) {
+  switch (d) {
+    case Dtype::bf16: return encode_bf16(x);
+    case Dtype::fp16: return encode_fp16(x);
+    case Dtype::fp32: not16("encode16", d);
+  }
+  not16("encode16", d);
+}
+
+double decode16(Dtype d, std::uint16_t bits) {
+  switch (d) {
+    case Dtype::bf16: return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+    case Dtype::fp16: return decode_fp16(bits);
+    case Dtype::fp32: not16("decode16", d);
+  }
+  not16("decode16", d);
+}
+
+void encode(Dtype d, double x, void* dst) {
+  switch (d) {
+    case Dtype::bf16:
+    case Dtype::fp16: {
+      const std::uint16_t b = encode16(d, x);
+      std::memcpy(dst, &b, 2);
+      return;
+    }
+    case Dtype::fp32: {
+      const float f = static_cast<float>(x);
+      std::memcpy(dst, &f, 4);
+      return;
+    }
+  }
+}
+
+double decode(Dtype d, const void* src) {
+  switch (d) {
+    case Dtype::bf16:
+    case Dtype::fp16: {
+      std::uint16_t b;
+      std::memcpy(&b, src, 2);
+      return decode16(d, b);
+    }
+    case Dtype::fp32: {
+      float f;
+      std::memcpy(&f, src, 4);
+      return f;
+    }
+  }
+  return 0;  // not reached
 }
 
 }  // namespace rope2d::ref

@@ -74,6 +74,236 @@ double peer(const nlohmann::json& row, const char* impl, const char* clock) {
   return row.contains(impl) && row[impl][clock].is_number() ? row[impl][clock].get<double>() : NAN;
 }
 
+// What the workload loop gathers: per-workload rows and kernel-clock lines, and the series
+// the summary's geometric means are taken over.
+struct Tally {
+  nlohmann::ordered_json rows = nlohmann::json::array();
+  std::vector<double> t_own, ratio_floor, ratio_io, k_own, k_ratio_floor, k_ratio_io, scores;
+  bool beats_compile = false, paired_beats = false;
+  std::vector<std::string> kernel_lines;
+};
+
+struct Context {
+  const BenchArgs& a;
+  Timer& timer;
+  bool clock, paired;
+  TimingOptions topt;
+  double copy_bw;
+  Timing empty;
+  const nlohmann::json& torch;
+};
+
+// The paired comparison's columns of one workload; false when rope2d is not faster there.
+bool paired_columns(const nlohmann::json& trow, nlohmann::ordered_json& row, std::string& line) {
+  row["paired"] = trow;
+  // rope2d is faster when the sign test over the pairs of kernel times (events where
+  // there is no kernel clock) rejects "neither is faster" at the 1% level.
+  const nlohmann::json& st = trow.contains("paired_kernel") ? trow["paired_kernel"] : trow["paired_events"];
+  const bool faster = st["p"].get<double>() < 0.01;
+  line += fmt::format(" {:>9.2f} {:>9.2f} {:>4}/{:<4} {:>8.1e} {:>6}", peer(trow, "rope2d", "kernel_ms") * 1e3,
+                      peer(trow, "compile", "kernel_ms") * 1e3, st["wins"].get<int>(),
+                      st["wins"].get<int>() + st["losses"].get<int>(), st["p"].get<double>(), faster ? "yes" : "NO");
+  return faster;
+}
+
+// Workload k on both clocks: the event table's line is printed, the kernel clock's kept.
+void measure_workload(const Context& cx, std::size_t k, Tally& t) {
+  const Workload& w = benchmark_workloads()[k];
+  const std::int64_t n = w.batch * w.seq_len * 128;
+  const double bytes = workload_bytes(w), fused_bytes = 8.0 * n;
+  const DeviceInputs d(bench_problem(AngleSource::randn, w.batch, w.seq_len, 100 + k), n);
+  const Timing own = time_backward(cx.timer, &rope2d_backward, d, cx.topt);
+  const Timing naive = time_backward(cx.timer, &rope2d_backward_naive, d, cx.topt);
+  const Timing io = time_io_floor(cx.timer, d, cx.topt);
+  // Real layout of the same shape: idx_theta path against the fused path.
+  const DeviceInputs l(bench_problem(AngleSource::layout, w.batch, w.seq_len, 200 + k), n);
+  const Timing lay = time_backward(cx.timer, &rope2d_backward, l, cx.topt);
+  const Timing fused = time_fused(cx.timer, &rope2d_backward_fused, l, cx.topt);
+  const double floor_ms = std::max(bytes / cx.copy_bw * 1e3, cx.empty.event_ms);
+  const double k_floor_ms = std::max(bytes / cx.copy_bw * 1e3, cx.empty.kernel_ms);
+  const SolAnchors anchors = workload_anchors(k);
+  const double score = sol_score(cx.clock ? own.kernel_ms : own.event_ms, anchors);
+  const nlohmann::json trow = cx.a.torch ? cx.torch["workloads"][k] : nlohmann::json::object();
+  const double eager = peer(trow, "eager", "event_ms"), compiled = peer(trow, "compile", "event_ms");
+  t.beats_compile = t.beats_compile && own.event_ms < compiled;
+  t.t_own.push_back(own.event_ms);
+  t.ratio_floor.push_back(own.event_ms / floor_ms);
+  t.ratio_io.push_back(own.event_ms / io.event_ms);
+  t.k_own.push_back(own.kernel_ms);
+  t.k_ratio_floor.push_back(own.kernel_ms / k_floor_ms);
+  t.k_ratio_io.push_back(own.kernel_ms / io.kernel_ms);
+  t.scores.push_back(score);
+  const double tbs = bytes / (own.event_ms * 1e-3) / 1e12;
+  const std::string name = fmt::format("{}x{}", w.batch, w.seq_len);
+  fmt::print("{:>9} {:>10} {:>8.1f} {:>9.2f} {:>6.2f} {:>6.1f} {:>8.2f} {:>6.2f} {:>7.2f} {:>5.2f} {:>9.2f} {:>9.2f} {:>9.2f} "
+             "{:>6.2f} {:>9.2f} {:>10.2f}\n",
+             name, n, bytes / 1e6, own.event_ms * 1e3, tbs, 100 * bytes / (own.event_ms * 1e-3) / cx.copy_bw, floor_ms * 1e3,
+             own.event_ms / floor_ms, io.event_ms * 1e3, own.event_ms / io.event_ms, naive.event_ms * 1e3, lay.event_ms * 1e3,
+             fused.event_ms * 1e3, lay.event_ms / fused.event_ms, eager * 1e3, compiled * 1e3);
+  // The kernel clock, and the paired comparison run by the torch script.
+  std::string line = fmt::format("{:>9} {:>9.2f} {:>8.2f} {:>6.2f} {:>7.2f} {:>5.2f} {:>9.2f} {:>7.2f} {:>6.3f}", name,
+                                 own.kernel_ms * 1e3, k_floor_ms * 1e3, own.kernel_ms / k_floor_ms, io.kernel_ms * 1e3,
+                                 own.kernel_ms / io.kernel_ms, fused.kernel_ms * 1e3, lay.kernel_ms / fused.kernel_ms, score);
+  nlohmann::ordered_json row;
+  row["batch"] = w.batch;
+  row["seq_len"] = w.seq_len;
+  row["elements"] = n;
+  row["bytes"] = bytes;
+  row["rope2d_ms"] = own.event_ms;
+  row["rope2d_kernel_ms"] = own.kernel_ms;
+  row["tb_per_s"] = tbs;
+  row["fraction_of_copy_bw"] = bytes / (own.event_ms * 1e-3) / cx.copy_bw;
+  row["floor_ms"] = floor_ms;
+  row["kernel_floor_ms"] = k_floor_ms;
+  row["io_floor_ms"] = io.event_ms;
+  row["io_floor_kernel_ms"] = io.kernel_ms;
+  row["naive_ms"] = naive.event_ms;
+  row["naive_kernel_ms"] = naive.kernel_ms;
+  row["layout_idx_theta_ms"] = lay.event_ms;
+  row["layout_fused_ms"] = fused.event_ms;
+  row["layout_idx_theta_kernel_ms"] = lay.kernel_ms;
+  row["layout_fused_kernel_ms"] = fused.kernel_ms;
+  row["fused_bytes"] = fused_bytes;
+  row["fused_speedup"] = lay.event_ms / fused.event_ms;
+  if (cx.a.torch) {
+    row["torch_eager_ms"] = eager;
+    row["torch_compile_ms"] = compiled;
+    row["torch_eager_kernel_ms"] = peer(trow, "eager", "kernel_ms");
+    row["torch_compile_kernel_ms"] = peer(trow, "compile", "kernel_ms");
+    line += fmt::format(" {:>9.2f}", row["torch_eager_kernel_ms"].get<double>() * 1e3);
+    if (!cx.paired) line += fmt::format(" {:>9.2f}", row["torch_compile_kernel_ms"].get<double>() * 1e3);  // else below
+  }
+  if (cx.paired) t.paired_beats = paired_columns(trow, row, line) && t.paired_beats;
+  row["sol_clock"] = cx.clock ? "kernel" : "events";
+  row["sol_t_sol_ms_est"] = anchors.t_sol_ms;
+  row["sol_t_b_ms_est"] = anchors.t_b_ms;
+  row["sol_score_est"] = score;
+  t.rows.push_back(row);
+  t.kernel_lines.push_back(line);
+}
+
+nlohmann::ordered_json summarise(const Context& cx, const Tally& t) {
+  const auto& last = t.rows.back();
+  nlohmann::ordered_json summary;
+  summary["geomean_rope2d_ms"] = geomean(t.t_own);
+  summary["geomean_ratio_to_floor"] = geomean(t.ratio_floor);
+  summary["geomean_ratio_to_io_floor"] = geomean(t.ratio_io);
+  summary["geomean_rope2d_kernel_ms"] = geomean(t.k_own);
+  summary["geomean_kernel_ratio_to_floor"] = geomean(t.k_ratio_floor);
+  summary["geomean_kernel_ratio_to_io_floor"] = geomean(t.k_ratio_io);
+  summary["largest_fraction_of_copy_bw"] = last["fraction_of_copy_bw"];
+  summary["largest_fused_speedup"] = last["fused_speedup"];
+  summary["mean_sol_score_est"] = [&] { double s = 0; for (double x : t.scores) s += x; return s / t.scores.size(); }();
+  if (cx.a.torch) summary["faster_than_torch_compile_everywhere"] = t.beats_compile;
+  if (cx.paired) summary["paired_faster_than_torch_compile_everywhere"] = t.paired_beats;
+  return summary;
+}
+
+void print_kernel_table_and_summary(const Context& cx, const Tally& t) {
+  fmt::print("\nGPU kernel time ({}); SOL_S from {}\n{:>9} {:>9} {:>8} {:>6} {:>7} {:>5} {:>9} {:>7} {:>6}", cx.timer.kernel_clock_note(),
+             cx.clock ? "this clock" : "the events", "workload", "rope2d_k", "floor_k", "x_flr", "io_k", "x_io", "fused_k",
+             "fused_x", "SOL_S");
+  if (cx.a.torch) fmt::print(" {:>9}", "eager_k");
+  if (cx.a.torch && !cx.paired) fmt::print(" {:>9}", "compile_k");
+  if (cx.paired) fmt::print(" | paired: {:>9} {:>9} {:>9} {:>8} {:>6}", "rope2d_k", "compile_k", "wins", "p", "faster");
+  fmt::print("\n");
+  for (const std::string& line : t.kernel_lines) fmt::print("{}\n", line);
+  const auto& last = t.rows.back();
+  fmt::print("\ncopy bandwidth {:.3f} TB/s (read + write), empty kernel {:.2f} us events, {:.2f} us kernel\n", cx.copy_bw / 1e12,
+             cx.empty.event_ms * 1e3, cx.empty.kernel_ms * 1e3);
+  fmt::print("geomean rope2d {:.2f} us events, {:.2f} us kernel; geomean ratio to floor {:.3f} events, {:.3f} kernel "
+             "(target <= 1.2); to the I/O-only kernel {:.3f} events, {:.3f} kernel\n",
+             geomean(t.t_own) * 1e3, geomean(t.k_own) * 1e3, geomean(t.ratio_floor), geomean(t.k_ratio_floor), geomean(t.ratio_io),
+             geomean(t.k_ratio_io));
+  fmt::print("largest workload at {:.1f}% of copy bandwidth (target >= 95%); fused speedup {:.2f}x (target >= 1.4)\n",
+             100 * last["fraction_of_copy_bw"].get<double>(), last["fused_speedup"].get<double>());
+  if (cx.a.torch) fmt::print("faster than torch.compile on every workload, medians of events: {}\n", t.beats_compile ? "yes" : "NO");
+  if (cx.paired)
+    fmt::print("faster than torch.compile on every workload, paired runs, sign test p < 0.01: {}\n", t.paired_beats ? "yes" : "NO");
+  else if (cx.a.torch)
+    fmt::print("no paired comparison: librope2d_kernel.so not found (give --library)\n");
+}
+
+// Configurations of the idx_theta kernel; "approx" uses __sinf/__cosf (inaccurate: it only
+// shows how much of the time the accurate sincosf costs).
+nlohmann::ordered_json time_variants(const Context& cx) {
+  struct Config {
+    const char* name;
+    int v, tpb, flags;
+  };
+  const Config configs[] = {{"v2", 2, 256, 0},
+                            {"v2plain", 2, 256, ROPE2D_TUNE_PLAIN_CACHE},
+                            {"v4", 4, 256, 0},
+                            {"v4plain", 4, 256, ROPE2D_TUNE_PLAIN_CACHE},
+                            {"v8plain", 8, 256, ROPE2D_TUNE_PLAIN_CACHE},
+                            {"v4plain_128", 4, 128, ROPE2D_TUNE_PLAIN_CACHE},
+                            {"v4plain_512", 4, 512, ROPE2D_TUNE_PLAIN_CACHE},
+                            {"v4approx", 4, 256, ROPE2D_TUNE_APPROX}};
+  std::string head = fmt::format("\n{:>9}", "workload");
+  for (const Config& c : configs) head += fmt::format(" {:>10}", c.name);
+  head += fmt::format(" {:>10} {:>10}", "fused", "fusedplain");
+  fmt::print("{}  (us, {}; vN: N elements per thread, _T: T threads per block, default 256; fused on a layout)\n",
+             head, cx.clock ? "GPU kernel time" : "events");
+  // Each configuration's time on the finer clock there is; the JSON keeps both.
+  auto record = [&](nlohmann::ordered_json& row, const std::string& key, const Timing& t, std::string& line) {
+    row[key + "_ms"] = t.event_ms;
+    row[key + "_kernel_ms"] = t.kernel_ms;
+    line += fmt::format(" {:>10.2f}", (cx.clock ? t.kernel_ms : t.event_ms) * 1e3);
+  };
+  // The 16 workloads, then sizes between the two largest, where the best cache policy changes.
+  std::vector<Workload> shapes = benchmark_workloads();
+  for (std::int64_t b : {12, 16, 24, 32, 48}) shapes.push_back({b, 8192});
+  nlohmann::ordered_json variant_rows = nlohmann::json::array();
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    const Workload& w = shapes[k];
+    const std::int64_t n = w.batch * w.seq_len * 128;
+    const DeviceInputs d(bench_problem(AngleSource::randn, w.batch, w.seq_len, 300 + k), n);
+    const DeviceInputs l(bench_problem(AngleSource::layout, w.batch, w.seq_len, 400 + k), n);
+    nlohmann::ordered_json row;
+    row["batch"] = w.batch;
+    row["seq_len"] = w.seq_len;
+    std::string line = fmt::format("{:>9}", fmt::format("{}x{}", w.batch, w.seq_len));
+    for (const Config& c : configs)
+      record(row, c.name,
+             time_backward(cx.timer, [&](auto... x) { return rope2d_backward_config(x..., c.v, c.tpb, c.flags); }, d, cx.topt),
+             line);
+    for (const int flags : {0, int{ROPE2D_TUNE_PLAIN_CACHE}})
+      record(row, flags ? "fused_plain" : "fused",
+             time_fused(cx.timer, [&](auto... x) { return rope2d_backward_fused_config(x..., flags); }, l, cx.topt), line);
+    variant_rows.push_back(row);
+    fmt::print("{}\n", line);
+  }
+  return variant_rows;
+}
+
+void write_json(const Context& cx, const DeviceInfo& dev, const Tally& t, const nlohmann::ordered_json& variants) {
+  const BenchArgs& a = cx.a;
+  nlohmann::ordered_json j;
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  j["date"] = date;
+  j["device"] = dev.name;
+  j["driver_version"] = dev.driver_version;
+  j["runtime_version"] = dev.runtime_version;
+  j["method"] = fmt::format("two clocks per run: CUDA events around the call (*_ms) and the GPU time of its kernels "
+                            "from CUPTI ({}; *_kernel_ms); L2 flushed before each run, inputs rotated over {} shifted "
+                            "addresses, median of {} runs after {} warm-up; bf16 grads",
+                            cx.timer.kernel_clock_note(), bench_shifts, a.runs, a.warmup);
+  j["copy_bandwidth_bytes_per_s"] = cx.copy_bw;
+  j["empty_kernel_ms"] = cx.empty.event_ms;
+  j["empty_kernel_kernel_ms"] = cx.empty.kernel_ms;
+  j["io_floor"] = "io_floor_ms: a kernel with the op's loads and store and a sum in place of sin/cos, timed the same way";
+  if (a.torch) j["torch"] = {{"version", cx.torch["torch"]}, {"device", cx.torch["device"]}};
+  j["summary"] = summarise(cx, t);
+  j["workloads"] = t.rows;
+  if (a.variants) j["variants"] = variants;
+  const std::string tmp = a.json_path + ".tmp";
+  std::ofstream(tmp) << j.dump(2) << "\n";
+  std::rename(tmp.c_str(), a.json_path.c_str());
+  std::cout << "wrote " << a.json_path << "\n";
+}
+
 int run(BenchArgs a) {
   const DeviceInfo dev = probe_device();
   if (!dev.available) {
@@ -82,224 +312,26 @@ int run(BenchArgs a) {
   }
   Timer timer;
   const bool clock = timer.has_kernel_clock();
-  const TimingOptions topt{a.warmup, a.runs};
   const double copy_bw = timer.copy_bandwidth_bytes_per_s();
   const Timing empty = timer.empty_kernel();
   if (a.torch && a.library.empty()) a.library = find_kernel_library();
   nlohmann::json torch;
   if (a.torch) torch = run_torch(a);
   const bool paired = a.torch && !a.library.empty();
+  const Context cx{a, timer, clock, paired, TimingOptions{a.warmup, a.runs}, copy_bw, empty, torch};
 
   // Two floors per workload, one per clock: max(bytes / copy bandwidth, empty kernel).
-  const auto& ws = benchmark_workloads();
-  nlohmann::ordered_json rows = nlohmann::json::array();
-  std::vector<double> t_own, ratio_floor, ratio_io, k_own, k_ratio_floor, k_ratio_io, scores;
-  bool beats_compile = a.torch, paired_beats = paired;
-  std::vector<std::string> kernel_lines;
+  Tally t;
+  t.beats_compile = a.torch;
+  t.paired_beats = paired;
   fmt::print("CUDA events around each call\n{:>9} {:>10} {:>8} {:>9} {:>6} {:>6} {:>8} {:>6} {:>7} {:>5} {:>9} {:>9} {:>9} {:>6} "
              "{:>9} {:>10}\n",
              "workload", "elements", "MB", "rope2d_us", "TB/s", "%copy", "floor_us", "x_flr", "io_us", "x_io", "naive_us",
              "lay_idx", "lay_fused", "fused_x", "eager_us", "compile_us");
-  for (std::size_t k = 0; k < ws.size(); ++k) {
-    const Workload& w = ws[k];
-    const std::int64_t n = w.batch * w.seq_len * 128;
-    const double bytes = workload_bytes(w), fused_bytes = 8.0 * n;
-    const Problem rp = bench_problem(AngleSource::randn, w.batch, w.seq_len, 100 + k);
-    const DeviceInputs d(rp, n);
-    const Timing t = time_backward(timer, &rope2d_backward, d, topt);
-    const Timing naive = time_backward(timer, &rope2d_backward_naive, d, topt);
-    const Timing io = time_io_floor(timer, d, topt);
-    // Real layout of the same shape: idx_theta path against the fused path.
-    const Problem lp = bench_problem(AngleSource::layout, w.batch, w.seq_len, 200 + k);
-    const DeviceInputs l(lp, n);
-    const Timing lay = time_backward(timer, &rope2d_backward, l, topt);
-    const Timing fused = time_fused(timer, &rope2d_backward_fused, l, topt);
-    const double floor_ms = std::max(bytes / copy_bw * 1e3, empty.event_ms);
-    const double k_floor_ms = std::max(bytes / copy_bw * 1e3, empty.kernel_ms);
-    const SolAnchors anchors = workload_anchors(k);
-    const double score = sol_score(clock ? t.kernel_ms : t.event_ms, anchors);
-    const nlohmann::json trow = a.torch ? torch["workloads"][k] : nlohmann::json::object();
-    const double eager = peer(trow, "eager", "event_ms"), compiled = peer(trow, "compile", "event_ms");
-    beats_compile = beats_compile && t.event_ms < compiled;
-    t_own.push_back(t.event_ms);
-    ratio_floor.push_back(t.event_ms / floor_ms);
-    ratio_io.push_back(t.event_ms / io.event_ms);
-    k_own.push_back(t.kernel_ms);
-    k_ratio_floor.push_back(t.kernel_ms / k_floor_ms);
-    k_ratio_io.push_back(t.kernel_ms / io.kernel_ms);
-    scores.push_back(score);
-    const double tbs = bytes / (t.event_ms * 1e-3) / 1e12;
-    const std::string name = fmt::format("{}x{}", w.batch, w.seq_len);
-    fmt::print("{:>9} {:>10} {:>8.1f} {:>9.2f} {:>6.2f} {:>6.1f} {:>8.2f} {:>6.2f} {:>7.2f} {:>5.2f} {:>9.2f} {:>9.2f} {:>9.2f} "
-               "{:>6.2f} {:>9.2f} {:>10.2f}\n",
-               name, n, bytes / 1e6, t.event_ms * 1e3, tbs, 100 * bytes / (t.event_ms * 1e-3) / copy_bw, floor_ms * 1e3,
-               t.event_ms / floor_ms, io.event_ms * 1e3, t.event_ms / io.event_ms, naive.event_ms * 1e3, lay.event_ms * 1e3,
-               fused.event_ms * 1e3, lay.event_ms / fused.event_ms, eager * 1e3, compiled * 1e3);
-    // The kernel clock, and the paired comparison run by the torch script.
-    std::string line = fmt::format("{:>9} {:>9.2f} {:>8.2f} {:>6.2f} {:>7.2f} {:>5.2f} {:>9.2f} {:>7.2f} {:>6.3f}", name,
-                                   t.kernel_ms * 1e3, k_floor_ms * 1e3, t.kernel_ms / k_floor_ms, io.kernel_ms * 1e3,
-                                   t.kernel_ms / io.kernel_ms, fused.kernel_ms * 1e3, lay.kernel_ms / fused.kernel_ms, score);
-    nlohmann::ordered_json row;
-    row["batch"] = w.batch;
-    row["seq_len"] = w.seq_len;
-    row["elements"] = n;
-    row["bytes"] = bytes;
-    row["rope2d_ms"] = t.event_ms;
-    row["rope2d_kernel_ms"] = t.kernel_ms;
-    row["tb_per_s"] = tbs;
-    row["fraction_of_copy_bw"] = bytes / (t.event_ms * 1e-3) / copy_bw;
-    row["floor_ms"] = floor_ms;
-    row["kernel_floor_ms"] = k_floor_ms;
-    row["io_floor_ms"] = io.event_ms;
-    row["io_floor_kernel_ms"] = io.kernel_ms;
-    row["naive_ms"] = naive.event_ms;
-    row["naive_kernel_ms"] = naive.kernel_ms;
-    row["layout_idx_theta_ms"] = lay.event_ms;
-    row["layout_fused_ms"] = fused.event_ms;
-    row["layout_idx_theta_kernel_ms"] = lay.kernel_ms;
-    row["layout_fused_kernel_ms"] = fused.kernel_ms;
-    row["fused_bytes"] = fused_bytes;
-    row["fused_speedup"] = lay.event_ms / fused.event_ms;
-    if (a.torch) {
-      row["torch_eager_ms"] = eager;
-      row["torch_compile_ms"] = compiled;
-      row["torch_eager_kernel_ms"] = peer(trow, "eager", "kernel_ms");
-      row["torch_compile_kernel_ms"] = peer(trow, "compile", "kernel_ms");
-      line += fmt::format(" {:>9.2f}", row["torch_eager_kernel_ms"].get<double>() * 1e3);
-      if (!paired) line += fmt::format(" {:>9.2f}", row["torch_compile_kernel_ms"].get<double>() * 1e3);  // else below
-    }
-    if (paired) {
-      row["paired"] = trow;
-      // rope2d is faster when the sign test over the pairs of kernel times (events where
-      // there is no kernel clock) rejects "neither is faster" at the 1% level.
-      const nlohmann::json& st = trow.contains("paired_kernel") ? trow["paired_kernel"] : trow["paired_events"];
-      const bool faster = st["p"].get<double>() < 0.01;
-      paired_beats = paired_beats && faster;
-      line += fmt::format(" {:>9.2f} {:>9.2f} {:>4}/{:<4} {:>8.1e} {:>6}", peer(trow, "rope2d", "kernel_ms") * 1e3,
-                          peer(trow, "compile", "kernel_ms") * 1e3, st["wins"].get<int>(),
-                          st["wins"].get<int>() + st["losses"].get<int>(), st["p"].get<double>(), faster ? "yes" : "NO");
-    }
-    row["sol_clock"] = clock ? "kernel" : "events";
-    row["sol_t_sol_ms_est"] = anchors.t_sol_ms;
-    row["sol_t_b_ms_est"] = anchors.t_b_ms;
-    row["sol_score_est"] = score;
-    rows.push_back(row);
-    kernel_lines.push_back(line);
-  }
-  const auto& last = rows.back();
-  nlohmann::ordered_json summary;
-  summary["geomean_rope2d_ms"] = geomean(t_own);
-  summary["geomean_ratio_to_floor"] = geomean(ratio_floor);
-  summary["geomean_ratio_to_io_floor"] = geomean(ratio_io);
-  summary["geomean_rope2d_kernel_ms"] = geomean(k_own);
-  summary["geomean_kernel_ratio_to_floor"] = geomean(k_ratio_floor);
-  summary["geomean_kernel_ratio_to_io_floor"] = geomean(k_ratio_io);
-  summary["largest_fraction_of_copy_bw"] = last["fraction_of_copy_bw"];
-  summary["largest_fused_speedup"] = last["fused_speedup"];
-  summary["mean_sol_score_est"] = [&] { double s = 0; for (double x : scores) s += x; return s / scores.size(); }();
-  if (a.torch) summary["faster_than_torch_compile_everywhere"] = beats_compile;
-  if (paired) summary["paired_faster_than_torch_compile_everywhere"] = paired_beats;
-
-  fmt::print("\nGPU kernel time ({}); SOL_S from {}\n{:>9} {:>9} {:>8} {:>6} {:>7} {:>5} {:>9} {:>7} {:>6}", timer.kernel_clock_note(),
-             clock ? "this clock" : "the events", "workload", "rope2d_k", "floor_k", "x_flr", "io_k", "x_io", "fused_k",
-             "fused_x", "SOL_S");
-  if (a.torch) fmt::print(" {:>9}", "eager_k");
-  if (a.torch && !paired) fmt::print(" {:>9}", "compile_k");
-  if (paired) fmt::print(" | paired: {:>9} {:>9} {:>9} {:>8} {:>6}", "rope2d_k", "compile_k", "wins", "p", "faster");
-  fmt::print("\n");
-  for (const std::string& line : kernel_lines) fmt::print("{}\n", line);
-
-  fmt::print("\ncopy bandwidth {:.3f} TB/s (read + write), empty kernel {:.2f} us events, {:.2f} us kernel\n", copy_bw / 1e12,
-             empty.event_ms * 1e3, empty.kernel_ms * 1e3);
-  fmt::print("geomean rope2d {:.2f} us events, {:.2f} us kernel; geomean ratio to floor {:.3f} events, {:.3f} kernel "
-             "(target <= 1.2); to the I/O-only kernel {:.3f} events, {:.3f} kernel\n",
-             geomean(t_own) * 1e3, geomean(k_own) * 1e3, geomean(ratio_floor), geomean(k_ratio_floor), geomean(ratio_io),
-             geomean(k_ratio_io));
-  fmt::print("largest workload at {:.1f}% of copy bandwidth (target >= 95%); fused speedup {:.2f}x (target >= 1.4)\n",
-             100 * last["fraction_of_copy_bw"].get<double>(), last["fused_speedup"].get<double>());
-  if (a.torch) fmt::print("faster than torch.compile on every workload, medians of events: {}\n", beats_compile ? "yes" : "NO");
-  if (paired)
-    fmt::print("faster than torch.compile on every workload, paired runs, sign test p < 0.01: {}\n", paired_beats ? "yes" : "NO");
-  else if (a.torch)
-    fmt::print("no paired comparison: librope2d_kernel.so not found (give --library)\n");
-  nlohmann::ordered_json variant_rows = nlohmann::json::array();
-  if (a.variants) {
-    // Configurations of the idx_theta kernel; "approx" uses __sinf/__cosf (inaccurate: it only
-    // shows how much of the time the accurate sincosf costs).
-    struct Config {
-      const char* name;
-      int v, tpb, flags;
-    };
-    const Config configs[] = {{"v2", 2, 256, 0},
-                              {"v2plain", 2, 256, ROPE2D_TUNE_PLAIN_CACHE},
-                              {"v4", 4, 256, 0},
-                              {"v4plain", 4, 256, ROPE2D_TUNE_PLAIN_CACHE},
-                              {"v8plain", 8, 256, ROPE2D_TUNE_PLAIN_CACHE},
-                              {"v4plain_128", 4, 128, ROPE2D_TUNE_PLAIN_CACHE},
-                              {"v4plain_512", 4, 512, ROPE2D_TUNE_PLAIN_CACHE},
-                              {"v4approx", 4, 256, ROPE2D_TUNE_APPROX}};
-    std::string head = fmt::format("\n{:>9}", "workload");
-    for (const Config& c : configs) head += fmt::format(" {:>10}", c.name);
-    head += fmt::format(" {:>10} {:>10}", "fused", "fusedplain");
-    fmt::print("{}  (us, {}; vN: N elements per thread, _T: T threads per block, default 256; fused on a layout)\n",
-               head, clock ? "GPU kernel time" : "events");
-    // Each configuration's time on the finer clock there is; the JSON keeps both.
-    auto record = [&](nlohmann::ordered_json& row, const std::string& key, const Timing& t, std::string& line) {
-      row[key + "_ms"] = t.event_ms;
-      row[key + "_kernel_ms"] = t.kernel_ms;
-      line += fmt::format(" {:>10.2f}", (clock ? t.kernel_ms : t.event_ms) * 1e3);
-    };
-    // The 16 workloads, then sizes between the two largest, where the best cache policy changes.
-    std::vector<Workload> shapes = ws;
-    for (std::int64_t b : {12, 16, 24, 32, 48}) shapes.push_back({b, 8192});
-    for (std::size_t k = 0; k < shapes.size(); ++k) {
-      const Workload& w = shapes[k];
-      const std::int64_t n = w.batch * w.seq_len * 128;
-      const Problem rp = bench_problem(AngleSource::randn, w.batch, w.seq_len, 300 + k);
-      const DeviceInputs d(rp, n);
-      const Problem lp = bench_problem(AngleSource::layout, w.batch, w.seq_len, 400 + k);
-      const DeviceInputs l(lp, n);
-      nlohmann::ordered_json row;
-      row["batch"] = w.batch;
-      row["seq_len"] = w.seq_len;
-      std::string line = fmt::format("{:>9}", fmt::format("{}x{}", w.batch, w.seq_len));
-      for (const Config& c : configs)
-        record(row, c.name,
-               time_backward(timer, [&](auto... x) { return rope2d_backward_config(x..., c.v, c.tpb, c.flags); }, d, topt),
-               line);
-      for (const int flags : {0, int{ROPE2D_TUNE_PLAIN_CACHE}})
-        record(row, flags ? "fused_plain" : "fused",
-               time_fused(timer, [&](auto... x) { return rope2d_backward_fused_config(x..., flags); }, l, topt), line);
-      variant_rows.push_back(row);
-      fmt::print("{}\n", line);
-    }
-  }
-  if (!a.json_path.empty()) {
-    nlohmann::ordered_json j;
-    const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    j["date"] = date;
-    j["device"] = dev.name;
-    j["driver_version"] = dev.driver_version;
-    j["runtime_version"] = dev.runtime_version;
-    j["method"] = fmt::format("two clocks per run: CUDA events around the call (*_ms) and the GPU time of its kernels "
-                              "from CUPTI ({}; *_kernel_ms); L2 flushed before each run, inputs rotated over {} shifted "
-                              "addresses, median of {} runs after {} warm-up; bf16 grads",
-                              timer.kernel_clock_note(), bench_shifts, a.runs, a.warmup);
-    j["copy_bandwidth_bytes_per_s"] = copy_bw;
-    j["empty_kernel_ms"] = empty.event_ms;
-    j["empty_kernel_kernel_ms"] = empty.kernel_ms;
-    j["io_floor"] = "io_floor_ms: a kernel with the op's loads and store and a sum in place of sin/cos, timed the same way";
-    if (a.torch) j["torch"] = {{"version", torch["torch"]}, {"device", torch["device"]}};
-    j["summary"] = summary;
-    j["workloads"] = rows;
-    if (a.variants) j["variants"] = variant_rows;
-    const std::string tmp = a.json_path + ".tmp";
-    std::ofstream(tmp) << j.dump(2) << "\n";
-    std::rename(tmp.c_str(), a.json_path.c_str());
-    std::cout << "wrote " << a.json_path << "\n";
-  }
+  for (std::size_t k = 0; k < benchmark_workloads().size(); ++k) measure_workload(cx, k, t);
+  print_kernel_table_and_summary(cx, t);
+  const nlohmann::ordered_json variants = a.variants ? time_variants(cx) : nlohmann::ordered_json::array();
+  if (!a.json_path.empty()) write_json(cx, dev, t, variants);
   return Exit::ok;
 }
 

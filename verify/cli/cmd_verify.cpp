@@ -18,7 +18,9 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
+#include <variant>
 
 #include "commands.hpp"
 #include "verify_worker.hpp"
@@ -35,19 +37,20 @@ namespace {
 
 using namespace rope2d::verify;
 namespace fs = std::filesystem;
-using nlohmann::json;
 
-std::vector<ProblemSpec> suite(const VerifyArgs& a) {
-  SuiteOptions o;
-  o.seed = a.seed;
-  o.quick = a.quick;
-  o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
-  std::vector<ProblemSpec> specs = a.sanitize_set ? sanitize_suite(o) : verification_suite(o);
-  if (!a.only.empty()) {
-    std::erase_if(specs, [&](const ProblemSpec& s) { return s.name() != a.only; });
-    if (specs.empty()) throw std::invalid_argument("--only: no problem named '" + a.only + "' in the suite");
-  }
-  return specs;
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+// --list: the selected problems with their seeds and reproduce lines, nothing run.
+int list(const VerifyArgs& a, const std::vector<ProblemSpec>& specs) {
+  for (const ProblemSpec& s : specs)
+    std::cout << fmt::format("{} seed={} elements={} reproduce: {}\n", s.name(), s.seed, s.n(),
+                             reproduce_line(a.options(), s.name()));
+  return Exit::ok;
 }
 
 // ---- the parent: no CUDA; watches the child ----------------------------------------------
@@ -89,23 +92,37 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
   return failures ? Exit::incorrect : Exit::ok;
 }
 
-int run(VerifyArgs a) {
-  const auto gate = parse_tier(a.tier);
-  if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
-  if (!a.submission.empty() && !fs::is_regular_file(a.submission))
-    throw std::invalid_argument(a.submission + ": no such file");
-  const std::string stem = a.submission.empty() ? "rope2d" : fs::path(a.submission).stem().string();
-  if (a.out_dir.empty()) a.out_dir = "reports/verify/" + stem;
-  if (a.sanitize) return verify_sanitized(a);
-  a.reproduce_prefix = "rope2d verify" + (a.submission.empty() ? std::string() : " " + a.submission) +
-                       fmt::format(" --seed {} --rounds {} --tier {}", a.seed, a.rounds, a.tier) + (a.quick ? " --quick" : "");
-  for (const auto& f : a.nvcc_flags) a.reproduce_prefix += " --nvcc-flag='" + f + "'";
-  // The dtype list shapes the suite (its first dtype gets the full sizes), so it is replayed too.
-  if (a.dtypes != VerifyArgs{}.dtypes) a.reproduce_prefix += " --grad-dtypes " + fmt::format("{}", fmt::join(a.dtypes, ","));
-  const std::vector<ProblemSpec> specs = suite(a);
-  if (is_solution(a.submission)) prepare_solution(a.submission, a.out_dir + "/solution");  // malformed: exit 2 here
+// What the parent learns from the child's messages.
+struct Watch {
+  Report partial;  // every set judged so far, for the report of a run that died
+  std::string current, nogpu, verdict, child_error;
+  bool in_call = false;
 
-  int fds[2];
+  void take(const protocol::Message& m, Progress& progress) {
+    std::visit(Overloaded{
+                   [&](const protocol::NoGpu& x) { nogpu = x.reason.empty() ? "no GPU" : x.reason; },
+                   [&](const protocol::Start& x) {
+                     current = x.name;
+                     progress.step(x.index, x.count, current);
+                   },
+                   [&](const protocol::Call&) { in_call = true; },
+                   [&](const protocol::Called&) { in_call = false; },
+                   [&](const protocol::End& x) {
+                     SetResult r{x.name, x.set, x.dtype};
+                     if (x.disposition == "failed") r.error = x.summary;
+                     else if (x.disposition == "not supported") r.not_supported = x.summary, r.integrity = "ok";
+                     else r.integrity = x.disposition == "passed" ? "ok" : x.summary;
+                     partial.results.push_back(r);
+                   },
+                   [&](const protocol::Done& x) { verdict = x.verdict; },
+                   [&](const protocol::Error& x) { child_error = x.message; },
+                   [&](const protocol::Device&) {},
+               },
+               m);
+  }
+};
+
+pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fds[2]) {
   if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
   std::cout.flush();
   const pid_t pid = fork();
@@ -115,78 +132,86 @@ int run(VerifyArgs a) {
     close(fds[0]);
     int rc = 3;
     try {
-      rc = verify_worker(a, specs, *gate, fds[1]);
+      rc = verify_worker(a, specs, gate, fds[1]);
     } catch (const std::exception& e) {
-      send(fds[1], {{"type", "error"}, {"message", e.what()}});
+      protocol::send(fds[1], protocol::Error{e.what()});
     }
     std::cout.flush();
     _exit(rc);
   }
   close(fds[1]);
-  Progress progress(a.quiet);
-  Report partial;
-  partial.gate = *gate;
-  partial.title = "rope2d verify: " + (a.submission.empty() ? std::string("rope2d (this project's kernel)") : a.submission);
-  std::string buffer, current, nogpu, verdict, child_error;
-  bool in_call = false;
+  return pid;
+}
+
+// Reads the child's messages until it closes the pipe; kills it when a call overruns.
+// Returns true when it was killed.
+bool supervise(int fd, pid_t pid, double call_timeout, Watch& w, Progress& progress) {
+  std::string buffer;
   auto last = std::chrono::steady_clock::now();
-  bool killed = false;
   for (;;) {
-    pollfd p{fds[0], POLLIN, 0};
-    const int r = poll(&p, 1, 200);
-    if (r > 0) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 200) > 0) {
       char buf[65536];
-      const ssize_t k = read(fds[0], buf, sizeof buf);
-      if (k <= 0) break;
+      const ssize_t k = read(fd, buf, sizeof buf);
+      if (k <= 0) return false;
       buffer.append(buf, static_cast<std::size_t>(k));
       for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
-        const json m = json::parse(buffer.substr(0, nl), nullptr, false);
+        const std::optional<protocol::Message> m = protocol::parse(std::string_view(buffer).substr(0, nl));
         buffer.erase(0, nl + 1);
-        if (m.is_discarded()) continue;
-        const std::string type = m.value("type", "");
+        if (!m) continue;
         last = std::chrono::steady_clock::now();
-        if (type == "nogpu") nogpu = m.value("reason", "no GPU");
-        else if (type == "start") {
-          current = m.value("name", "");
-          progress.step(m.value("index", 0), m.value("count", 1), current);
-        } else if (type == "call") in_call = true;
-        else if (type == "called") in_call = false;
-        else if (type == "end") {
-          SetResult s{m.value("name", ""), m.value("set", ""), m.value("dtype", "")};
-          const std::string d = m.value("disposition", "");
-          if (d == "failed") s.error = m.value("summary", "");
-          else s.integrity = d == "passed" || d == "not supported" ? "ok" : m.value("summary", "");
-          if (d == "not supported") s.not_supported = m.value("summary", "declined by the submission");
-          partial.results.push_back(s);
-        } else if (type == "done") verdict = m.value("verdict", "");
-        else if (type == "error") child_error = m.value("message", "");
+        w.take(*m, progress);
       }
     }
-    if (in_call && std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() > a.call_timeout) {
+    if (w.in_call && std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() > call_timeout) {
       kill(-pid, SIGKILL);
-      killed = true;
-      break;
+      return true;
     }
   }
+}
+
+// The child died or was killed: report what finished and why the rest did not.
+int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
+  SetResult broken{w.current.empty() ? "startup" : w.current, "", ""};
+  if (killed) broken.error = fmt::format("a kernel call did not return within {} s (killed)", a.call_timeout);
+  else if (!w.child_error.empty()) broken.error = w.child_error;
+  else if (WIFSIGNALED(status)) broken.error = fmt::format("the process died with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else broken.error = fmt::format("the process exited with status {}", WEXITSTATUS(status));
+  w.partial.results.push_back(broken);
+  write_report(a.out_dir, w.partial);
+  std::cout << summary(w.partial) << "report: " << a.out_dir << "/report.md\n";
+  return Exit::submission_failed;
+}
+
+int run(VerifyArgs a) {
+  const auto gate = parse_tier(a.tier);
+  if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
+  if (!a.submission.empty() && !fs::is_regular_file(a.submission))
+    throw std::invalid_argument(a.submission + ": no such file");
+  const std::string stem = a.submission.empty() ? "rope2d" : fs::path(a.submission).stem().string();
+  if (a.out_dir.empty()) a.out_dir = "reports/verify/" + stem;
+  if (a.sanitize) return verify_sanitized(a);
+  const std::vector<ProblemSpec> specs = select_problems(a.options(), a.only);
+  if (a.list) return list(a, specs);
+  if (is_solution(a.submission)) prepare_solution(a.submission, a.out_dir + "/solution");  // malformed: exit 2 here
+
+  int fds[2];
+  const pid_t pid = start_worker(a, specs, *gate, fds);
+  Progress progress(a.quiet);
+  Watch w;
+  w.partial.gate = *gate;
+  w.partial.title = "rope2d verify: " + (a.submission.empty() ? std::string("rope2d (this project's kernel)") : a.submission);
+  const bool killed = supervise(fds[0], pid, a.call_timeout, w, progress);
   int status = 0;
   waitpid(pid, &status, 0);
   close(fds[0]);
   progress.done();
-  if (!nogpu.empty()) return cpu_only(a, nogpu);
-  if (!verdict.empty() && !killed) {
+  if (!w.nogpu.empty()) return cpu_only(a, w.nogpu);
+  if (!w.verdict.empty() && !killed) {
     std::cout << "report: " << a.out_dir << "/report.md\n";
-    return verdict == "passed" ? Exit::ok : verdict == "incorrect" ? Exit::incorrect : Exit::submission_failed;
+    return w.verdict == "passed" ? Exit::ok : w.verdict == "incorrect" ? Exit::incorrect : Exit::submission_failed;
   }
-  // The child died or was killed: report what finished and why the rest did not.
-  SetResult broken{current.empty() ? "startup" : current, "", ""};
-  if (killed) broken.error = fmt::format("a kernel call did not return within {} s (killed)", a.call_timeout);
-  else if (!child_error.empty()) broken.error = child_error;
-  else if (WIFSIGNALED(status)) broken.error = fmt::format("the process died with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  else broken.error = fmt::format("the process exited with status {}", WEXITSTATUS(status));
-  partial.results.push_back(broken);
-  write_report(a.out_dir, partial);
-  std::cout << summary(partial) << "report: " << a.out_dir << "/report.md\n";
-  return Exit::submission_failed;
+  return report_broken(a, w, killed, status);
 }
 
 }  // namespace
@@ -212,6 +237,7 @@ Action add_verify(CLI::App& app) {
   app.add_flag("--sanitize", a->sanitize, "run a reduced set under compute-sanitizer (memcheck, racecheck, initcheck)");
   app.add_option("--sanitizer", a->sanitizer, "compute-sanitizer to run for --sanitize")->capture_default_str();
   app.add_flag("--sanitize-set", a->sanitize_set, "only the reduced set --sanitize runs")->group("");
+  app.add_flag("--list", a->list, "list the selected problems (name, seed, reproduce line) and exit");
   return [a] { return run(*a); };
 }
 

@@ -1,66 +1,38 @@
 // The worker half of `rope2d verify`: loads the submission (or the project's kernel, or a
-// SOL-ExecBench solution), runs every problem through the GPU testbed, judges the outputs and
-// writes the report, telling the supervising parent where it is as it goes.
+// SOL-ExecBench solution), judges every problem through the GPU testbed and writes the report,
+// telling the supervising parent where it is as it goes (worker_protocol.hpp).
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "verify_worker.hpp"
-#include "rope2d/verify/bench.hpp"
 #include "rope2d/verify/contract.hpp"
-#include "rope2d/verify/device.hpp"
 #include "rope2d/verify/huge.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
-#include "rope2d/verify/sol_score.hpp"
-#include "rope2d/verify/submission.hpp"
-#include "rope2d/verify/suites.hpp"
-#include "rope2d/verify/timing.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "rope2d/rope2d_backward.h"
+#include "rope2d/verify/bench.hpp"
+#include "rope2d/verify/device_judge.hpp"
+#include "rope2d/verify/sol_score.hpp"
+#include "rope2d/verify/submission.hpp"
+#include "rope2d/verify/timing.hpp"
 #endif
 
 namespace rope2d::cli {
 
 using namespace rope2d::verify;
-namespace fs = std::filesystem;
+namespace proto = rope2d::verify::protocol;
 using nlohmann::json;
-
-// Messages from the child, one JSON object per line.
-void send(int fd, const json& j) {
-  const std::string s = j.dump() + "\n";
-  for (std::size_t off = 0; off < s.size();) {
-    const ssize_t k = write(fd, s.data() + off, s.size() - off);
-    if (k <= 0) return;
-    off += static_cast<std::size_t>(k);
-  }
-}
 
 bool is_solution(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0; }
 
 namespace {
 
 #ifdef ROPE2D_HAVE_CUDA
-// Where a run's wall time goes, in seconds, for the report header.
-struct Phases {
-  double inputs = 0, reference = 0, gpu = 0, compare = 0;
-  template <class F>
-  auto time(double& into, F&& f) {
-    const auto start = std::chrono::steady_clock::now();
-    auto result = f();
-    into += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
-  }
-};
-
 // Times the submission as rope2d bench times the project's kernel; a call that fails while
 // timed becomes a line of the report instead of the figures. The score uses the kernel clock
 // (CUPTI, as SOL-ExecBench) where there is one, else the events.
@@ -91,84 +63,91 @@ void bench_into(Report& rep, BackwardFn fn) {
   rep.header.push_back({"bench geomean", fmt::format("{:.2f} us; mean SOL score (est., B200 anchors scaled by bytes) {:.3f}",
                                                      geomean(times) * 1e3, mean)});
 }
-#endif
 
-}  // namespace
+void send_end(int fd, const SetResult& r, Tier gate) {
+  proto::send(fd, proto::End{r.name, r.set, r.dtype, r.disposition(gate), outcome(r, gate)});
+}
 
-int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd) {
-#ifndef ROPE2D_HAVE_CUDA
-  send(fd, {{"type", "nogpu"}, {"reason", "this build has no CUDA (nvcc was not found when it was configured)"}});
-  return 0;
-#else
-  const DeviceInfo dev = probe_device();
-  if (!dev.available) {
-    send(fd, {{"type", "nogpu"}, {"reason", dev.reason}});
-    return 0;
-  }
+std::vector<std::pair<std::string, std::string>> machine_lines(const DeviceInfo& dev, const VerifyArgs& a) {
+  return {{"gpu", fmt::format("{} ({} SMs, {:.0f} GiB)", dev.name, dev.sm_count, dev.memory_gib)},
+          {"driver / runtime", fmt::format("{} / {}", dev.driver_version, dev.runtime_version)},
+          {"reference", "correctly rounded float32: certified double enclosure, MPFR (Ziv) fallback"},
+          {"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.seed, a.rounds)}};
+}
+
+void finish(int fd, const VerifyArgs& a, const Report& rep) {
+  write_report(a.out_dir, rep);
+  std::cout << summary(rep);
+  proto::send(fd, proto::Done{rep.verdict()});
+}
+
+// A SOL-ExecBench solution: the Python runner makes the calls, the judge reads its outputs.
+int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
+  const Solution sol = prepare_solution(a.submission, a.out_dir + "/solution");
   Report rep;
   rep.gate = gate;
-  if (is_solution(a.submission)) {
-    const Solution sol = prepare_solution(a.submission, a.out_dir + "/solution");
-    rep.title = "rope2d verify: " + a.submission;
-    rep.header = {{"submission", a.submission},
-                  {"kind", "sol-execbench solution (" + sol.entry_point + ", " +
-                               (sol.destination_passing ? "destination-passing" : "returns its output") + ")"},
-                  {"sha256", sol.sha256},
-                  {"gpu", fmt::format("{} ({} SMs, {:.0f} GiB)", dev.name, dev.sm_count, dev.memory_gib)},
-                  {"driver / runtime", fmt::format("{} / {}", dev.driver_version, dev.runtime_version)},
-                  {"reference", "correctly rounded float32: certified double enclosure, MPFR (Ziv) fallback"},
-                  {"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.seed, a.rounds)}};
-    rep.warnings.push_back("run through verify/python/solution_runner.py: outputs poisoned with NaN (destination-passing), "
-                           "inputs and repeat calls compared; guard bands and the stream check need the C ABI");
-    rep.warnings.insert(rep.warnings.end(), sol.warnings.begin(), sol.warnings.end());
-    if (sol.cpp) rep.header.push_back({"compile_options", sol.compile_options + " (built through the torch binding)"});
-    send(fd, {{"type", "device"}, {"name", dev.name}});
-    SolutionRun run;
-    run.runner = repo_file("verify/python/solution_runner.py");
-    run.work_dir = a.out_dir + "/work";
-    run.call_timeout_s = a.call_timeout;
-    run.rounds = a.rounds;
-    run.gate = gate;
-    std::size_t done = 0;
-    run.on_line = [&](const std::string& line) {
-      const json m = json::parse(line, nullptr, false);
-      if (m.is_discarded()) return;
-      if (m.value("type", "") == "call") {
-        send(fd, {{"type", "start"}, {"name", m.value("name", "")}, {"index", done / a.rounds}, {"count", specs.size()}});
-        send(fd, {{"type", "call"}, {"name", m.value("name", "")}});
-      } else if (m.value("type", "") == "called") {
-        ++done;
-        send(fd, {{"type", "called"}});
-      }
-    };
-    rep.results = run_solution(sol, specs, run);
-    for (const SetResult& r : rep.results)
-      send(fd, {{"type", "end"}, {"name", r.name}, {"set", r.set}, {"dtype", r.dtype}, {"disposition", r.disposition(gate)},
-                {"summary", !r.ran() ? r.error : r.integrity}});
-    write_report(a.out_dir, rep);
-    std::cout << summary(rep);
-    send(fd, {{"type", "done"}, {"verdict", rep.verdict()}});
-    return 0;
+  rep.title = "rope2d verify: " + a.submission;
+  rep.header = {{"submission", a.submission},
+                {"kind", "sol-execbench solution (" + sol.entry_point + ", " +
+                             (sol.destination_passing ? "destination-passing" : "returns its output") + ")"},
+                {"sha256", sol.sha256}};
+  for (const auto& line : machine_lines(dev, a)) rep.header.push_back(line);
+  rep.warnings.push_back("run through verify/python/solution_runner.py: outputs poisoned with NaN (destination-passing), "
+                         "inputs and repeat calls compared; guard bands and the stream check need the C ABI");
+  rep.warnings.insert(rep.warnings.end(), sol.warnings.begin(), sol.warnings.end());
+  if (sol.cpp) rep.header.push_back({"compile_options", sol.compile_options + " (built through the torch binding)"});
+  proto::send(fd, proto::Device{dev.name});
+  SolutionRun run;
+  run.runner = repo_file("verify/python/solution_runner.py");
+  run.work_dir = a.out_dir + "/work";
+  run.call_timeout_s = a.call_timeout;
+  run.rounds = a.rounds;
+  run.gate = gate;
+  std::size_t done = 0;
+  run.on_line = [&](const std::string& line) {
+    const json m = json::parse(line, nullptr, false);
+    if (m.is_discarded()) return;
+    if (m.value("type", "") == "call") {
+      proto::send(fd, proto::Start{m.value("name", ""), done / a.rounds, specs.size()});
+      proto::send(fd, proto::Call{m.value("name", "")});
+    } else if (m.value("type", "") == "called") {
+      ++done;
+      proto::send(fd, proto::Called{});
+    }
+  };
+  rep.results = run_solution(sol, specs, run);
+  const RunOptions opts = a.options();
+  for (SetResult& r : rep.results) {
+    r.reproduce = reproduce_line(opts, r.name);
+    proto::send(fd, proto::End{r.name, r.set, r.dtype, r.disposition(gate), !r.ran() ? r.error : r.integrity});
   }
+  finish(fd, a, rep);
+  return 0;
+}
+
+Submission open_submission(const VerifyArgs& a) {
+  if (!a.submission.empty())
+    return load_submission(a.submission, a.out_dir + "/build", a.nvcc, a.nvcc_flags, repo_file("cuda/include"));
   Submission sub;
-  if (a.submission.empty()) {
-    sub.kind = "builtin";
-    sub.path = "rope2d (this project's kernel)";
-    sub.backward = reinterpret_cast<BackwardFn>(&rope2d_backward);
-    sub.fused = reinterpret_cast<FusedFn>(&rope2d_backward_fused);
-  } else {
-    sub = load_submission(a.submission, a.out_dir + "/build", a.nvcc, a.nvcc_flags, repo_file("cuda/include"));
-  }
+  sub.kind = "builtin";
+  sub.path = "rope2d (this project's kernel)";
+  sub.backward = &rope2d_backward;
+  sub.fused = &rope2d_backward_fused;
+  return sub;
+}
+
+// A kernel through the C ABI: every set judged on the testbed, plain and (layout sets) fused.
+int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
+  const Submission sub = open_submission(a);
+  Report rep;
+  rep.gate = gate;
   rep.title = "rope2d verify: " + sub.path;
   rep.header = {{"submission", sub.path}, {"kind", sub.kind}};
   if (!sub.sha256.empty()) rep.header.push_back({"sha256", sub.sha256});
   if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
-  rep.header.push_back({"gpu", fmt::format("{} ({} SMs, {:.0f} GiB)", dev.name, dev.sm_count, dev.memory_gib)});
-  rep.header.push_back({"driver / runtime", fmt::format("{} / {}", dev.driver_version, dev.runtime_version)});
-  rep.header.push_back({"reference", "correctly rounded float32: certified double enclosure, MPFR (Ziv) fallback"});
-  rep.header.push_back({"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.seed, a.rounds)});
+  for (const auto& line : machine_lines(dev, a)) rep.header.push_back(line);
   rep.warnings = sub.warnings;
-  send(fd, {{"type", "device"}, {"name", dev.name}});
+  proto::send(fd, proto::Device{dev.name});
   if (!sub.error.empty()) {
     SetResult r;
     r.name = "load";
@@ -176,72 +155,38 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
     r.error = sub.error;
     rep.results.push_back(r);
     write_report(a.out_dir, rep);
-    send(fd, {{"type", "end"}, {"name", "load"}, {"disposition", "failed"}, {"summary", sub.error}});
+    proto::send(fd, proto::End{"load", "", "", "failed", sub.error});
     return 0;
   }
   Testbed bed;
-  Phases phases;
-  bool lost = false;
+  const RunOptions opts = a.options();
+  Judge judge(gate, a.rounds);
+  judge.reproduce = &opts;
+  judge.on_call = [fd](const std::string& name) { proto::send(fd, proto::Call{name}); };
+  judge.on_called = [fd] { proto::send(fd, proto::Called{}); };
+  std::vector<Entry> entries{plain_entry(bed, sub.backward)};
+  if (sub.fused) entries.push_back(fused_entry(bed, sub.fused));
   for (std::size_t k = 0; k < specs.size(); ++k) {
-    const ProblemSpec& spec = specs[k];
-    send(fd, {{"type", "start"}, {"name", spec.name()}, {"index", k}, {"count", specs.size()}});
-    SetResult plain{spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
-    SetResult fused{"fused:" + spec.name(), spec.set, plain.dtype};
-    bool has_fused = false;
-    std::string integ_plain, integ_fused;
-    plain.reproduce = a.reproduce_prefix + " --only '" + spec.name() + "'";
-    for (int round = 0; round < a.rounds && !lost; ++round) {
-      const Problem p = phases.time(phases.inputs, [&] { return make_problem(spec.round(round)); });  // fresh inputs
-      const Expected x = phases.time(phases.reference, [&] { return compute_expected(p); });
-      const RunChecks checks{.stream = round == 0, .repeat = true, .inputs = round == 0};
-      auto judge = [&](SetResult& r, std::string& integ, auto&& call) {
-        send(fd, {{"type", "call"}, {"name", r.name}});
-        const DeviceRun run = phases.time(phases.gpu, call);
-        send(fd, {{"type", "called"}});
-        if (run.integrity.declined) return mark_declined(r, spec.grad_dtype);  // contract.hpp
-        if (run.integrity.context_lost || !run.integrity.call_error.empty()) {
-          r.error = run.integrity.call_error;
-          lost = run.integrity.context_lost;
-          return;
-        }
-        // Keep every distinct finding across rounds (later rounds skip some checks).
-        if (!run.integrity.ok() && integ.find(run.integrity.describe()) == std::string::npos)
-          integ += (integ.empty() ? "" : "; ") + run.integrity.describe();
-        r.metrics.merge(phases.time(phases.compare, [&] { return compare(p, x, run.out.data(), gate); }), 10);
-        r.kernel_ms = std::max(r.kernel_ms, run.kernel_ms);
-      };
-      judge(plain, integ_plain, [&] { return bed.run(sub.backward, p, checks); });
-      if (sub.fused && !p.positions.empty() && !lost) {
-        has_fused = true;
-        judge(fused, integ_fused, [&] { return bed.run_fused(sub.fused, p, checks); });
-      }
-    }
-    if (lost && plain.error.empty() && (!has_fused || fused.error.empty()))
-      plain.error = "not run: an earlier call broke the CUDA context";
-    plain.integrity = integ_plain.empty() ? "ok" : integ_plain;
-    fused.integrity = integ_fused.empty() ? "ok" : integ_fused;
-    for (SetResult* r : {&plain, &fused}) {
-      if (r == &fused && !has_fused) continue;
-      rep.results.push_back(*r);
-      send(fd, {{"type", "end"}, {"name", r->name}, {"set", r->set}, {"dtype", r->dtype}, {"disposition", r->disposition(gate)},
-                {"summary", !r->ran() ? r->error : r->integrity != "ok" ? r->integrity
-                                                  : fmt::format("max {:.3g} x 2^-24 S, {} over {}", r->metrics.max_scaled,
-                                                                r->metrics.over[static_cast<int>(gate)], name(gate))}});
+    proto::send(fd, proto::Start{specs[k].name(), k, specs.size()});
+    for (SetResult& r : judge.judge(specs[k], entries)) {
+      send_end(fd, r, gate);
+      rep.results.push_back(std::move(r));
     }
   }
+  const Phases& t = judge.phases;
   // ---- Added sets (contract.hpp, huge.hpp): judged after the suite, so that a fault in them
-  // cannot hide the suite's results; kept apart so they move with the worker as one block.
+  // cannot hide the suite's results.
   auto add_results = [&](const std::vector<SetResult>& results) {
     for (const SetResult& r : results) {
+      send_end(fd, r, gate);
       rep.results.push_back(r);
-      send(fd, {{"type", "end"}, {"name", r.name}, {"set", r.set}, {"dtype", r.dtype}, {"disposition", r.disposition(gate)},
-                {"summary", !r.ran() ? r.error : r.integrity}});
     }
   };
   auto watch = [&](const std::string& name, bool calling) {
-    send(fd, calling ? json{{"type", "call"}, {"name", name}} : json{{"type", "called"}});
+    if (calling) proto::send(fd, proto::Call{name});
+    else proto::send(fd, proto::Called{});
   };
-  if (!lost && a.only.empty()) {
+  if (!judge.context_lost() && a.only.empty()) {
     // The call contract: n == 0, two calls in flight, graph capture; one set per check and dtype.
     for (ref::Dtype d : parse_grad_dtypes(a.dtypes, "--grad-dtypes")) add_results(contract_checks(sub.backward, d, gate, a.seed, watch));
     if (a.huge) {  // past 2^31 elements, judged on a sample
@@ -253,12 +198,27 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   }
   rep.header.push_back({"time", fmt::format("inputs {:.1f} s, reference {:.1f} s, GPU calls and integrity checks {:.1f} s, "
                                             "comparison {:.1f} s",
-                                            phases.inputs, phases.reference, phases.gpu, phases.compare)});
-  if (a.bench && !lost) bench_into(rep, sub.backward);
-  write_report(a.out_dir, rep);
-  std::cout << summary(rep);
-  send(fd, {{"type", "done"}, {"verdict", rep.verdict()}});
+                                            t.inputs, t.reference, t.gpu, t.compare)});
+  if (a.bench && !judge.context_lost()) bench_into(rep, sub.backward);
+  finish(fd, a, rep);
   return 0;
+}
+#endif
+
+}  // namespace
+
+int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd) {
+#ifndef ROPE2D_HAVE_CUDA
+  (void)a, (void)specs, (void)gate;
+  proto::send(fd, proto::NoGpu{"this build has no CUDA (nvcc was not found when it was configured)"});
+  return 0;
+#else
+  const DeviceInfo dev = probe_device();
+  if (!dev.available) {
+    proto::send(fd, proto::NoGpu{dev.reason});
+    return 0;
+  }
+  return is_solution(a.submission) ? verify_solution(a, specs, gate, fd, dev) : verify_kernel(a, specs, gate, fd, dev);
 #endif
 }
 

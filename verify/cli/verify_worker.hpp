@@ -1,36 +1,38 @@
 // The two halves of `rope2d verify`: the supervising parent (cmd_verify.cpp: options, time
 // limits, CPU-only fallback, reports of crashed runs) and the worker it forks, which does all
-// GPU work (verify_worker.cpp) and reports to the parent as JSON lines on a pipe.
+// GPU work (verify_worker.cpp) and reports to the parent in the messages of
+// rope2d/verify/worker_protocol.hpp.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "rope2d/verify/problem.hpp"
+#include "rope2d/verify/run_options.hpp"
 #include "rope2d/verify/tolerance.hpp"
+#include "rope2d/verify/worker_protocol.hpp"
 
 namespace rope2d::cli {
 
 struct VerifyArgs {
   std::string submission, out_dir, tier = "float32-bound", nvcc = "nvcc", only, golden = "data/golden-smoke";
   std::vector<std::string> nvcc_flags, dtypes{"bf16", "fp16", "fp32"};
-  bool quick = false, quiet = false, bench = false;
+  bool quick = false, quiet = false, bench = false, list = false;
   bool sanitize = false, sanitize_set = false;  // --sanitize; the reduced set it re-executes with
   bool huge = false;                            // --huge: also the sets past 2^31 elements
   std::string sanitizer = "compute-sanitizer";
   std::uint64_t seed = 1;
   int rounds = 2;
   double call_timeout = 20;
-  std::string reproduce_prefix;
+
+  // What selects and judges the problems (and goes into every reproduce line).
+  verify::RunOptions options() const {
+    return {submission, dtypes, tier, seed, rounds, quick, nvcc, nvcc_flags, sanitize_set};
+  }
 };
 
 bool is_solution(const std::string& path);
-
-// One message to the parent: {"type": "device" | "nogpu" | "start" | "call" | "called" | "end" |
-// "done" | "error", ...}.
-void send(int fd, const nlohmann::json& j);
 
 // --sanitize (verify_sanitize.cpp): re-executes rope2d verify under each compute-sanitizer tool
 // on the reduced set; 0 when every tool passed or was SKIPPED, 1 when one found errors.

@@ -47,7 +47,7 @@ Problem bench_problem(AngleSource src, std::int64_t batch, std::int64_t seq_len,
 }
 
 DeviceInputs::DeviceInputs(const Problem& p, std::int64_t n)
-    : n_(n), grad_bytes_(ref::size_bytes(p.spec.grad_dtype)), grad_dtype_(static_cast<int>(p.spec.grad_dtype)) {
+    : n_(n), grad_bytes_(ref::size_bytes(p.spec.grad_dtype)), grad_dtype_(ref::abi_code(p.spec.grad_dtype)) {
   if (n + (bench_shifts - 1) * bench_shift_step > p.n())
     throw std::invalid_argument("bench problem " + p.spec.name() + " has no room to shift " + std::to_string(n) +
                                 " elements");

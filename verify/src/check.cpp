@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "rope2d/verify/judge.hpp"
+
 namespace rope2d::verify {
 
 namespace {
@@ -24,22 +26,27 @@ Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate
   rep.title = "rope2d check: outputs against golden set " + set.dir;
   rep.gate = gate;
   rep.header = {{"golden set", set.dir}, {"golden command", set.command}, {"reference", "correctly rounded float32 (stored)"}};
+  Judge judge(gate, 1);  // one stored case per problem: the golden inputs and results
   for (const GoldenFile& f : set.files) {
-    const GoldenProblem g = load_golden(set, f);
-    SetResult r = result_for(g);
-    auto it = outputs.tensors.find(f.problem);
-    if (it == outputs.tensors.end()) it = outputs.tensors.find(stem(f.file));
-    if (it == outputs.tensors.end()) {
-      r.error = "no output tensor named '" + f.problem + "' or '" + stem(f.file) + "'";
-    } else if (it->second.dtype != "F32") {
-      r.error = "output dtype: expected F32, found " + it->second.dtype;
-    } else if (it->second.elements() != g.problem.n()) {
-      r.error = "output shape: expected " + std::to_string(g.problem.n()) + " elements, found " +
-                std::to_string(it->second.elements());
-    } else {
-      const std::vector<float> out = as_f32(it->second, f.problem);
-      r.metrics = compare(g.problem, g.expected, out.data(), gate);
-    }
+    GoldenProblem g = load_golden(set, f);
+    const Entry entry{"", [&](const Problem& p, int) {
+      CallResult c;
+      auto it = outputs.tensors.find(f.problem);
+      if (it == outputs.tensors.end()) it = outputs.tensors.find(stem(f.file));
+      if (it == outputs.tensors.end())
+        c.error = "no output tensor named '" + f.problem + "' or '" + stem(f.file) + "'";
+      else if (it->second.dtype != "F32")
+        c.error = "output dtype: expected F32, found " + it->second.dtype;
+      else if (it->second.elements() != p.n())
+        c.error = "output shape: expected " + std::to_string(p.n()) + " elements, found " + std::to_string(it->second.elements());
+      else
+        c.out = as_f32(it->second, f.problem);
+      return c;
+    }, {}};
+    const ProblemSpec spec = g.problem.spec;
+    SetResult r = judge.judge(spec, [&](int) { return Case{std::move(g.problem), std::move(g.expected)}; }, {entry}).at(0);
+    // No device: the file cannot show integrity, so none is claimed.
+    r.integrity.clear();
     r.reproduce = "rope2d eval <gc> <gs> <t> --grad-dtype " + r.dtype + "  (inputs of any FAIL line above)";
     rep.results.push_back(std::move(r));
   }

@@ -66,7 +66,7 @@ struct Slot {
     return host;
   }
   int call(BackwardFn fn, ref::Dtype d, std::int64_t count, cudaStream_t s) const {
-    return fn(gc, gs, theta, out, count, abi_dtype(d), reinterpret_cast<CUstream_st*>(s));
+    return fn(gc, gs, theta, out, count, ref::abi_code(d), reinterpret_cast<CUstream_st*>(s));
   }
 };
 
@@ -198,16 +198,6 @@ SetResult judged(const std::string& check, ref::Dtype d, Tier gate, const Judged
 }
 
 }  // namespace
-
-void mark_declined(SetResult& r, ref::Dtype d) {
-  if (d == ref::Dtype::bf16) {
-    r.error = "declined grad dtype bf16 (ROPE2D_ERR_UNSUPPORTED_DTYPE): the benchmark's dtype must be supported";
-    return;
-  }
-  r.error.clear();
-  r.not_supported = "declined grad dtype " + std::string(ref::name(d)) + " (ROPE2D_ERR_UNSUPPORTED_DTYPE)";
-  r.integrity = "ok";
-}
 
 std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, std::uint64_t seed,
                                        const std::function<void(const std::string&, bool)>& watch) {

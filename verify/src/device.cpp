@@ -96,8 +96,6 @@ struct Buffer {
 
 }  // namespace
 
-int abi_dtype(ref::Dtype d) { return d == ref::Dtype::bf16 ? 0 : d == ref::Dtype::fp16 ? 1 : 2; }
-
 std::string Integrity::describe() const {
   std::string s;
   auto add = [&](bool bad, const char* what) {
@@ -266,7 +264,7 @@ DeviceRun Testbed::run(BackwardFn fn, const Problem& p, const RunChecks& checks)
   m.upload(m.gc, p.gc.data(), p.gc.size(), o[op_grad_cos] * es, flush);
   m.upload(m.gs, p.gs.data(), p.gs.size(), o[op_grad_sin] * es, flush);
   m.upload(m.theta, p.theta.data(), p.theta.size() * 4, o[op_idx_theta] * 4, flush);
-  const int dtype = abi_dtype(p.spec.grad_dtype);
+  const int dtype = ref::abi_code(p.spec.grad_dtype);
   auto call = [&](cudaStream_t s) {
     return fn(m.gc.data(), m.gs.data(), reinterpret_cast<const float*>(m.theta.data()),
               reinterpret_cast<float*>(m.out.data()), p.n(), dtype, s);
@@ -283,7 +281,7 @@ DeviceRun Testbed::run_fused(FusedFn fn, const Problem& p, const RunChecks& chec
   m.upload(m.gs, p.gs.data(), p.gs.size(), o[op_grad_sin] * es, p.spec.flush_end);
   m.upload(m.positions, p.positions.data(), p.positions.size() * 4, 0);
   m.upload(m.table, p.theta_table.data(), p.theta_table.size() * 4, 0);
-  const int dtype = abi_dtype(p.spec.grad_dtype);
+  const int dtype = ref::abi_code(p.spec.grad_dtype);
   const std::int64_t tokens = static_cast<std::int64_t>(p.positions.size() / 2);
   auto call = [&](cudaStream_t s) {
     return fn(m.gc.data(), m.gs.data(), reinterpret_cast<const std::int32_t*>(m.positions.data()),

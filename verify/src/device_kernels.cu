@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "rope2d/rope2d_backward.h"
+
 namespace rope2d::verify::detail {
 
 __global__ void fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value) {
@@ -71,9 +73,10 @@ void launch_io_floor(const void* gc, const void* gs, const float* theta, float* 
                      cudaStream_t s) {
   if (n <= 0) return;
   switch (grad_dtype) {
-    case 0: launch<__nv_bfloat16>(gc, gs, theta, out, n, s); break;
-    case 1: launch<__half>(gc, gs, theta, out, n, s); break;
-    default: launch<float>(gc, gs, theta, out, n, s); break;
+    case ROPE2D_GRAD_BF16: launch<__nv_bfloat16>(gc, gs, theta, out, n, s); break;
+    case ROPE2D_GRAD_FP16: launch<__half>(gc, gs, theta, out, n, s); break;
+    case ROPE2D_GRAD_FP32: launch<float>(gc, gs, theta, out, n, s); break;
+    default: break;  // not a code of the ABI: nothing to time (callers pass ref::abi_code)
   }
 }
 

@@ -1,7 +1,18 @@
-// Nightly regression rules.
+// Nightly regression rules, the nightly config, and the verifier runs as child processes.
 #include "rope2d/verify/nightly.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fstream>
+
+#include "rope2d/verify/suites.hpp"
+
+extern char** environ;
 
 namespace rope2d::verify {
 
@@ -38,6 +49,77 @@ std::vector<std::string> nightly_regressions(const json& now, const json& previo
     out.push_back(fmt::format("sweep: max error {:.3g}, was {:.3g}", ns.value("max_scaled_error", 0.0),
                               ps.value("max_scaled_error", 0.0)));
   return out;
+}
+
+NightlyConfig read_nightly_config(const std::string& path) {
+  NightlyConfig c;
+  if (path.empty()) return c;
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot open");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(path + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object()) throw std::invalid_argument(path + ": expected an object, found " + j.dump());
+  auto field = [&](const char* k) -> const json* { return j.contains(k) ? &j[k] : nullptr; };
+  if (auto s = field("submissions")) {
+    if (!s->is_array()) throw std::invalid_argument(path + ": submissions: expected an array of paths");
+    for (const auto& x : *s) {
+      if (!x.is_string()) throw std::invalid_argument(path + ": submissions: expected strings, found " + x.dump());
+      c.submissions.push_back(x);
+    }
+  }
+  if (auto d = field("grad_dtypes")) {
+    if (!d->is_array() || !std::all_of(d->begin(), d->end(), [](const json& x) { return x.is_string(); }))
+      throw std::invalid_argument(path + ": grad_dtypes: expected an array of strings, found " + d->dump());
+    c.grad_dtypes = d->get<std::vector<std::string>>();
+    parse_grad_dtypes(c.grad_dtypes, path + ": grad_dtypes");  // rejects unknown names here
+  }
+  if (auto s = field("sweep")) {
+    if (!s->is_object()) throw std::invalid_argument(path + ": sweep: expected an object");
+    c.sweep_from = s->value("from", c.sweep_from);
+    c.sweep_to = s->value("to", c.sweep_to);
+    c.sweep_budget_s = s->value("budget_s", c.sweep_budget_s);
+    if (!(c.sweep_from >= 0 && c.sweep_to > c.sweep_from))
+      throw std::invalid_argument(path + ": sweep: expected 0 <= from < to");
+  }
+  return c;
+}
+
+bool valid_run_date(const std::string& d) {
+  if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
+  for (int i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (d[i] < '0' || d[i] > '9') return false;
+  const int month = (d[5] - '0') * 10 + (d[6] - '0'), day = (d[8] - '0') * 10 + (d[9] - '0');
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+std::uint64_t nightly_seed(const std::string& date) {
+  std::uint64_t seed = 1469598103934665603ull;
+  for (char ch : date) seed = (seed ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  return seed & 0xffffffff;
+}
+
+int run_logged(const std::vector<std::string>& argv, const std::string& log_path) {
+  if (argv.empty()) return 127;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return 127;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return 127;
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
 }
 
 }  // namespace rope2d::verify

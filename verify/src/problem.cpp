@@ -19,13 +19,7 @@ namespace {
 constexpr std::int64_t gen_chunk = 1 << 16;
 
 void store(std::vector<std::uint8_t>& v, std::int64_t i, ref::Dtype d, double x) {
-  if (d == ref::Dtype::fp32) {
-    const float f = static_cast<float>(x);
-    std::memcpy(&v[i * 4], &f, 4);
-  } else {
-    const std::uint16_t b = ref::encode16(d, x);
-    std::memcpy(&v[i * 2], &b, 2);
-  }
+  ref::encode(d, x, &v[i * ref::size_bytes(d)]);
 }
 
 // Each chunk has its own stream of draws, seeded from the problem's seed and the chunk index.
@@ -95,14 +89,7 @@ std::uint64_t name_seed(std::uint64_t base, const std::string& name) {
 }
 
 double Problem::decode(const std::vector<std::uint8_t>& v, std::int64_t i) const {
-  if (spec.grad_dtype == ref::Dtype::fp32) {
-    float f;
-    std::memcpy(&f, &v[i * 4], 4);
-    return f;
-  }
-  std::uint16_t b;
-  std::memcpy(&b, &v[i * 2], 2);
-  return ref::decode16(spec.grad_dtype, b);
+  return ref::decode(spec.grad_dtype, &v[i * ref::size_bytes(spec.grad_dtype)]);
 }
 
 void parallel_chunks(std::int64_t n, std::int64_t chunk, const std::function<void(std::int64_t, std::int64_t)>& fn) {

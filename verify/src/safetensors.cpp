@@ -28,7 +28,7 @@ int dtype_size(const std::string& d) {
   return 0;
 }
 
-const char* safetensors_dtype(ref::Dtype d) { return d == ref::Dtype::bf16 ? "BF16" : d == ref::Dtype::fp16 ? "F16" : "F32"; }
+const char* safetensors_dtype(ref::Dtype d) { return ref::safetensors_name(d).data(); }
 
 std::string shell_quote(const std::string& s) {
   std::string q = "'";

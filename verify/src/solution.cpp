@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/safetensors.hpp"
 
 namespace rope2d::verify {
@@ -58,6 +59,50 @@ void read_languages(const std::string& path, const json& spec, Solution& s) {
   if (s.cpp && !opts.contains("cuda_cflags"))
     s.warnings.push_back("compile_options.cuda_cflags not given: built with SOL-ExecBench's default -O3 --use_fast_math "
                          "(__sinf/__cosf: inaccurate beyond a few radians)");
+}
+
+// 3. Judge every output: the runner's record of each call is its integrity, its file the
+//    outputs. A set stops at its first call without outputs.
+std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, const SolutionRun& run, const json& jobs,
+                                     const std::map<std::string, json>& called, const std::string& load_error) {
+  Judge judge(run.gate, run.rounds);
+  judge.stop_set_on_error = true;
+  std::vector<SetResult> results;
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    const ProblemSpec& spec = specs[k];
+    const Entry entry{"", [&](const Problem& p, int r) {
+      CallResult c;
+      const auto it = called.find(job_name(spec, r));
+      if (it == called.end()) {
+        c.error = load_error.empty() ? "not run" : load_error;
+        return c;
+      }
+      const json& m = it->second;
+      if (const json err = m.value("error", json()); !err.is_null()) {
+        c.error = err.is_string() ? err.get<std::string>() : err.dump();
+        return c;
+      }
+      const std::vector<std::int64_t> want = spec.shape();
+      if (m.value("shape", json::array()) != json(want) || m.value("dtype", "") != "float32") {
+        c.error = "output shape " + m.value("shape", json::array()).dump() + " dtype " + m.value("dtype", "?") +
+                  ", expected " + json(want).dump() + " float32";
+        return c;
+      }
+      if (!m.value("inputs_unchanged", true)) c.findings.push_back("inputs modified by the call");
+      if (!m.value("deterministic", true)) c.findings.push_back("a second call on the same inputs gave different bits");
+      const SafeTensors out = read_safetensors(jobs[k * run.rounds + r]["output"].get<std::string>());
+      if (!out.tensors.count("grad_idx_theta")) {
+        c.error = "the runner wrote no grad_idx_theta";
+        return c;
+      }
+      c.out = as_f32(out.tensors.at("grad_idx_theta"), spec.name());
+      if (static_cast<std::int64_t>(c.out.size()) != p.n())
+        c.error = "output holds " + std::to_string(c.out.size()) + " elements, expected " + std::to_string(p.n());
+      return c;
+    }, {}};
+    for (SetResult& r : judge.judge(spec, {entry})) results.push_back(std::move(r));
+  }
+  return results;
 }
 
 }  // namespace
@@ -163,51 +208,7 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
     load_error = "the Python runner stopped early (status " + std::to_string(status) + "): " + tail;
   }
 
-  // 3. Judge every output.
-  std::vector<SetResult> results;
-  for (std::size_t k = 0; k < specs.size(); ++k) {
-    const ProblemSpec& spec = specs[k];
-    SetResult res{spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
-    std::string integ;
-    auto note = [&](const std::string& what) {
-      if (integ.find(what) == std::string::npos) integ += (integ.empty() ? "" : "; ") + what;
-    };
-    for (int r = 0; r < run.rounds && res.error.empty(); ++r) {
-      const auto it = called.find(job_name(spec, r));
-      if (it == called.end()) {
-        res.error = load_error.empty() ? "not run" : load_error;
-        break;
-      }
-      const json& m = it->second;
-      if (!m["error"].is_null()) {
-        res.error = m["error"].get<std::string>();
-        break;
-      }
-      const Problem p = make_problem(spec.round(r));
-      const std::vector<std::int64_t> want = spec.shape();
-      if (m.value("shape", json::array()) != json(want) || m.value("dtype", "") != "float32") {
-        res.error = "output shape " + m.value("shape", json::array()).dump() + " dtype " + m.value("dtype", "?") +
-                    ", expected " + json(want).dump() + " float32";
-        break;
-      }
-      if (!m.value("inputs_unchanged", true)) note("inputs modified by the call");
-      if (!m.value("deterministic", true)) note("a second call on the same inputs gave different bits");
-      const SafeTensors out = read_safetensors(jobs[k * run.rounds + r]["output"].get<std::string>());
-      if (!out.tensors.count("grad_idx_theta")) {
-        res.error = "the runner wrote no grad_idx_theta";
-        break;
-      }
-      const std::vector<float> got = as_f32(out.tensors.at("grad_idx_theta"), res.name);
-      if (static_cast<std::int64_t>(got.size()) != p.n()) {
-        res.error = "output holds " + std::to_string(got.size()) + " elements, expected " + std::to_string(p.n());
-        break;
-      }
-      res.metrics.merge(compare(p, compute_expected(p), got.data(), run.gate), 10);
-    }
-    res.integrity = integ.empty() ? "ok" : integ;
-    results.push_back(std::move(res));
-  }
-  return results;
+  return judge_outputs(specs, run, jobs, called, load_error);
 }
 
 }  // namespace rope2d::verify

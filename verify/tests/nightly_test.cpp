@@ -1,6 +1,11 @@
 // Unit tests of the nightly regression rules on summaries shaped like summary.json.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "rope2d/verify/nightly.hpp"
 
 using rope2d::verify::nightly_regressions;
@@ -53,4 +58,39 @@ TEST(Nightly, AFirstRunOrAMissingKernelComparesNothing) {
   other["verify"][0]["kernel"] = "candidate";
   other["sweep"]["ran"] = false;
   EXPECT_TRUE(nightly_regressions(night(90, "incorrect", 9, 1 << 26, 9), other).empty());
+}
+
+TEST(Nightly, RunDatesAreDatesOnly) {
+  using rope2d::verify::valid_run_date;
+  EXPECT_TRUE(valid_run_date("2026-12-03"));
+  EXPECT_FALSE(valid_run_date("../../x"));
+  EXPECT_FALSE(valid_run_date("2026-12-03/../../x"));
+  EXPECT_FALSE(valid_run_date("2026-13-01"));
+  EXPECT_FALSE(valid_run_date("2026-12-00"));
+  EXPECT_FALSE(valid_run_date("2026/12/03"));
+  EXPECT_FALSE(valid_run_date("2026-1a-03"));
+  EXPECT_FALSE(valid_run_date(""));
+}
+
+TEST(Nightly, ChildProcessesGetTheirArgumentsVerbatim) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("rope2d_nightly_spawn_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string log = (dir / "echo.log").string();
+  const std::string evil = "x'; touch " + (dir / "PWNED").string() + "; echo '";
+  EXPECT_EQ(rope2d::verify::run_logged({"/bin/echo", evil, "$(touch " + (dir / "PWNED2").string() + ")"}, log), 0);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, evil + " $(touch " + (dir / "PWNED2").string() + ")\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "PWNED"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "PWNED2"));
+  EXPECT_EQ(rope2d::verify::run_logged({"/bin/sh", "-c", "exit 3"}, log), 3);
+  EXPECT_EQ(rope2d::verify::run_logged({(dir / "no-such-program").string()}, log), 127);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Nightly, TheSeedComesFromTheDate) {
+  using rope2d::verify::nightly_seed;
+  EXPECT_EQ(nightly_seed("2026-12-03"), nightly_seed("2026-12-03"));
+  EXPECT_NE(nightly_seed("2026-12-03"), nightly_seed("2026-12-04"));
+  EXPECT_LT(nightly_seed("2026-12-03"), 1ull << 32);
 }

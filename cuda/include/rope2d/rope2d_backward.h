@@ -11,8 +11,23 @@
 #ifndef ROPE2D_BACKWARD_H
 #define ROPE2D_BACKWARD_H
 
-#include <cuda_runtime_api.h>
 #include <stdint.h>
+
+/* The header stands alone (host code built without CUDA includes it for the types and codes):
+ * cudaStream_t is the runtime's own typedef where that header is present, else declared here
+ * the same way. */
+#if defined(__CUDACC__)
+#include <cuda_runtime_api.h>
+#elif defined(__has_include)
+#if __has_include(<cuda_runtime_api.h>)
+#include <cuda_runtime_api.h>
+#define ROPE2D_HAVE_CUDA_RUNTIME_API 1
+#endif
+#endif
+#if !defined(__CUDACC__) && !defined(ROPE2D_HAVE_CUDA_RUNTIME_API)
+struct CUstream_st;
+typedef struct CUstream_st* cudaStream_t;
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,6 +40,13 @@ enum { ROPE2D_GRAD_BF16 = 0, ROPE2D_GRAD_FP16 = 1, ROPE2D_GRAD_FP32 = 2 };
  * was called with. Negative, so no cudaError_t (all >= 0) is mistaken for it. The verifier
  * reports such a dtype as "not supported"; declining bf16, the benchmark's dtype, fails. */
 enum { ROPE2D_ERR_UNSUPPORTED_DTYPE = -1 };
+
+/* The entry points' types, as a verifier loads them from a submission. */
+typedef int (*rope2d_backward_fn)(const void* grad_cos, const void* grad_sin, const float* idx_theta,
+                                  float* grad_idx_theta, int64_t n, int grad_dtype, cudaStream_t stream);
+typedef int (*rope2d_backward_fused_fn)(const void* grad_cos, const void* grad_sin, const int32_t* positions,
+                                        const float* theta, float* grad_idx_theta, int64_t tokens,
+                                        int head_dim, int grad_dtype, cudaStream_t stream);
 
 /* The benchmark's op: angles read from idx_theta (12 bytes per element with bf16 grads). */
 int rope2d_backward(const void* grad_cos, const void* grad_sin, const float* idx_theta,

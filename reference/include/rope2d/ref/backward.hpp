@@ -31,7 +31,14 @@ struct Rounded {
   double fp32;
   double bf16;
   double fp16;
-  double in(Dtype d) const { return d == Dtype::fp32 ? fp32 : d == Dtype::bf16 ? bf16 : fp16; }
+  double in(Dtype d) const {
+    switch (d) {
+      case Dtype::fp32: return fp32;
+      case Dtype::bf16: return bf16;
+      case Dtype::fp16: return fp16;
+    }
+    return fp32;  // not reached: every output format returns above
+  }
 };
 
 // True for the special cases above (cheap: the hot paths test it first).

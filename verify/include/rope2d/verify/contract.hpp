@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rope2d/verify/device.hpp"
+#include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/tolerance.hpp"
 
@@ -22,8 +23,5 @@ namespace rope2d::verify {
 std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, std::uint64_t seed,
                                        const std::function<void(const std::string&, bool)>& watch = {});
 
-// A set whose call returned ROPE2D_ERR_UNSUPPORTED_DTYPE: "not supported" for fp16 and fp32,
-// failed for bf16 (the benchmark's dtype).
-void mark_declined(SetResult& r, ref::Dtype d);
 
 }  // namespace rope2d::verify

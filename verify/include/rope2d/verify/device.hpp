@@ -2,7 +2,8 @@
 // check: outputs poisoned with NaN, 4 KiB guard bands around every buffer, inputs compared
 // after the call, a non-blocking stream whose earlier work must finish before the kernel runs,
 // a second call compared bit for bit, and buffers kept across calls (so a kernel that caches
-// results by address sees fresh inputs at the same addresses). No CUDA header is needed here.
+// results by address sees fresh inputs at the same addresses). No CUDA header is needed here:
+// the entry points' types come from the ABI header, which stands without it.
 #pragma once
 
 #include <cstdint>
@@ -10,15 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/problem.hpp"
-
-struct CUstream_st;
 
 namespace rope2d::verify {
 
-using BackwardFn = int (*)(const void*, const void*, const float*, float*, std::int64_t, int, CUstream_st*);
-using FusedFn = int (*)(const void*, const void*, const std::int32_t*, const float*, float*, std::int64_t, int, int,
-                        CUstream_st*);
+using BackwardFn = rope2d_backward_fn;
+using FusedFn = rope2d_backward_fused_fn;
 
 struct DeviceInfo {
   bool available = false;
@@ -73,8 +72,5 @@ class Testbed {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// The ABI's grad dtype code.
-int abi_dtype(ref::Dtype d);
 
 }  // namespace rope2d::verify

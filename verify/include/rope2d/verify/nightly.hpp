@@ -2,6 +2,7 @@
 // what got worse is a regression, and the nightly run exits non-zero on any.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -13,5 +14,34 @@ namespace rope2d::verify {
 // too few fresh inputs each night for their maximum to be stable); a verifier run more than
 // 1.25x + 2 s slower; a larger sweep max error (beyond 1.5x + 0.5 units).
 std::vector<std::string> nightly_regressions(const nlohmann::json& now, const nlohmann::json& previous);
+
+}  // namespace rope2d::verify
+
+namespace rope2d::verify {
+
+// nightly.json: {"submissions": [paths], "grad_dtypes": [names], "sweep": {"from", "to",
+// "budget_s"}}; every field optional.
+struct NightlyConfig {
+  std::vector<std::string> submissions;
+  std::vector<std::string> grad_dtypes{"bf16", "fp16", "fp32"};
+  float sweep_from = 0.0f, sweep_to = 16384.0f;
+  double sweep_budget_s = 600;
+};
+
+// Throws std::invalid_argument naming the file and field when malformed. An empty path gives
+// the defaults.
+NightlyConfig read_nightly_config(const std::string& path);
+
+// True for a date of the form YYYY-MM-DD (digits only, month 01-12, day 01-31): the name of a
+// run's folder, which must stay inside the root.
+bool valid_run_date(const std::string& date);
+
+// The nightly seed of a date (FNV-1a, 32 bits): fresh inputs each night, reproducible.
+std::uint64_t nightly_seed(const std::string& date);
+
+// Runs argv[0] with the arguments argv[1..] (no shell: nothing in them is interpreted), stdout
+// and stderr to log_path. Returns the exit status, or 127 when it could not be started, 128 +
+// the signal when one killed it.
+int run_logged(const std::vector<std::string>& argv, const std::string& log_path);
 
 }  // namespace rope2d::verify

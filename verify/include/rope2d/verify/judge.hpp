@@ -1,0 +1,92 @@
+// The one judging pipeline: make a problem's inputs (fresh each round, in the same buffers),
+// compute the reference, get the kernel's outputs with its integrity findings, compare, merge
+// over rounds, and return the set's result with its reproduce line. verify's worker, check,
+// the solution runner, the nightly sweep and the GPU properties all judge through it; they
+// differ only in where outputs come from (an Entry) and where problems come from (a CaseSource).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rope2d/verify/metrics.hpp"
+#include "rope2d/verify/problem.hpp"
+#include "rope2d/verify/report.hpp"
+#include "rope2d/verify/run_options.hpp"
+
+namespace rope2d::verify {
+
+// What one call of a kernel gave: outputs, or why there are none.
+struct CallResult {
+  std::vector<float> out;
+  std::string error;                  // the call failed or could not run: no outputs
+  std::vector<std::string> findings;  // integrity checks that failed, in words
+  bool context_lost = false;          // nothing more can run in this process
+  bool declined = false;              // the kernel declined the grad dtype (ROPE2D_ERR_UNSUPPORTED_DTYPE)
+  double kernel_ms = 0;
+};
+
+// One entry point of a kernel, judged as one set: `call` runs it on round r's problem.
+struct Entry {
+  std::string prefix;  // prepended to the problem's name: "" plain, "fused:" fused
+  std::function<CallResult(const Problem&, int round)> call;
+  std::function<bool(const Problem&)> applies;  // empty: every problem
+};
+
+// A problem with its expected results.
+struct Case {
+  Problem problem;
+  Expected expected;
+};
+// Round r's case of a set.
+using CaseSource = std::function<Case(int round)>;
+
+// Where a run's wall time goes, in seconds, for the report header.
+struct Phases {
+  double inputs = 0, reference = 0, gpu = 0, compare = 0;
+  template <class F>
+  auto time(double& into, F&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = f();
+    into += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+};
+
+class Judge {
+ public:
+  Judge(Tier gate, int rounds) : gate_(gate), rounds_(rounds) {}
+
+  // Around every call, for a supervisor's per-call time limit and progress.
+  std::function<void(const std::string& set)> on_call;
+  std::function<void()> on_called;
+  // When set, every result gets the reproduce line of these options.
+  const RunOptions* reproduce = nullptr;
+  // Stop judging a set at its first failed call (outputs of later rounds are then not read).
+  bool stop_set_on_error = false;
+  Phases phases;
+
+  // Fresh inputs of spec.round(r) for each round, the reference computed here. One result per
+  // entry that applied to the problem, in order.
+  std::vector<SetResult> judge(const ProblemSpec& spec, const std::vector<Entry>& entries);
+  // The same with the cases from `cases` (stored golden problems, sweep chunks).
+  std::vector<SetResult> judge(const ProblemSpec& spec, const CaseSource& cases, const std::vector<Entry>& entries);
+
+  Tier gate() const { return gate_; }
+  bool context_lost() const { return lost_; }
+
+ private:
+  Tier gate_;
+  int rounds_;
+  bool lost_ = false;
+};
+
+// A set whose call returned ROPE2D_ERR_UNSUPPORTED_DTYPE: "not supported" for fp16 and fp32,
+// failed for bf16 (the benchmark's dtype).
+void mark_declined(SetResult& r, ref::Dtype d);
+
+// The one-line summary of a judged set (verify's progress line and the worker's end message).
+std::string outcome(const SetResult& r, Tier gate);
+
+}  // namespace rope2d::verify

@@ -1,0 +1,34 @@
+// The messages between `rope2d verify` (the parent, no CUDA) and its worker child (all GPU
+// work), one JSON object per line on a pipe. The parent needs them to keep a per-call time
+// limit (call ... called), show progress (start), and report what finished when the child
+// dies (end). One serialiser and one parser, both here.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace rope2d::verify::protocol {
+
+struct Device { std::string name; };        // a GPU was found; judging starts
+struct NoGpu { std::string reason; };       // none: the parent falls back to the CPU checks
+struct Start { std::string name; std::size_t index = 0, count = 0; };  // problem index of count
+struct Call { std::string name; };          // a kernel call begins: the time limit runs
+struct Called {};                           // it returned
+struct End { std::string name, set, dtype, disposition, summary; };  // a set was judged
+struct Done { std::string verdict; };       // the report is written
+struct Error { std::string message; };      // the worker threw
+
+using Message = std::variant<Device, NoGpu, Start, Call, Called, End, Done, Error>;
+
+// One line, newline included.
+std::string serialise(const Message& m);
+// A line (with or without its newline); nullopt when it is not a message of this protocol.
+std::optional<Message> parse(std::string_view line);
+
+// Writes the message to fd, whole (a broken pipe is ignored: the parent is gone).
+void send(int fd, const Message& m);
+
+}  // namespace rope2d::verify::protocol

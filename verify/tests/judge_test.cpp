@@ -1,0 +1,109 @@
+// The judge with entries that need no GPU: outputs taken from the reference itself pass, a
+// perturbed output fails, findings are kept once across rounds, metrics cover every round,
+// a lost context stops the run, and entries apply only where they say.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "rope2d/verify/judge.hpp"
+
+using namespace rope2d::verify;
+
+namespace {
+
+ProblemSpec small_layout() {
+  ProblemSpec s;
+  s.set = "layout";
+  s.source = AngleSource::layout;
+  s.seq_len = 40;
+  s.seed = 5;
+  return s;
+}
+
+// The correctly rounded result, as a perfect kernel would write it.
+CallResult exact(const Problem& p) {
+  CallResult c;
+  c.out = compute_expected(p).fp32;
+  return c;
+}
+
+}  // namespace
+
+TEST(Judge, ReferenceOutputsPassAndRoundsMerge) {
+  Judge judge(Tier::strict, 3);
+  RunOptions opts;
+  judge.reproduce = &opts;
+  int calls = 0;
+  const Entry e{"", [&](const Problem& p, int) { ++calls; return exact(p); }, {}};
+  const std::vector<SetResult> r = judge.judge(small_layout(), {e});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(r[0].metrics.count, 3 * small_layout().n());
+  EXPECT_EQ(r[0].metrics.correctly_rounded, r[0].metrics.count);
+  EXPECT_TRUE(r[0].passed(Tier::strict));
+  EXPECT_EQ(r[0].integrity, "ok");
+  EXPECT_EQ(r[0].reproduce, reproduce_line(opts, "layout/bf16/1x40"));
+}
+
+TEST(Judge, AWrongElementFailsAndFindingsAreKeptOnce) {
+  Judge judge(Tier::strict, 2);
+  const Entry e{"", [](const Problem& p, int round) {
+    CallResult c = exact(p);
+    c.out[7] = c.out[7] + 0.01f + std::fabs(c.out[7]);  // far beyond any tier
+    c.findings = {"inputs modified by the call"};
+    if (round == 1) c.findings.push_back("a second call on the same inputs gave different bits");
+    return c;
+  }, {}};
+  const SetResult r = judge.judge(small_layout(), {e}).at(0);
+  EXPECT_FALSE(r.passed(Tier::strict));
+  EXPECT_EQ(r.metrics.over[static_cast<int>(Tier::strict)], 2);
+  EXPECT_EQ(r.integrity, "inputs modified by the call; a second call on the same inputs gave different bits");
+  EXPECT_EQ(r.disposition(Tier::strict), "incorrect");
+}
+
+TEST(Judge, FusedEntriesApplyOnlyWithPositions) {
+  Judge judge(Tier::strict, 1);
+  const Entry plain{"", [](const Problem& p, int) { return exact(p); }, {}};
+  const Entry fused{"fused:", [](const Problem& p, int) { return exact(p); }, [](const Problem& p) { return !p.positions.empty(); }};
+  EXPECT_EQ(judge.judge(small_layout(), {plain, fused}).size(), 2u);
+  ProblemSpec flat;
+  flat.set = "odd";
+  flat.elements = 9;
+  const std::vector<SetResult> r = judge.judge(flat, {plain, fused});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].name, "odd/bf16/n=9");
+}
+
+TEST(Judge, ALostContextStopsEverythingAfter) {
+  Judge judge(Tier::strict, 2);
+  int calls = 0;
+  const Entry e{"", [&](const Problem&, int) {
+    ++calls;
+    CallResult c;
+    c.error = "cudaErrorIllegalAddress";
+    c.context_lost = true;
+    return c;
+  }, {}};
+  const SetResult first = judge.judge(small_layout(), {e}).at(0);
+  EXPECT_EQ(first.error, "cudaErrorIllegalAddress");
+  EXPECT_TRUE(judge.context_lost());
+  const SetResult next = judge.judge(small_layout(), {e}).at(0);
+  EXPECT_EQ(next.error, "not run: an earlier call broke the CUDA context");
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(next.disposition(Tier::strict), "failed");
+}
+
+TEST(Judge, StopSetOnErrorReadsNoLaterRound) {
+  Judge judge(Tier::strict, 3);
+  judge.stop_set_on_error = true;
+  int calls = 0;
+  const Entry e{"", [&](const Problem&, int) {
+    ++calls;
+    CallResult c;
+    c.error = "not run";
+    return c;
+  }, {}};
+  EXPECT_EQ(judge.judge(small_layout(), {e}).at(0).error, "not run");
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(judge.context_lost());
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A set's reproduce line replays exactly that set: run with --list, each line selects one
+# problem, of the same name and seed, and prints the same reproduce line again. Options with
+# spaces and quotes (the submission path, nvcc flags) survive the shell.
+#   reproduce_test.sh ROPE2D
+rope2d=$1
+source "$(dirname "$0")/testlib.sh"
+sub="$tmp/my k'ernel.cu"
+echo "// not compiled: --list stops before the build" >"$sub"
+"$rope2d" verify "$sub" --grad-dtypes fp16,bf16 --seed 7 --rounds 3 --tier fp16-noise --quick \
+  --nvcc-flag="-DNAME='a b'" --nvcc-flag=-lineinfo --list >"$tmp/all.txt" 2>&1 || { bad "full --list exits 0"; cat "$tmp/all.txt"; }
+[ "$(wc -l <"$tmp/all.txt")" -gt 100 ] && ok "full list has every problem" || bad "full list: $(wc -l <"$tmp/all.txt") lines"
+for name in randn/fp16/1x773 layout/fp16/1x1801 odd/fp16/n=1023 randn/bf16/1x256 long/fp16/1x16384; do
+  want=$(grep "^$name seed=" "$tmp/all.txt")
+  [ -n "$want" ] || { bad "$name not in the list"; continue; }
+  line=${want#* reproduce: }
+  case $line in "rope2d verify "*) ;; *) bad "$name: line does not start with rope2d verify: $line"; continue;; esac
+  got=$(eval "\"\$rope2d\" verify ${line#rope2d verify } --list" 2>&1); rc=$?
+  if [ $rc = 0 ] && [ "$got" = "$want" ]; then ok "$name: reproduce line selects exactly it (same seed, same line)"
+  else bad "$name: exit $rc, got '$got', expected '$want'"; fi
+done
+# The line carries the whole dtype list: without it the fp16 problem is not in the suite.
+"$rope2d" verify --only randn/fp16/1x773 --grad-dtypes bf16 --quick --list >/dev/null 2>&1
+[ $? = 2 ] && ok "--only without --grad-dtypes exits 2 (the line must carry them)" || bad "--only without dtypes did not exit 2"
+q="'"
+pat="--grad-dtypes fp16,bf16 --tier fp16-noise --seed 7 --rounds 3 --quick ${q}--nvcc-flag=-DNAME=${q}\\${q}${q}a b${q}\\${q}${q}${q} --nvcc-flag=-lineinfo --only "
+grep -qF -- "$pat" "$tmp/all.txt" && ok "every option in the line, quoted" || { bad "options missing or unquoted: $pat"; head -2 "$tmp/all.txt"; }
+finish "reproduce"

@@ -1,0 +1,53 @@
+// The verify worker's messages: every kind survives serialise + parse with its fields, one
+// line each, and lines that are not messages are rejected.
+#include <gtest/gtest.h>
+
+#include "rope2d/verify/worker_protocol.hpp"
+
+using namespace rope2d::verify::protocol;
+
+namespace {
+
+Message round_trip(const Message& m) {
+  const std::string line = serialise(m);
+  EXPECT_EQ(line.find('\n'), line.size() - 1) << line;
+  const std::optional<Message> back = parse(line);
+  EXPECT_TRUE(back.has_value()) << line;
+  return back.value_or(Error{"unparsed"});
+}
+
+}  // namespace
+
+TEST(WorkerProtocol, EveryMessageRoundTrips) {
+  const End end{"fused:layout/bf16/2x773", "layout", "bf16", "incorrect", "line one\nline \"two\""};
+  const End e = std::get<End>(round_trip(end));
+  EXPECT_EQ(e.name, end.name);
+  EXPECT_EQ(e.set, end.set);
+  EXPECT_EQ(e.dtype, end.dtype);
+  EXPECT_EQ(e.disposition, end.disposition);
+  EXPECT_EQ(e.summary, end.summary);
+  const Start s = std::get<Start>(round_trip(Start{"odd/fp16/n=7+1", 41, 156}));
+  EXPECT_EQ(s.name, "odd/fp16/n=7+1");
+  EXPECT_EQ(s.index, 41u);
+  EXPECT_EQ(s.count, 156u);
+  EXPECT_EQ(std::get<Device>(round_trip(Device{"NVIDIA H200"})).name, "NVIDIA H200");
+  EXPECT_EQ(std::get<NoGpu>(round_trip(NoGpu{"no driver"})).reason, "no driver");
+  EXPECT_EQ(std::get<Call>(round_trip(Call{"randn/bf16/2x773"})).name, "randn/bf16/2x773");
+  EXPECT_TRUE(std::holds_alternative<Called>(round_trip(Called{})));
+  EXPECT_EQ(std::get<Done>(round_trip(Done{"passed"})).verdict, "passed");
+  EXPECT_EQ(std::get<Error>(round_trip(Error{"boom"})).message, "boom");
+}
+
+TEST(WorkerProtocol, RejectsWhatIsNotAMessage) {
+  EXPECT_FALSE(parse("").has_value());
+  EXPECT_FALSE(parse("not json").has_value());
+  EXPECT_FALSE(parse("[1, 2]").has_value());
+  EXPECT_FALSE(parse(R"({"type": "launch"})").has_value());
+  EXPECT_FALSE(parse(R"({"name": "x"})").has_value());
+}
+
+TEST(WorkerProtocol, TheWireFormatIsStable) {
+  // The parent and child are one program, but logs and tools read these lines too.
+  EXPECT_EQ(serialise(Call{"x"}), "{\"name\":\"x\",\"type\":\"call\"}\n");
+  EXPECT_EQ(serialise(Called{}), "{\"type\":\"called\"}\n");
+}
