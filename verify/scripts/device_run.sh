@@ -40,9 +40,11 @@ PY
                 echo "exit ${PIPESTATUS[0]} for $sol"; done | tee "$out/solution.log" ;;
     python) # The Python package's tests with CUDA tensors (librope2d_py.so and its libraries in $bin).
             ROPE2D_LIBRARY=$bin PYTHONPATH=python python3 -m pytest -v -p no:cacheprovider python/tests 2>&1 | tail -n 80 | tee "$out/python.log" ;;
+    sincosf) timeout 300 $bin/sincosf_ulp 2>&1 | tee "$out/sincosf_ulp.log" ;;
+    verifyq) /usr/bin/time -f "verify --quick wall %e s" $bin/rope2d verify --quick --quiet ${VERIFY_FLAGS:-} --out "$out/verifyq" 2>&1 | tail -n 30 | tee "$out/verifyq.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify tolerance nightly 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify verifyq tolerance nightly 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0

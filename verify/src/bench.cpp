@@ -6,13 +6,9 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "device_kernels.hpp"
 
 namespace rope2d::verify {
-
-namespace detail {
-void launch_io_floor(const void* gc, const void* gs, const float* theta, float* out, std::int64_t n, int grad_dtype,
-                     cudaStream_t s);
-}  // namespace detail
 
 namespace {
 

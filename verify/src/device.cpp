@@ -11,13 +11,9 @@
 #include "edge_memory.hpp"
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/metrics.hpp"
+#include "device_kernels.hpp"
 
 namespace rope2d::verify {
-
-namespace detail {
-void launch_fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value, cudaStream_t s);
-void launch_spin(std::uint64_t nanoseconds, cudaStream_t s);
-}  // namespace detail
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "rope2d/rope2d_backward.h"
+#include "device_kernels.hpp"
 
 namespace rope2d::verify::detail {
 
@@ -68,7 +69,6 @@ void launch(const void* gc, const void* gs, const float* theta, float* out, std:
 
 }  // namespace
 
-// Pointers must be 16-byte aligned (the benchmark's are).
 void launch_io_floor(const void* gc, const void* gs, const float* theta, float* out, std::int64_t n, int grad_dtype,
                      cudaStream_t s) {
   if (n <= 0) return;

@@ -8,12 +8,9 @@
 
 #include "kernel_clock.hpp"
 #include "rope2d/verify/timing.hpp"
+#include "device_kernels.hpp"
 
 namespace rope2d::verify {
-
-namespace detail {
-void launch_spin(std::uint64_t nanoseconds, cudaStream_t s);
-}  // namespace detail
 
 namespace {
 
