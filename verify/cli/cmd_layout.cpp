@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "options.hpp"
+#include "rope2d/ref/input.hpp"
 #include "rope2d/ref/layout.hpp"
 
 namespace rope2d::cli {
@@ -21,19 +23,12 @@ struct LayoutArgs {
   bool emit = false;
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 int run(const LayoutArgs& a) {
   ref::Layout layout;
   if (!a.file.empty()) {
+    const std::string text = ref::read_file(a.file);
     try {
-      layout = ref::layout_from_json(read_file(a.file));
+      layout = ref::layout_from_json(text);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(a.file + ": " + e.what());
     }
@@ -92,7 +87,7 @@ int run(const LayoutArgs& a) {
 Action add_layout(CLI::App& app) {
   auto a = std::make_shared<LayoutArgs>();
   app.add_option("FILE", a->file, "layout JSON (schema rope2d.layout/1); without it, a random layout");
-  app.add_option("--seed", a->seed, "seed of the random layout")->capture_default_str();
+  app.add_option("--seed", a->seed, "seed of the random layout")->capture_default_str()->check(seed_range());
   app.add_option("--batch", a->spec.batch, "random layout: sequences")->capture_default_str()->check(CLI::Range(1, 4096));
   app.add_option("--seq-len", a->spec.seq_len, "random layout: tokens per sequence")
       ->capture_default_str()->check(CLI::Range(1, 1 << 20));

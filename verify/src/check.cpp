@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "rope2d/verify/validate.hpp"
+
 namespace rope2d::verify {
 
 namespace {
@@ -24,6 +26,9 @@ Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate
   rep.title = "rope2d check: outputs against golden set " + set.dir;
   rep.gate = gate;
   rep.header = {{"golden set", set.dir}, {"golden command", set.command}, {"reference", "correctly rounded float32 (stored)"}};
+  // Nothing passes empty: an outputs file with no tensors, or a set with no problems, is bad input.
+  if (outputs.tensors.empty()) bad_input("outputs", "tensors", "one F32 tensor per golden problem", "none");
+  if (set.files.empty()) bad_input(set.dir, "files", "at least one problem", "none");
   for (const GoldenFile& f : set.files) {
     const GoldenProblem g = load_golden(set, f);
     SetResult r = result_for(g);
@@ -33,9 +38,9 @@ Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate
       r.error = "no output tensor named '" + f.problem + "' or '" + stem(f.file) + "'";
     } else if (it->second.dtype != "F32") {
       r.error = "output dtype: expected F32, found " + it->second.dtype;
-    } else if (it->second.elements() != g.problem.n()) {
-      r.error = "output shape: expected " + std::to_string(g.problem.n()) + " elements, found " +
-                std::to_string(it->second.elements());
+    } else if (it->second.shape != g.problem.spec.shape() && it->second.shape != std::vector<std::int64_t>{g.problem.n()}) {
+      r.error = "output shape: expected " + shape_str(g.problem.spec.shape()) + " or [" + std::to_string(g.problem.n()) +
+                "], found " + shape_str(it->second.shape);
     } else {
       const std::vector<float> out = as_f32(it->second, f.problem);
       r.metrics = compare(g.problem, g.expected, out.data(), gate);
@@ -51,6 +56,7 @@ Report check_golden_against_reference(const GoldenSet& set) {
   rep.title = "rope2d check: golden set " + set.dir + " against the reference";
   rep.gate = Tier::strict;
   rep.header = {{"golden set", set.dir}, {"golden command", set.command}};
+  if (set.files.empty()) bad_input(set.dir, "files", "at least one problem", "none");
   for (const GoldenFile& f : set.files) {
     const GoldenProblem g = load_golden(set, f);
     SetResult r = result_for(g);
