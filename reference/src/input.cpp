@@ -94,7 +94,7 @@ json parse_json(const std::string& text, const std::string& where, int max_depth
     else if (ev == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
     else if (ev == json::parse_event_t::key && !keys.empty()) {
       const std::string k = parsed.get<std::string>();
-      if (!keys.back().insert(k).second) bad_input(where, "key " + brief(json(k)), "each key once", "it twice");
+      if (!keys.back().insert(k).second) bad_input(where, "key \"" + k.substr(0, 60) + "\"", "each key once", "it twice");
     }
     return true;
   };

@@ -309,8 +309,6 @@ GoldenProblem load_golden(const GoldenSet& set, const GoldenFile& f) {
   GoldenProblem g;
   ProblemSpec& s = g.problem.spec;
   s = spec_from_metadata(st, path);
-  const std::int64_t n = s.n();
-  if (n != f.elements) bad_input(path, "elements", std::to_string(f.elements) + " (the manifest's)", std::to_string(n));
   // Every tensor of exactly the problem's dtype and shape before a byte is copied.
   const std::vector<std::int64_t> shape = s.shape();
   const char* gd = safetensors_dtype(s.grad_dtype);
@@ -330,6 +328,8 @@ GoldenProblem load_golden(const GoldenSet& set, const GoldenFile& f) {
     g.problem.positions = copy_of<std::int32_t>(need_tensor(st, "positions", path, "I32", {s.batch, s.seq_len, 2}));
     g.problem.theta_table = copy_of<float>(need_tensor(st, "theta", path, "F32", {s.head_dim / 2}));
   }
+  if (s.n() != f.elements)
+    bad_input(path, "elements", std::to_string(f.elements) + " (the manifest's)", std::to_string(s.n()));
   return g;
 }
 
