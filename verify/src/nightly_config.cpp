@@ -22,20 +22,6 @@ NightlyConfig read_nightly_config(const std::string& path) {
   for (const auto& [k, v] : j.items())
     if (k != "submissions" && k != "grad_dtypes" && k != "sweep")
       bad_input(path, k.substr(0, 40), "only submissions, grad_dtypes and sweep", "this field");
-  if (j.contains("submissions")) {
-    const json& s = j["submissions"];
-    if (!s.is_array()) bad_input(path, "submissions", "an array of paths", brief(s));
-    std::set<std::string> seen;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      const std::string field = "submissions[" + std::to_string(i) + "]";
-      if (!s[i].is_string() || s[i].get<std::string>().empty() || s[i].get<std::string>().find('\0') != std::string::npos)
-        bad_input(path, field, "a non-empty path", brief(s[i]));
-      const std::string p = s[i];
-      if (!std::filesystem::is_regular_file(p)) bad_input(path, field, "an existing regular file", brief(s[i]));
-      if (!seen.insert(p).second) bad_input(path, field, "each submission once", brief(s[i]) + " twice");
-      c.submissions.push_back(p);
-    }
-  }
   if (j.contains("grad_dtypes")) {
     const json& d = j["grad_dtypes"];
     if (!d.is_array() || d.empty()) bad_input(path, "grad_dtypes", "a non-empty array of bf16, fp16, fp32", brief(d));
@@ -60,6 +46,20 @@ NightlyConfig read_nightly_config(const std::string& path) {
     if (s.contains("budget_s")) c.sweep_budget_s = ref::number_field(s, "budget_s", where, 1e-3, 86400.0, "sweep.");
     if (!(c.sweep_to > c.sweep_from))
       bad_input(where, "sweep.to", "a value above from (" + std::to_string(c.sweep_from) + ")", std::to_string(c.sweep_to));
+  }
+  if (j.contains("submissions")) {
+    const json& s = j["submissions"];
+    if (!s.is_array()) bad_input(path, "submissions", "an array of paths", brief(s));
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const std::string field = "submissions[" + std::to_string(i) + "]";
+      if (!s[i].is_string() || s[i].get<std::string>().empty() || s[i].get<std::string>().find('\0') != std::string::npos)
+        bad_input(path, field, "a non-empty path", brief(s[i]));
+      const std::string p = s[i];
+      if (!std::filesystem::is_regular_file(p)) bad_input(path, field, "an existing regular file", brief(s[i]));
+      if (!seen.insert(p).second) bad_input(path, field, "each submission once", brief(s[i]) + " twice");
+      c.submissions.push_back(p);
+    }
   }
   return c;
 }
