@@ -104,9 +104,9 @@ def main():
         os.remove(path)
         os.mkfifo(path)
         return
-    elif kind == "wrong_type":  # a number where the manifest has a string
+    elif kind == "wrong_type":  # a string where the manifest has a number: exit 3 before
         m = json.load(open(mpath))
-        m["files"][0]["problem"] = 7
+        m["files"][0]["elements"] = "7"
         json.dump(m, open(mpath, "w"))
         return
     else:

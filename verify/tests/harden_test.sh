@@ -40,7 +40,7 @@ bad files_empty 'files: expected a non-empty array'
 bad all_empty '__metadata__.elements: expected at least one element'
 bad devzero 'expected a regular file, found a device'
 bad fifo 'expected a regular file, found a FIFO'
-bad wrong_type 'files\[0\]: problem: expected a string, found the number 7'
+bad wrong_type 'files\[0\]: elements: expected an integer in \[1, 1099511627776\], found the string "7"'
 
 # --- outputs files --------------------------------------------------------------------------
 python3 - "$tmp/empty.safetensors" <<'PY'
@@ -82,9 +82,10 @@ expect golden-disk-full-says 'write failed'
 ok test "$(sha256sum set/manifest.json)" = "$before"
 check golden-previous-intact 0 "$rope2d" check --golden set
 # One writer per target.
-flock .set.lock sleep 5 & sleep 0.5
-check golden-locked 2 "$rope2d" golden --layout l.json --out set --seed 4 --force --quiet
+flock .new.lock sleep 5 & sleep 0.5
+check golden-locked 2 "$rope2d" golden --layout l.json --out new --seed 4 --quiet
 expect golden-locked-says 'another rope2d golden is writing this set'
+ok test ! -e new
 wait
 # SIGINT during a regeneration leaves the previous set intact.
 "$rope2d" layout --seed 1 --batch 4 --seq-len 30000 --emit >big.json
@@ -115,6 +116,11 @@ check seed-golden 2 "$rope2d" golden --suite smoke --out s --seed 99999999999999
 check call-timeout-nan 2 "$rope2d" verify --call-timeout nan
 check call-timeout-negative 2 "$rope2d" verify --call-timeout -1
 check solution-wrong-type 2 "$rope2d" verify "$here/../tests/solutions/torch_eager.json" --golden /nonexistent --out rep
+printf '{"spec": {"entry_point": "k.py::run", "destination_passing_style": "yes"}, "sources": [{"path": "k.py", "content": ""}]}' >sol.json
+check solution-flag-type 2 "$rope2d" verify sol.json --out rep
+expect solution-flag-type-says 'sol.json: spec.destination_passing_style: expected true or false, found the string "yes"'
+printf '{"name": 5, "spec": {"entry_point": "k.py::run"}, "sources": [{"path": "k.py", "content": ""}]}' >sol.json
+check solution-name-type 2 "$rope2d" verify sol.json --out rep
 printf '{"spec": {"entry_point": 5}, "sources": [{"path": "k.py", "content": ""}]}' >sol.json
 check solution-entry-type 2 "$rope2d" verify sol.json --out rep
 expect solution-entry-type-says 'sol.json: spec.entry_point: expected a string, found the number 5'
