@@ -189,6 +189,9 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
     if (!fs::is_directory(final_target)) throw std::invalid_argument(dir + ": exists and is not a folder");
     if (!fs::is_empty(final_target) && !force)
       throw std::invalid_argument(dir + ": not empty; --force replaces its contents with the new set");
+    // --force replaces a golden set, never an unrelated folder.
+    if (!fs::is_empty(final_target) && !fs::exists(final_target / "manifest.json"))
+      throw std::invalid_argument(dir + ": not empty and not a golden set (no manifest.json); refusing to replace it");
   }
   // One writer per target.
   const std::string lock_path = (parent / ("." + tname.string() + ".lock")).string();
@@ -203,6 +206,8 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
     ::close(lock);
     throw std::invalid_argument(parent.string() + ": cannot create a staging folder (" + std::strerror(errno) + ")");
   }
+  fs::permissions(staging, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                               fs::perms::others_exec, ec);  // mkdtemp's 0700 would hide the set from others
   interrupted = 0;
   struct sigaction sa {}, old_int {}, old_term {};
   sa.sa_handler = on_signal;

@@ -95,8 +95,12 @@ ok test "$rc" != 0
 ok test "$(sha256sum set/manifest.json)" = "$before"
 check golden-after-sigint 0 "$rope2d" check --golden set
 ok test -z "$(ls -A . | grep staging)"
+mkdir -p other && echo keep >other/notes.txt
+check golden-force-not-a-set 2 "$rope2d" golden --layout l.json --out other --force --quiet
+ok test "$(cat other/notes.txt)" = keep
 check golden-force 0 "$rope2d" golden --layout l.json --out set --seed 6 --force --quiet
 ok test "$(sha256sum set/manifest.json)" != "$before"
+ok test "$(stat -c %a set)" = 755
 check golden-shell-quoted 0 "$rope2d" golden --layout l.json --out "it's here" --quiet
 expect golden-shell-quoted-says ''
 ok grep -q "\"command\": \"rope2d golden --layout l.json --out 'it'\\\\\\\\''s here'" "it's here/manifest.json"
