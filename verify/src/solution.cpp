@@ -152,7 +152,7 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
       const json shape = m.contains("shape") ? m["shape"] : json();
       const json dtype = m.contains("dtype") ? m["dtype"] : json();
       if (shape != json(want) || dtype != "float32") {
-        res.error = "output shape " + ref::brief(shape) + (shape.is_array() && shape.size() < 9 ? " " + shape.dump() : "") +
+        res.error = "output shape " + ref::brief(shape) + (shape.is_array() && shape.size() < 9 ? " " + shape.dump(-1, ' ', false, json::error_handler_t::replace) : "") +
                     " dtype " + ref::brief(dtype) + ", expected " + json(want).dump() + " float32";
         break;
       }
