@@ -163,8 +163,6 @@ int main(int argc, char** argv) {
     alarm(0);
     std::printf("ok   %s: %ld mutants of %zu seed files, no crash or hang\n", t.name, per_target, files.size());
   }
-  std::error_code ec;
-  fs::remove_all(rope2d::fuzz::scratch(), ec);
   std::printf("mutation: %ld mutants over %zu readers\n", total, rope2d::fuzz::targets().size());
   return 0;
 }

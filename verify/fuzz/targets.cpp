@@ -61,6 +61,12 @@ std::string make_scratch() {
 
 const std::string& scratch() {
   static const std::string dir = make_scratch();
+  // Registered after dir is built, so it runs before dir is destroyed.
+  static const bool cleaned_at_exit = std::atexit([] {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }) == 0;
+  (void)cleaned_at_exit;
   return dir;
 }
 
