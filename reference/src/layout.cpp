@@ -3,6 +3,7 @@
 
 #include <boost/multiprecision/mpfr.hpp>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,12 @@ namespace {
 
 void fail(const std::string& field, const std::string& what) {
   throw std::invalid_argument("layout: " + field + ": " + what);
+}
+
+std::string g(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
 }
 
 constexpr std::int64_t max_exact_position = std::int64_t{1} << 24;  // float32 holds every integer below
@@ -63,6 +70,19 @@ void validate(const Layout& layout) {
   // Image positions reach at most 1.5x the slice end; keep every position exact in float32.
   if (len * 3 / 2 + 1 >= max_exact_position)
     fail("batch", "seq_len " + std::to_string(len) + " too long for exact float32 positions");
+  if (static_cast<double>(layout.batch.size()) * static_cast<double>(len) * r.head_dim > 0x1p31)
+    fail("batch", "at most 2^31 elements (batch x seq_len x head_dim), found " + std::to_string(layout.batch.size()) + " x " +
+                      std::to_string(len) + " x " + std::to_string(r.head_dim));
+  // The float32 table actually used: base 1e-300 rounds to 0 in float32 and gives infinite
+  // theta; base above float32's range gives theta 0 (every angle but the first pair zero).
+  const std::vector<float> theta = theta_table(r);
+  for (std::size_t k = 0; k < theta.size(); ++k) {
+    const float t = theta[k];
+    if (!std::isnormal(t) || t < 0 || !std::isfinite(t * static_cast<float>(max_exact_position)))
+      fail("rope.base", "expected a base whose float32 theta table is positive, normal and finite at every position; "
+                        "theta[" + std::to_string(k) + "] is " + g(t) + " (base " + g(r.base) + ", ntk_factor " +
+                        g(r.ntk_factor) + ")");
+  }
 }
 
 std::vector<Position> positions(const std::vector<Segment>& sequence) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "rope2d/ref/input.hpp"
 #include "rope2d/ref/layout.hpp"
 
 namespace rope2d::ref {
@@ -21,17 +22,17 @@ constexpr const char* schema = "rope2d.layout/1";
 }
 
 std::int64_t integer(const json& j, const std::string& field) {
-  if (!j.is_number_integer()) fail(field, "expected an integer, found " + j.dump());
+  if (!j.is_number_integer()) fail(field, "expected an integer, found " + brief(j));
   return j.get<std::int64_t>();
 }
 
 double number(const json& j, const std::string& field) {
-  if (!j.is_number()) fail(field, "expected a number, found " + j.dump());
+  if (!j.is_number()) fail(field, "expected a number, found " + brief(j));
   return j.get<double>();
 }
 
 Segment segment(const json& j, const std::string& where) {
-  if (!j.is_object() || j.size() == 0) fail(where, "expected an object like {\"text\": N}, found " + j.dump());
+  if (!j.is_object() || j.size() == 0) fail(where, "expected an object like {\"text\": N}, found " + brief(j));
   Segment s;
   if (j.contains("text")) {
     if (j.size() != 1) fail(where, "a text segment has only the key \"text\"");
@@ -39,11 +40,11 @@ Segment segment(const json& j, const std::string& where) {
   } else if (j.contains("image")) {
     const json& hw = j["image"];
     if (j.size() != 1) fail(where, "an image segment has only the key \"image\"");
-    if (!hw.is_array() || hw.size() != 2) fail(where + ".image", "expected [h, w], found " + hw.dump());
+    if (!hw.is_array() || hw.size() != 2) fail(where + ".image", "expected [h, w], found " + brief(hw));
     s.kind = Segment::Kind::image;
     const std::int64_t h = integer(hw[0], where + ".image[0]"), w = integer(hw[1], where + ".image[1]");
     if (h <= 0 || w <= 0 || h > 65536 || w > 65536)
-      fail(where + ".image", "expected sides in [1, 65536], found " + hw.dump());
+      fail(where + ".image", "expected sides in [1, 65536], found " + brief(hw));
     s.h = static_cast<int>(h);
     s.w = static_cast<int>(w);
   } else if (j.contains("marker")) {
@@ -52,7 +53,7 @@ Segment segment(const json& j, const std::string& where) {
     s.count = integer(j["marker"], where + ".marker");
     s.pos = integer(j["pos"], where + ".pos");
   } else {
-    fail(where, "expected one of \"text\", \"image\", \"marker\", found " + j.dump());
+    fail(where, "expected one of \"text\", \"image\", \"marker\", found " + brief(j.begin().key()));
   }
   return s;
 }
@@ -79,15 +80,11 @@ std::string to_json(const Layout& layout) {
 }
 
 Layout layout_from_json(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw std::invalid_argument(std::string("layout: not valid JSON: ") + e.what());
-  }
+  // Depth 4 is the deepest a layout needs (top, batch, sequence, segment, image sides).
+  const json j = parse_json(text, "layout", 6);
   if (!j.is_object()) fail("(top)", "expected an object");
   if (!j.contains("schema") || j["schema"] != schema)
-    fail("schema", std::string("expected \"") + schema + "\", found " + (j.contains("schema") ? j["schema"].dump() : "nothing"));
+    fail("schema", std::string("expected \"") + schema + "\", found " + (j.contains("schema") ? brief(j["schema"]) : "nothing"));
   Layout layout;
   if (j.contains("rope")) {
     const json& r = j["rope"];
@@ -104,7 +101,7 @@ Layout layout_from_json(const std::string& text) {
   for (std::size_t b = 0; b < j["batch"].size(); ++b) {
     const json& seq = j["batch"][b];
     const std::string where = "batch[" + std::to_string(b) + "]";
-    if (!seq.is_array()) fail(where, "expected an array of segments, found " + seq.dump());
+    if (!seq.is_array()) fail(where, "expected an array of segments, found " + brief(seq));
     std::vector<Segment> segs;
     for (std::size_t i = 0; i < seq.size(); ++i) segs.push_back(segment(seq[i], where + "[" + std::to_string(i) + "]"));
     layout.batch.push_back(std::move(segs));

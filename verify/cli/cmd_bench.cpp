@@ -24,6 +24,9 @@
 #include "rope2d/verify/sol_score.hpp"
 #include "rope2d/verify/suites.hpp"
 #include "rope2d/verify/timing.hpp"
+#include "rope2d/verify/spawn.hpp"
+#include "rope2d/ref/input.hpp"
+#include <sys/wait.h>
 
 namespace rope2d::cli {
 
@@ -54,14 +57,15 @@ nlohmann::json run_torch(const BenchArgs& a) {
   std::string list;
   for (const Workload& w : benchmark_workloads()) list += (list.empty() ? "" : ",") + fmt::format("{}x{}", w.batch, w.seq_len);
   const std::string script = repo_file("verify/python/bench_torch.py");
-  std::string cmd = fmt::format("{} {} --workloads {} --runs {} --warmup {}", a.python, script, list, a.runs, a.warmup);
-  if (!a.library.empty()) cmd += " --library " + a.library;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("cannot run " + cmd);
+  std::vector<std::string> argv{a.python, script, "--workloads", list, "--runs", std::to_string(a.runs), "--warmup",
+                                std::to_string(a.warmup)};
+  if (!a.library.empty()) argv.insert(argv.end(), {"--library", a.library});
   std::string text;
-  std::array<char, 4096> buf;
-  while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) text.append(buf.data(), k);
-  if (pclose(p) != 0) throw std::runtime_error("torch peers failed: " + cmd);
+  // Its progress lines go to our stderr as they come; its JSON to stdout.
+  const SpawnResult r = run_program(argv, "/dev/stderr", [&](const char* d, std::size_t n) { text.append(d, n); });
+  if (!r.started) throw std::runtime_error("cannot run " + ref::shell_join(argv) + ": " + r.start_error);
+  if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
+    throw std::runtime_error("torch peers failed (" + r.exit_text() + "): " + ref::shell_join(argv));
   nlohmann::json j = nlohmann::json::parse(text);
   if (j["workloads"].size() != benchmark_workloads().size())
     throw std::runtime_error(fmt::format("torch peers: expected {} workloads, got {}", benchmark_workloads().size(),

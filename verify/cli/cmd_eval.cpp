@@ -1,6 +1,8 @@
 // rope2d eval GC GS THETA [--grad-dtype bf16|fp16|fp32]: the exact backward of one element.
 #include <nlohmann/json.hpp>
 
+#include <mpfr.h>
+
 #include <cmath>
 #include <iostream>
 
@@ -19,6 +21,20 @@ struct EvalArgs {
   std::string gc, gs, theta, dtype = "bf16";
 };
 
+// Exactness is decided on the text, not on a double it was rounded to: MPFR reads it at 64
+// bits, and only a value it reads exactly and that equals the double strtod gave is the
+// number written (1e-400 and 1.00000000000000000001 are not; strtod rounds both).
+bool text_is_double(const std::string& text, double x) {
+  if (std::isnan(x) || std::isinf(x)) return true;
+  mpfr_t v;
+  mpfr_init2(v, 64);
+  char* end = nullptr;
+  const int ternary = mpfr_strtofr(v, text.c_str(), &end, 0, MPFR_RNDN);
+  const bool exact = ternary == 0 && end && *end == '\0' && mpfr_cmp_d(v, x) == 0;
+  mpfr_clear(v);
+  return exact;
+}
+
 double exact_input(const std::string& field, const std::string& text, ref::Dtype d) {
   double x;
   try {
@@ -26,8 +42,8 @@ double exact_input(const std::string& field, const std::string& text, ref::Dtype
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(field + ": " + e.what());
   }
-  if (!ref::representable(d, x))
-    throw std::invalid_argument(field + ": " + text + " is not exactly representable in " + std::string(ref::name(d)) +
+  if (!text_is_double(text, x) || !ref::representable(d, x))
+    throw std::invalid_argument(field + ": " + text.substr(0, 80) + " is not exactly representable in " + std::string(ref::name(d)) +
                                 " (nearest: " + ref::hex(ref::round_to(d, x)) + ")");
   return x;
 }

@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "progress.hpp"
+#include "rope2d/ref/input.hpp"
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/verify/golden.hpp"
 #include "rope2d/verify/suites.hpp"
@@ -22,7 +24,7 @@ struct GoldenArgs {
   std::string suite = "smoke", layout_file, out;
   std::vector<std::string> dtypes{"bf16"};
   std::uint64_t seed = 1;
-  bool quiet = false;
+  bool quiet = false, force = false;
   std::string command_line;
 };
 
@@ -30,15 +32,16 @@ int run(const GoldenArgs& a) {
   SuiteOptions o;
   o.seed = a.seed;
   o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
+  for (std::size_t i = 0; i < a.dtypes.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k)
+      if (a.dtypes[i] == a.dtypes[k])
+        ref::bad_input("--grad-dtypes", "", "each dtype once", "'" + a.dtypes[i] + "' twice");
   std::vector<ProblemSpec> specs;
   if (!a.layout_file.empty()) {
-    std::ifstream in(a.layout_file);
-    if (!in) throw std::invalid_argument(a.layout_file + ": cannot open");
-    std::stringstream text;
-    text << in.rdbuf();
+    const std::string text = ref::read_file(a.layout_file);
     ref::Layout layout;
     try {
-      layout = ref::layout_from_json(text.str());
+      layout = ref::layout_from_json(text);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(a.layout_file + ": " + e.what());
     }
@@ -51,7 +54,7 @@ int run(const GoldenArgs& a) {
       p.seq_len = layout.seq_len();
       p.head_dim = layout.rope.head_dim;
       p.seed = a.seed;
-      p.layout_json = text.str();
+      p.layout_json = text;
       specs.push_back(p);
     }
   } else if (a.suite == "smoke") {
@@ -64,7 +67,8 @@ int run(const GoldenArgs& a) {
     throw std::invalid_argument("--suite: expected smoke, benchmark or verification, found '" + a.suite + "'");
   }
   Progress progress(a.quiet);
-  write_golden(a.out, specs, a.command_line, [&](std::size_t i, std::size_t n, const std::string& name) { progress.step(i, n, name); });
+  write_golden(a.out, specs, a.command_line, [&](std::size_t i, std::size_t n, const std::string& name) { progress.step(i, n, name); },
+               a.force);
   progress.done();
   std::int64_t elements = 0;
   for (const auto& s : specs) elements += s.n();
@@ -81,13 +85,15 @@ Action add_golden(CLI::App& app) {
   app.add_option("--layout", a->layout_file, "one problem from this layout file instead of a suite");
   app.add_option("--out", a->out, "directory to write")->required();
   app.add_option("--grad-dtypes", a->dtypes, "grad dtypes (bf16 fp16 fp32)")->delimiter(',')->capture_default_str();
-  app.add_option("--seed", a->seed, "base seed")->capture_default_str();
+  app.add_option("--seed", a->seed, "base seed")->capture_default_str()->check(seed_range());
   app.add_flag("--quiet", a->quiet, "no progress display");
+  app.add_flag("--force", a->force, "replace the contents of a non-empty --out folder");
   return [a, &app] {
     // The exact command, for the manifest: options as parsed, in a fixed order.
-    a->command_line = fmt::format("rope2d golden {}--out {} --grad-dtypes {} --seed {}",
-                                  a->layout_file.empty() ? "--suite " + a->suite + " " : "--layout " + a->layout_file + " ",
-                                  a->out, fmt::join(a->dtypes, ","), a->seed);
+    // Shell-quoted where needed, so it can be pasted.
+    a->command_line = ref::shell_join({"rope2d", "golden", a->layout_file.empty() ? "--suite" : "--layout",
+                                       a->layout_file.empty() ? a->suite : a->layout_file, "--out", a->out, "--grad-dtypes",
+                                       fmt::format("{}", fmt::join(a->dtypes, ",")), "--seed", std::to_string(a->seed)});
     return run(*a);
   };
 }

@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "options.hpp"
+#include "rope2d/ref/input.hpp"
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/verify/layout_svg.hpp"
 #include "rope2d/verify/report.hpp"
@@ -24,14 +26,6 @@ struct LayoutArgs {
   std::string svg;  // draw the layout into this file
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void write_svg(const std::string& path, const std::string& svg) {
   try {
     verify::write_file_atomic(path, svg);
@@ -43,8 +37,9 @@ void write_svg(const std::string& path, const std::string& svg) {
 int run(const LayoutArgs& a) {
   ref::Layout layout;
   if (!a.file.empty()) {
+    const std::string text = ref::read_file(a.file);
     try {
-      layout = ref::layout_from_json(read_file(a.file));
+      layout = ref::layout_from_json(text);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(a.file + ": " + e.what());
     }
@@ -104,7 +99,7 @@ int run(const LayoutArgs& a) {
 Action add_layout(CLI::App& app) {
   auto a = std::make_shared<LayoutArgs>();
   app.add_option("FILE", a->file, "layout JSON (schema rope2d.layout/1); without it, a random layout");
-  app.add_option("--seed", a->seed, "seed of the random layout")->capture_default_str();
+  app.add_option("--seed", a->seed, "seed of the random layout")->capture_default_str()->check(seed_range());
   app.add_option("--batch", a->spec.batch, "random layout: sequences")->capture_default_str()->check(CLI::Range(1, 4096));
   app.add_option("--seq-len", a->spec.seq_len, "random layout: tokens per sequence")
       ->capture_default_str()->check(CLI::Range(1, 1 << 20));

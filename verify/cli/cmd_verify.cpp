@@ -23,12 +23,14 @@
 #include <variant>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "verify_worker.hpp"
 #include "progress.hpp"
 #include "rope2d/ref/regimes.hpp"
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
+#include "rope2d/verify/submission.hpp"
 #include "rope2d/verify/suites.hpp"
 
 namespace rope2d::cli {
@@ -60,6 +62,37 @@ int list(const VerifyArgs& a, const std::vector<ProblemSpec>& specs) {
 int cpu_only(const VerifyArgs& a, const std::string& reason) {
   std::cout << "rope2d verify: SKIPPED the kernel runs: " << reason << "\n";
   std::cout << "rope2d verify: checking what needs no GPU instead\n";
+  // An explicit --golden that is not there is bad input, not something to skip.
+  const bool default_golden = a.golden == VerifyArgs{}.golden;
+  if (!default_golden && !fs::exists(fs::path(a.golden) / "manifest.json"))
+    throw std::invalid_argument("--golden: expected a golden set (a folder with manifest.json), found nothing at " + a.golden);
+  // The submission itself: built with nvcc where present, loaded, its symbol looked up.
+  if (!a.submission.empty() && !is_solution(a.submission)) {
+    const bool source = a.submission.size() >= 3 && a.submission.compare(a.submission.size() - 3, 3, ".cu") == 0;
+    auto on_path = [](const std::string& prog) {
+      if (prog.find('/') != std::string::npos) return fs::exists(prog);
+      const char* env = std::getenv("PATH");
+      const std::string path = env ? env : "";
+      for (std::size_t b = 0, e = 0; b <= path.size(); b = e + 1) {
+        e = std::min(path.find(':', b), path.size());
+        if (fs::exists(fs::path(path.substr(b, e - b)) / prog)) return true;
+      }
+      return false;
+    };
+    const bool have_nvcc = !source || on_path(a.nvcc);
+    if (!have_nvcc) {
+      std::cout << "  submission " << a.submission << ": build SKIPPED (no " << a.nvcc << ")\n";
+    } else {
+      const Submission sub = load_submission(a.submission, a.out_dir + "/build", a.nvcc, a.nvcc_flags, repo_file("cuda/include"));
+      if (!sub.error.empty()) {
+        std::cout << "  submission " << a.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
+                  << sub.error.substr(0, 4000) << "\n";
+        std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
+        return Exit::submission_failed;
+      }
+      std::cout << "  submission " << a.submission << ": " << (source ? "compiled, " : "") << "loaded, rope2d_backward found\n";
+    }
+  }
   int failures = 0;
   if (fs::exists(fs::path(a.golden) / "manifest.json")) {
     const Report r = check_golden_against_reference(open_golden(a.golden));
@@ -226,9 +259,9 @@ Action add_verify(CLI::App& app) {
   app.add_option("--nvcc-flag", a->nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");
   app.add_option("--grad-dtypes", a->dtypes, "grad dtypes to verify")->delimiter(',')->capture_default_str();
   app.add_option("--only", a->only, "only the problem of this name (see --reproduce strings)");
-  app.add_option("--seed", a->seed, "base seed")->capture_default_str();
+  app.add_option("--seed", a->seed, "base seed")->capture_default_str()->check(seed_range());
   app.add_option("--rounds", a->rounds, "rounds of fresh inputs per set")->capture_default_str()->check(CLI::Range(1, 100));
-  app.add_option("--call-timeout", a->call_timeout, "seconds a kernel call may take")->capture_default_str();
+  app.add_option("--call-timeout", a->call_timeout, "seconds a kernel call may take")->capture_default_str()->check(seconds_range(86400));
   app.add_option("--golden", a->golden, "golden set checked when no GPU is present")->capture_default_str();
   app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");
   app.add_flag("--bench", a->bench, "also time the submission on the 16 workloads");

@@ -1,6 +1,8 @@
-// rope2d: the command-line program of the suite. One subcommand per job; bad input exits 2
-// with a message naming the problem.
+// rope2d: the command-line program of the suite. One subcommand per job; bad input and
+// environment problems exit 2 with a message naming the problem.
 #include <exception>
+#include <filesystem>
+#include <new>
 #include <iostream>
 #include <map>
 
@@ -31,14 +33,20 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? Exit::ok : Exit::usage;
   }
+  // A submission that fails to build, load or run is a value each subcommand turns into exit 3;
+  // what reaches here is bad input or the environment (unreadable or unwritable files, a
+  // declared size too large for memory): exit 2, with the message naming file and field.
   try {
     for (CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "rope2d: " << e.what() << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << "rope2d: out of memory (a declared size larger than this machine can hold?)\n";
+    return Exit::usage;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << "rope2d: " << e.path1().string() << ": " << e.code().message() << " (" << e.what() << ")\n";
     return Exit::usage;
   } catch (const std::exception& e) {
-    std::cerr << "rope2d: error: " << e.what() << "\n";
-    return Exit::submission_failed;
+    std::cerr << "rope2d: " << e.what() << "\n";
+    return Exit::usage;
   }
   return Exit::usage;
 }

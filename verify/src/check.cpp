@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "rope2d/verify/judge.hpp"
+#include "rope2d/verify/validate.hpp"
 
 namespace rope2d::verify {
 
@@ -26,6 +27,9 @@ Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate
   rep.title = "rope2d check: outputs against golden set " + set.dir;
   rep.gate = gate;
   rep.header = {{"golden set", set.dir}, {"golden command", set.command}, {"reference", "correctly rounded float32 (stored)"}};
+  // Nothing passes empty: an outputs file with no tensors, or a set with no problems, is bad input.
+  if (outputs.tensors.empty()) bad_input("outputs", "tensors", "one F32 tensor per golden problem", "none");
+  if (set.files.empty()) bad_input(set.dir, "files", "at least one problem", "none");
   Judge judge(gate, 1);  // one stored case per problem: the golden inputs and results
   for (const GoldenFile& f : set.files) {
     GoldenProblem g = load_golden(set, f);
@@ -37,8 +41,9 @@ Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate
         c.error = "no output tensor named '" + f.problem + "' or '" + stem(f.file) + "'";
       else if (it->second.dtype != "F32")
         c.error = "output dtype: expected F32, found " + it->second.dtype;
-      else if (it->second.elements() != p.n())
-        c.error = "output shape: expected " + std::to_string(p.n()) + " elements, found " + std::to_string(it->second.elements());
+      else if (it->second.shape != p.spec.shape() && it->second.shape != std::vector<std::int64_t>{p.n()})
+        c.error = "output shape: expected " + shape_str(p.spec.shape()) + " or [" + std::to_string(p.n()) + "], found " +
+                  shape_str(it->second.shape);
       else
         c.out = as_f32(it->second, f.problem);
       return c;
@@ -58,6 +63,7 @@ Report check_golden_against_reference(const GoldenSet& set) {
   rep.title = "rope2d check: golden set " + set.dir + " against the reference";
   rep.gate = Tier::strict;
   rep.header = {{"golden set", set.dir}, {"golden command", set.command}};
+  if (set.files.empty()) bad_input(set.dir, "files", "at least one problem", "none");
   for (const GoldenFile& f : set.files) {
     const GoldenProblem g = load_golden(set, f);
     SetResult r = result_for(g);

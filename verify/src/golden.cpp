@@ -1,14 +1,26 @@
 // Writing and reading golden sets.
 #include "rope2d/verify/golden.hpp"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <set>
 #include <stdexcept>
 
+#include "rope2d/ref/input.hpp"
+
 #include "rope2d/verify/safetensors.hpp"
+#include "rope2d/verify/validate.hpp"
 
 #ifndef ROPE2D_VERSION
 #define ROPE2D_VERSION "unknown"
@@ -34,17 +46,20 @@ const char* source_name(AngleSource s) {
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) { throw std::invalid_argument(where + ": " + what); }
 
-}  // namespace
+void write_text(const std::string& path, const std::string& text) { write_file_atomic(path, {text}); }
 
-std::string generator_version() { return ROPE2D_VERSION; }
+volatile std::sig_atomic_t interrupted = 0;
+extern "C" void on_signal(int) { interrupted = 1; }
 
-void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
-                  const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
-  fs::create_directories(dir);
+// Every file of the set into dir (a fresh staging folder), each read back and its sha256
+// recomputed from disk; the manifest last.
+void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
+               const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
   ordered_json files = ordered_json::array();
   ordered_json workloads = ordered_json::array();
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const ProblemSpec& s = specs[k];
+    if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
     if (progress) progress(k, specs.size(), s.name());
     const Problem p = make_problem(s);
     const Expected x = compute_expected(p, true);
@@ -74,11 +89,16 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
                    {"misalign", s.offsets_text()},
                    {"seed", std::to_string(s.seed)}};
     const std::string name = file_name(s);
-    write_safetensors((fs::path(dir) / name).string(), st);
-    files.push_back({{"file", name},
-                     {"problem", s.name()},
-                     {"elements", p.n()},
-                     {"sha256", sha256_file((fs::path(dir) / name).string())}});
+    if (p.n() == 0) throw std::invalid_argument("problem " + s.name() + ": zero elements; a golden set holds none empty");
+    const std::string fpath = (fs::path(dir) / name).string();
+    if (fs::exists(fpath)) throw std::invalid_argument("problem " + s.name() + ": file name " + name + " used twice (duplicate problem)");
+    write_safetensors(fpath, st);
+    // Read back: what is on disk is what was computed.
+    const SafeTensors back = read_safetensors(fpath);
+    for (const auto& [tname, t] : st.tensors)
+      if (!back.tensors.count(tname) || back.tensors.at(tname).data != t.data)
+        throw std::invalid_argument(fpath + ": tensor " + tname + " reads back different from what was written");
+    files.push_back({{"file", name}, {"problem", s.name()}, {"elements", p.n()}, {"sha256", sha256_file(fpath)}});
     if (s.elements < 0 && s.grad_dtype == ref::Dtype::bf16 && s.head_dim == 128)
       workloads.push_back({{"uuid", s.name()},
                            {"axes", {{"batch_size", s.batch}, {"seq_len", s.seq_len}}},
@@ -90,7 +110,7 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
   }
   // A SOL-ExecBench problem directory whose workloads read these files.
   const fs::path sol = fs::path(dir) / "solexecbench";
-  fs::create_directories(sol);
+  fs::create_directory(sol);
   ordered_json def = {
       {"name", "090_batched_2d_rope_position_encoding_backward"},
       {"axes", {{"batch_size", {{"type", "var"}}}, {"seq_len", {{"type", "var"}}}, {"head_dim", {{"type", "const"}, {"value", 128}}}}},
@@ -102,11 +122,10 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
       {"reference",
        "import torch\n\ndef run(grad_cos, grad_sin, idx_theta):\n    return -grad_cos.float() * torch.sin(idx_theta) + "
        "grad_sin.float() * torch.cos(idx_theta)\n"}};
-  std::ofstream(sol / "definition.json") << def.dump(2) << "\n";
-  {
-    std::ofstream w(sol / "workload.jsonl");
-    for (const auto& j : workloads) w << j.dump() << "\n";
-  }
+  write_text((sol / "definition.json").string(), def.dump(2) + "\n");
+  std::string lines;
+  for (const auto& j : workloads) lines += j.dump() + "\n";
+  write_text((sol / "workload.jsonl").string(), lines);
   ordered_json manifest = {
       {"schema", golden_schema},
       {"generator", "rope2d " + generator_version()},
@@ -120,99 +139,209 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
        "correctly rounded -gc*sin(t) + gs*cos(t) per output dtype: double enclosure certified to 2^-48 of the scale, "
        "undecided elements by MPFR with Ziv's strategy from 128 bits; scale = |gc sin t| + |gs cos t| in double"},
       {"files", files}};
-  const std::string tmp = (fs::path(dir) / "manifest.json.tmp").string();
-  std::ofstream(tmp) << manifest.dump(2) << "\n";
-  fs::rename(tmp, fs::path(dir) / "manifest.json");
+  write_text((fs::path(dir) / "manifest.json").string(), manifest.dump(2) + "\n");
+}
+
+
+}  // namespace
+
+std::string generator_version() { return ROPE2D_VERSION; }
+
+namespace {
+
+// Swaps staging in for target: atomically where the filesystem can exchange two names,
+// else by two renames with SIGINT/SIGTERM held off between them.
+void swap_in(const fs::path& staging, const fs::path& target) {
+  if (!fs::exists(target)) {
+    fs::rename(staging, target);
+    return;
+  }
+  if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+    fs::remove_all(staging);  // now the previous set
+    return;
+  }
+  std::string old = (target.parent_path() / ("." + target.filename().string() + ".old-XXXXXX")).string();
+  if (!::mkdtemp(old.data())) throw std::invalid_argument(target.string() + ": cannot make a folder beside it");
+  sigset_t block, prev;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigprocmask(SIG_BLOCK, &block, &prev);
+  fs::rename(target, old);
+  fs::rename(staging, target);
+  sigprocmask(SIG_SETMASK, &prev, nullptr);
+  fs::remove_all(old);
+}
+
+}  // namespace
+
+void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
+                  const std::function<void(std::size_t, std::size_t, const std::string&)>& progress, bool force) {
+  if (specs.empty()) throw std::invalid_argument("golden: no problems to write; a golden set holds at least one");
+  const fs::path target = fs::absolute(dir).lexically_normal();
+  const fs::path tname = target.filename().empty() ? target.parent_path().filename() : target.filename();
+  const fs::path parent = (target.filename().empty() ? target.parent_path() : target).parent_path();
+  const fs::path final_target = parent / tname;
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) throw std::invalid_argument(parent.string() + ": cannot create (" + ec.message() + ")");
+  if (fs::exists(final_target)) {
+    if (!fs::is_directory(final_target)) throw std::invalid_argument(dir + ": exists and is not a folder");
+    if (!fs::is_empty(final_target) && !force)
+      throw std::invalid_argument(dir + ": not empty; --force replaces its contents with the new set");
+    // --force replaces a golden set, never an unrelated folder.
+    if (!fs::is_empty(final_target) && !fs::exists(final_target / "manifest.json"))
+      throw std::invalid_argument(dir + ": not empty and not a golden set (no manifest.json); refusing to replace it");
+  }
+  // One writer per target.
+  const std::string lock_path = (parent / ("." + tname.string() + ".lock")).string();
+  const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0) throw std::invalid_argument(lock_path + ": cannot create (" + std::strerror(errno) + ")");
+  if (::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock);
+    throw std::invalid_argument(dir + ": another rope2d golden is writing this set");
+  }
+  std::string staging = (parent / ("." + tname.string() + ".staging-XXXXXX")).string();
+  if (!::mkdtemp(staging.data())) {
+    ::close(lock);
+    throw std::invalid_argument(parent.string() + ": cannot create a staging folder (" + std::strerror(errno) + ")");
+  }
+  fs::permissions(staging, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                               fs::perms::others_exec, ec);  // mkdtemp's 0700 would hide the set from others
+  interrupted = 0;
+  struct sigaction sa {}, old_int {}, old_term {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  auto restore = [&] {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    ::close(lock);
+  };
+  try {
+    write_set(staging, specs, command_line, progress);
+    open_golden(staging);  // the whole set as a reader sees it: manifest, checksums
+    if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
+    swap_in(staging, final_target);
+  } catch (...) {
+    fs::remove_all(staging, ec);
+    restore();
+    throw;
+  }
+  restore();
 }
 
 GoldenSet open_golden(const std::string& dir) {
   const std::string mpath = (fs::path(dir) / "manifest.json").string();
-  std::ifstream in(mpath);
-  if (!in) bad(mpath, "cannot open (is " + dir + " a golden set?)");
-  nlohmann::json m;
-  try {
-    m = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    bad(mpath, std::string("not valid JSON: ") + e.what());
-  }
-  if (!m.is_object() || m.value("schema", "") != golden_schema)
-    bad(mpath, std::string("schema: expected \"") + golden_schema + "\", found " +
-                   (m.is_object() && m.contains("schema") ? m["schema"].dump() : "nothing"));
-  if (!m.contains("files") || !m["files"].is_array()) bad(mpath, "files: expected an array");
-  GoldenSet set{dir, m.value("command", ""), {}};
+  if (!fs::exists(mpath)) bad(mpath, "cannot open (is " + dir + " a golden set?)");
+  const nlohmann::json m = ref::read_json_file(mpath);
+  if (!m.is_object()) bad_input(mpath, "(top)", "an object", ref::brief(m));
+  if (ref::string_field(m, "schema", mpath) != golden_schema)
+    bad_input(mpath, "schema", std::string("\"") + golden_schema + "\"", ref::brief(m["schema"]));
+  GoldenSet set{dir, m.contains("command") ? ref::string_field(m, "command", mpath) : "", {}};
+  if (!m.contains("files") || !m["files"].is_array() || m["files"].empty())
+    bad_input(mpath, "files", "a non-empty array (a set holds at least one problem)", m.contains("files") ? ref::brief(m["files"]) : "nothing");
+  std::set<std::string> seen;
   for (std::size_t i = 0; i < m["files"].size(); ++i) {
     const auto& f = m["files"][i];
     const std::string where = mpath + ": files[" + std::to_string(i) + "]";
-    for (const char* key : {"file", "problem", "sha256"})
-      if (!f.contains(key) || !f[key].is_string()) bad(where, std::string(key) + ": expected a string");
-    GoldenFile g{f["file"], f["problem"], f["sha256"], f.value("elements", std::int64_t{0})};
-    if (g.file.find('/') != std::string::npos || g.file.find("..") != std::string::npos)
-      bad(where, "file: expected a plain file name, found " + g.file);
+    GoldenFile g{ref::string_field(f, "file", where), ref::string_field(f, "problem", where), ref::string_field(f, "sha256", where),
+                 ref::int_field(f, "elements", where, 1, std::int64_t{1} << 40)};
+    if (g.file.empty() || g.file[0] == '.' || g.file.find('/') != std::string::npos || g.file.find('\0') != std::string::npos)
+      bad_input(where, "file", "a plain file name", ref::brief(f["file"]));
+    if (!seen.insert(g.file).second) bad_input(where, "file", "each file once", ref::brief(f["file"]) + " twice");
+    if (g.sha256.size() != 64 || g.sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
+      bad_input(where, "sha256", "64 lowercase hex digits", ref::brief(f["sha256"]));
     const std::string path = (fs::path(dir) / g.file).string();
-    const std::string sum = sha256_file(path);
+    const std::string sum = sha256_file(path);  // regular files only: a FIFO or device is refused, not read
     if (sum != g.sha256) bad(path, "sha256 " + sum + " differs from the manifest's " + g.sha256);
     set.files.push_back(std::move(g));
   }
   return set;
 }
 
+namespace {
+
+std::string meta(const SafeTensors& st, const std::string& path, const char* key) {
+  const auto it = st.metadata.find(key);
+  if (it == st.metadata.end()) bad_input(path, std::string("__metadata__.") + key, "a value", "nothing");
+  return it->second;
+}
+
+std::int64_t meta_int(const SafeTensors& st, const std::string& path, const char* key, std::int64_t lo, std::int64_t hi) {
+  return ref::parse_int(meta(st, path, key), path + ": __metadata__." + key, lo, hi);
+}
+
+// The problem as the metadata describes it; every number range-checked.
+ProblemSpec spec_from_metadata(const SafeTensors& st, const std::string& path) {
+  ProblemSpec s;
+  s.set = meta(st, path, "set");
+  const auto d = ref::parse_dtype(meta(st, path, "grad_dtype"));
+  if (!d) bad_input(path, "__metadata__.grad_dtype", "bf16, fp16 or fp32", ref::brief(nlohmann::json(meta(st, path, "grad_dtype"))));
+  s.grad_dtype = *d;
+  s.batch = meta_int(st, path, "batch", 1, std::int64_t{1} << 31);
+  s.seq_len = meta_int(st, path, "seq_len", 1, std::int64_t{1} << 31);
+  s.head_dim = meta_int(st, path, "head_dim", 2, 65536);
+  s.elements = meta_int(st, path, "elements", -1, std::int64_t{1} << 40);
+  try {
+    s.offset = ProblemSpec::parse_offsets(meta(st, path, "misalign"));
+  } catch (const std::invalid_argument& e) {
+    bad_input(path, "__metadata__.misalign", "k or a,b,c,d element offsets", ref::brief(nlohmann::json(meta(st, path, "misalign"))));
+  }
+  for (int o : s.offset)
+    if (o > 4096) bad_input(path, "__metadata__.misalign", "offsets of at most 4096 elements", std::to_string(o));
+  s.seed = ref::parse_uint(meta(st, path, "seed"), path + ": __metadata__.seed");
+  const std::string src = meta(st, path, "source");
+  if (src != "layout" && src != "regime" && src != "randn" && src != "special")
+    bad_input(path, "__metadata__.source", "randn, layout, regime or special", ref::brief(nlohmann::json(src)));
+  s.source = src == "layout" ? AngleSource::layout : src == "regime" ? AngleSource::regime
+           : src == "special" ? AngleSource::special : AngleSource::randn;
+  const std::string reg = meta(st, path, "regime");
+  const auto r = ref::parse_regime(reg);
+  if (!r) bad_input(path, "__metadata__.regime", "a regime name", ref::brief(nlohmann::json(reg)));
+  s.regime = *r;
+  ref::checked_product({s.batch, s.seq_len, s.head_dim}, path + ": __metadata__ batch x seq_len x head_dim");
+  if (s.n() == 0) bad_input(path, "__metadata__.elements", "at least one element", "0");
+  return s;
+}
+
+template <class T>
+std::vector<T> copy_of(const Tensor& t) {
+  std::vector<T> v(t.data.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), t.data.data(), v.size() * sizeof(T));
+  return v;
+}
+
+}  // namespace
+
 GoldenProblem load_golden(const GoldenSet& set, const GoldenFile& f) {
   const std::string path = (fs::path(set.dir) / f.file).string();
   SafeTensors st = read_safetensors(path);
-  auto need = [&](const char* name) -> Tensor& {
-    auto it = st.tensors.find(name);
-    if (it == st.tensors.end()) bad(path, std::string("missing tensor ") + name);
-    return it->second;
-  };
-  auto meta = [&](const char* key) {
-    auto it = st.metadata.find(key);
-    if (it == st.metadata.end()) bad(path, std::string("__metadata__ lacks ") + key);
-    return it->second;
-  };
   GoldenProblem g;
   ProblemSpec& s = g.problem.spec;
-  s.set = meta("set");
-  const auto d = ref::parse_dtype(meta("grad_dtype"));
-  if (!d) bad(path, "__metadata__.grad_dtype: unknown " + meta("grad_dtype"));
-  s.grad_dtype = *d;
-  s.batch = std::stoll(meta("batch"));
-  s.seq_len = std::stoll(meta("seq_len"));
-  s.head_dim = std::stoll(meta("head_dim"));
-  s.elements = std::stoll(meta("elements"));
-  s.offset = ProblemSpec::parse_offsets(meta("misalign"));
-  s.seed = std::stoull(meta("seed"));
-  const std::string src = meta("source");
-  s.source = src == "layout" ? AngleSource::layout : src == "regime" ? AngleSource::regime
-           : src == "special" ? AngleSource::special : AngleSource::randn;
-  if (auto r = ref::parse_regime(meta("regime"))) s.regime = *r;
+  s = spec_from_metadata(st, path);
+  // Every tensor of exactly the problem's dtype and shape before a byte is copied.
+  const std::vector<std::int64_t> shape = s.shape();
   const char* gd = safetensors_dtype(s.grad_dtype);
-  Tensor& gc = need("grad_cos");
-  Tensor& gs = need("grad_sin");
-  if (gc.dtype != gd || gs.dtype != gd) bad(path, std::string("grads: expected dtype ") + gd + ", found " + gc.dtype);
-  g.problem.gc = std::move(gc.data);
-  g.problem.gs = std::move(gs.data);
-  g.problem.theta = as_f32(need("idx_theta"), path + ": idx_theta");
-  const std::int64_t n = g.problem.n();
-  g.expected.fp32 = as_f32(need("grad_idx_theta"), path + ": grad_idx_theta");
-  const Tensor& sc = need("scale");
-  if (sc.dtype != "F64" || sc.elements() != n) bad(path, "scale: expected F64 of " + std::to_string(n) + " elements");
-  g.expected.scale.resize(n);
-  std::memcpy(g.expected.scale.data(), sc.data.data(), sc.data.size());
-  for (auto [name, vec] : {std::pair{"grad_idx_theta_bf16", &g.expected.bf16}, std::pair{"grad_idx_theta_fp16", &g.expected.fp16}}) {
-    const Tensor& t = need(name);
-    if (t.elements() != n || dtype_size(t.dtype) != 2) bad(path, std::string(name) + ": expected 16-bit of n elements");
-    vec->resize(n);
-    std::memcpy(vec->data(), t.data.data(), t.data.size());
+  g.problem.gc = need_tensor(st, "grad_cos", path, gd, shape).data;
+  g.problem.gs = need_tensor(st, "grad_sin", path, gd, shape).data;
+  g.problem.theta = copy_of<float>(need_tensor(st, "idx_theta", path, "F32", shape));
+  g.expected.fp32 = copy_of<float>(need_tensor(st, "grad_idx_theta", path, "F32", shape));
+  g.expected.scale = copy_of<double>(need_tensor(st, "scale", path, "F64", shape));
+  g.expected.bf16 = copy_of<std::uint16_t>(need_tensor(st, "grad_idx_theta_bf16", path, "BF16", shape));
+  g.expected.fp16 = copy_of<std::uint16_t>(need_tensor(st, "grad_idx_theta_fp16", path, "F16", shape));
+  const bool has_positions = st.tensors.count("positions") != 0;
+  if (has_positions != (s.source == AngleSource::layout))
+    bad_input(path, "tensor positions", s.source == AngleSource::layout ? "present (a layout problem)" : "absent (not a layout problem)",
+              has_positions ? "present" : "absent");
+  if (has_positions) {
+    if (s.elements >= 0) bad_input(path, "__metadata__.elements", "-1 for a layout problem", std::to_string(s.elements));
+    g.problem.positions = copy_of<std::int32_t>(need_tensor(st, "positions", path, "I32", {s.batch, s.seq_len, 2}));
+    g.problem.theta_table = copy_of<float>(need_tensor(st, "theta", path, "F32", {s.head_dim / 2}));
   }
-  if (static_cast<std::int64_t>(g.problem.gc.size()) != n * ref::size_bytes(s.grad_dtype) ||
-      static_cast<std::int64_t>(g.expected.fp32.size()) != n)
-    bad(path, "tensor sizes disagree");
-  if (st.tensors.count("positions")) {
-    const Tensor& p = st.tensors["positions"];
-    g.problem.positions.resize(p.elements());
-    std::memcpy(g.problem.positions.data(), p.data.data(), p.data.size());
-    g.problem.theta_table = as_f32(need("theta"), path + ": theta");
-  }
+  if (s.n() != f.elements)
+    bad_input(path, "elements", std::to_string(f.elements) + " (the manifest's)", std::to_string(s.n()));
   return g;
 }
 

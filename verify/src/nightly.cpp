@@ -51,43 +51,6 @@ std::vector<std::string> nightly_regressions(const json& now, const json& previo
   return out;
 }
 
-NightlyConfig read_nightly_config(const std::string& path) {
-  NightlyConfig c;
-  if (path.empty()) return c;
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::invalid_argument(path + ": not valid JSON: " + e.what());
-  }
-  if (!j.is_object()) throw std::invalid_argument(path + ": expected an object, found " + j.dump());
-  auto field = [&](const char* k) -> const json* { return j.contains(k) ? &j[k] : nullptr; };
-  if (auto s = field("submissions")) {
-    if (!s->is_array()) throw std::invalid_argument(path + ": submissions: expected an array of paths");
-    for (const auto& x : *s) {
-      if (!x.is_string()) throw std::invalid_argument(path + ": submissions: expected strings, found " + x.dump());
-      c.submissions.push_back(x);
-    }
-  }
-  if (auto d = field("grad_dtypes")) {
-    if (!d->is_array() || !std::all_of(d->begin(), d->end(), [](const json& x) { return x.is_string(); }))
-      throw std::invalid_argument(path + ": grad_dtypes: expected an array of strings, found " + d->dump());
-    c.grad_dtypes = d->get<std::vector<std::string>>();
-    parse_grad_dtypes(c.grad_dtypes, path + ": grad_dtypes");  // rejects unknown names here
-  }
-  if (auto s = field("sweep")) {
-    if (!s->is_object()) throw std::invalid_argument(path + ": sweep: expected an object");
-    c.sweep_from = s->value("from", c.sweep_from);
-    c.sweep_to = s->value("to", c.sweep_to);
-    c.sweep_budget_s = s->value("budget_s", c.sweep_budget_s);
-    if (!(c.sweep_from >= 0 && c.sweep_to > c.sweep_from))
-      throw std::invalid_argument(path + ": sweep: expected 0 <= from < to");
-  }
-  return c;
-}
-
 bool valid_run_date(const std::string& d) {
   if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
   for (int i : {0, 1, 2, 3, 5, 6, 8, 9})

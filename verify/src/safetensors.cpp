@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "rope2d/ref/input.hpp"
+#include "rope2d/verify/validate.hpp"
+
 namespace rope2d::verify {
 
 namespace {
@@ -19,6 +22,8 @@ namespace {
 }
 
 }  // namespace
+
+using ref::bad_input;
 
 int dtype_size(const std::string& d) {
   if (d == "F64" || d == "I64" || d == "U64") return 8;
@@ -30,130 +35,138 @@ int dtype_size(const std::string& d) {
 
 const char* safetensors_dtype(ref::Dtype d) { return ref::safetensors_name(d).data(); }
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+std::string shell_quote(const std::string& s) { return ref::shell_quote(s); }
 
-std::int64_t Tensor::elements() const {
-  std::int64_t n = 1;
-  for (auto s : shape) n *= s;
-  return n;
-}
+std::int64_t Tensor::elements() const { return ref::checked_product(shape, "tensor shape " + shape_str(shape)); }
 
 void write_safetensors(const std::string& path, const SafeTensors& st) {
   nlohmann::json header = nlohmann::json::object();
   std::uint64_t offset = 0;
   for (const auto& [name, t] : st.tensors) {
-    if (static_cast<std::int64_t>(t.data.size()) != t.elements() * dtype_size(t.dtype))
+    const std::int64_t need = ref::checked_mul(t.elements(), dtype_size(t.dtype), path + ": tensor " + name);
+    if (static_cast<std::int64_t>(t.data.size()) != need)
       throw std::runtime_error(path + ": tensor " + name + " holds " + std::to_string(t.data.size()) +
-                               " bytes, its shape needs " + std::to_string(t.elements() * dtype_size(t.dtype)));
+                               " bytes, its shape needs " + std::to_string(need));
     header[name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.data.size()}}};
     offset += t.data.size();
   }
   if (!st.metadata.empty()) header["__metadata__"] = st.metadata;
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // data starts 8-byte aligned
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(tmp + ": cannot create");
-    const std::uint64_t n = text.size();
-    unsigned char len[8];
-    for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(n >> (8 * i));
-    out.write(reinterpret_cast<const char*>(len), 8);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const auto& [name, t] : st.tensors) out.write(reinterpret_cast<const char*>(t.data.data()), t.data.size());
-    if (!out.flush()) throw std::runtime_error(tmp + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot rename into place");
+  const std::uint64_t n = text.size();
+  char len[8];
+  for (int i = 0; i < 8; ++i) len[i] = static_cast<char>(n >> (8 * i));
+  std::vector<std::string_view> parts{std::string_view(len, 8), text};
+  for (const auto& [name, t] : st.tensors)
+    parts.emplace_back(reinterpret_cast<const char*>(t.data.data()), t.data.size());
+  write_file_atomic(path, parts);
 }
 
+namespace {
+
+Tensor read_entry(const ref::InputFile& in, const std::string& name, const nlohmann::json& v, std::uint64_t data_start,
+                  std::uint64_t data_size, std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans) {
+  const std::string& path = in.path();
+  const std::string where = "tensor " + ref::brief(nlohmann::json(name)).substr(11);
+  if (name.empty()) bad(path, "a tensor with an empty name");
+  if (!v.is_object() || v.size() != 3 || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets"))
+    bad_input(path, where, "an object of dtype, shape and data_offsets", ref::brief(v));
+  Tensor t;
+  t.dtype = ref::string_field(v, "dtype", path + ": " + where);
+  if (dtype_size(t.dtype) == 0) bad_input(path, where + ".dtype", "a safetensors dtype (BF16, F16, F32, F64, I32, ...)", ref::brief(v["dtype"]));
+  const auto& shape = v["shape"];
+  if (!shape.is_array() || shape.size() > 8) bad_input(path, where + ".shape", "an array of at most 8 sizes", ref::brief(shape));
+  for (const auto& d : shape) {
+    if (!d.is_number_unsigned() || d.get<std::uint64_t>() > (std::uint64_t{1} << 62))
+      bad_input(path, where + ".shape", "non-negative integers below 2^62", ref::brief(d));
+    t.shape.push_back(d.get<std::int64_t>());
+  }
+  const std::int64_t bytes = ref::checked_mul(ref::checked_product(t.shape, path + ": " + where + ".shape"),
+                                              dtype_size(t.dtype), path + ": " + where + ".shape");
+  const auto& off = v["data_offsets"];
+  if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
+    bad_input(path, where + ".data_offsets", "[begin, end] of non-negative integers", ref::brief(off));
+  const std::uint64_t b = off[0].get<std::uint64_t>(), e = off[1].get<std::uint64_t>();
+  if (b > e || e > data_size)
+    bad_input(path, where + ".data_offsets", "0 <= begin <= end <= " + std::to_string(data_size) + " (the data bytes)",
+              "[" + std::to_string(b) + ", " + std::to_string(e) + "]");
+  if (e - b != static_cast<std::uint64_t>(bytes))
+    bad_input(path, where, std::to_string(bytes) + " bytes for shape " + shape_str(t.shape) + " of " + t.dtype,
+              std::to_string(e - b) + " between its data_offsets");
+  t.data.resize(e - b);
+  in.read_at(data_start + b, t.data.data(), e - b);
+  spans.push_back({b, e});
+  return t;
+}
+
+}  // namespace
+
 SafeTensors read_safetensors(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open");
-  in.seekg(0, std::ios::end);
-  const std::uint64_t size = static_cast<std::uint64_t>(in.tellg());
-  in.seekg(0);
+  const ref::InputFile in(path, max_safetensors_bytes);
+  const std::uint64_t size = in.size();
   if (size < 8) bad(path, "shorter than its 8-byte header length");
   unsigned char len[8];
-  in.read(reinterpret_cast<char*>(len), 8);
+  in.read_at(0, len, 8);
   std::uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(len[i]) << (8 * i);
-  if (n > size - 8 || n > (100u << 20)) bad(path, "header length " + std::to_string(n) + " exceeds the file");
+  if (n < 2 || n > size - 8 || n > max_safetensors_header)
+    bad_input(path, "header length", "at least 2 and at most " + std::to_string(std::min<std::uint64_t>(size - 8, max_safetensors_header)) + " bytes",
+              std::to_string(n));
   std::string text(n, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(n));
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    bad(path, std::string("header is not JSON: ") + e.what());
-  }
+  in.read_at(8, text.data(), n);
+  if (text[0] != '{') bad_input(path, "header", "a JSON object", "text starting with byte " + std::to_string(static_cast<unsigned char>(text[0])));
+  // {name: {dtype, shape: [...], data_offsets: [...]}}: three levels.
+  const nlohmann::json header = ref::parse_json(text, path + ": header", 3);
   if (!header.is_object()) bad(path, "header is not a JSON object");
   const std::uint64_t data_size = size - 8 - n;
   SafeTensors st;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
   for (const auto& [name, v] : header.items()) {
     if (name == "__metadata__") {
-      if (!v.is_object()) bad(path, "__metadata__ is not an object");
+      if (!v.is_object()) bad_input(path, "__metadata__", "an object of strings", ref::brief(v));
       for (const auto& [k, s] : v.items()) {
-        if (!s.is_string()) bad(path, "__metadata__." + k + " is not a string");
+        if (!s.is_string()) bad_input(path, "__metadata__." + ref::brief(nlohmann::json(k)).substr(11), "a string", ref::brief(s));
         st.metadata[k] = s.get<std::string>();
       }
       continue;
     }
-    const std::string where = "tensor '" + name + "': ";
-    if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets"))
-      bad(path, where + "expected dtype, shape and data_offsets");
-    Tensor t;
-    if (!v["dtype"].is_string() || dtype_size(v["dtype"].get<std::string>()) == 0)
-      bad(path, where + "unknown dtype " + v["dtype"].dump());
-    t.dtype = v["dtype"].get<std::string>();
-    if (!v["shape"].is_array()) bad(path, where + "shape is not an array");
-    for (const auto& d : v["shape"]) {
-      if (!d.is_number_unsigned()) bad(path, where + "shape entry " + d.dump() + " is not a non-negative integer");
-      t.shape.push_back(d.get<std::int64_t>());
-    }
-    const auto& off = v["data_offsets"];
-    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
-      bad(path, where + "data_offsets is not [begin, end]");
-    const std::uint64_t b = off[0].get<std::uint64_t>(), e = off[1].get<std::uint64_t>();
-    if (b > e || e > data_size)
-      bad(path, where + "data_offsets [" + std::to_string(b) + ", " + std::to_string(e) + "] outside the " +
-                    std::to_string(data_size) + " data bytes");
-    if (static_cast<std::int64_t>(e - b) != t.elements() * dtype_size(t.dtype))
-      bad(path, where + "shape needs " + std::to_string(t.elements() * dtype_size(t.dtype)) + " bytes, offsets give " +
-                    std::to_string(e - b));
-    t.data.resize(e - b);
-    in.seekg(static_cast<std::streamoff>(8 + n + b));
-    in.read(reinterpret_cast<char*>(t.data.data()), static_cast<std::streamsize>(e - b));
-    if (!in) bad(path, where + "data truncated");
-    spans.push_back({b, e});
-    st.tensors[name] = std::move(t);
+    st.tensors[name] = read_entry(in, name, v, 8 + n, data_size, spans);
   }
+  // The data is exactly the tensors, back to back: no overlap, no gap, nothing after.
   std::sort(spans.begin(), spans.end());
-  for (std::size_t i = 1; i < spans.size(); ++i)
-    if (spans[i].first < spans[i - 1].second) bad(path, "tensors overlap");
+  std::uint64_t at = 0;
+  for (const auto& [b, e] : spans) {
+    if (b < at) bad(path, "tensors overlap at data byte " + std::to_string(b));
+    if (b > at) bad(path, "a gap of " + std::to_string(b - at) + " unused data bytes at " + std::to_string(at));
+    at = e;
+  }
+  if (at != data_size) bad(path, std::to_string(data_size - at) + " trailing bytes after the last tensor");
   return st;
 }
 
 std::vector<float> as_f32(const Tensor& t, const std::string& what) {
   if (t.dtype != "F32") throw std::invalid_argument(what + ": expected dtype F32, found " + t.dtype);
   std::vector<float> v(t.elements());
-  std::memcpy(v.data(), t.data.data(), t.data.size());
+  if (t.data.size() != v.size() * sizeof(float)) throw std::invalid_argument(what + ": tensor bytes disagree with its shape");
+  if (!v.empty()) std::memcpy(v.data(), t.data.data(), t.data.size());
   return v;
 }
 
 std::string sha256_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open");
+  const ref::InputFile in(path, max_safetensors_bytes);
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
   std::vector<char> buf(1 << 20);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    EVP_DigestUpdate(ctx, buf.data(), static_cast<std::size_t>(in.gcount()));
+  try {
+    for (std::uint64_t at = 0; at < in.size();) {
+      const std::uint64_t k = std::min<std::uint64_t>(buf.size(), in.size() - at);
+      in.read_at(at, buf.data(), k);
+      EVP_DigestUpdate(ctx, buf.data(), k);
+      at += k;
+    }
+  } catch (...) {
+    EVP_MD_CTX_free(ctx);
+    throw;
   }
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned len = 0;

@@ -12,8 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "rope2d/ref/input.hpp"
 #include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/safetensors.hpp"
+#include "rope2d/verify/spawn.hpp"
+#include "rope2d/verify/validate.hpp"
 
 namespace rope2d::verify {
 
@@ -40,7 +43,7 @@ void read_languages(const std::string& path, const json& spec, Solution& s) {
   if (spec.contains("languages")) {
     if (!spec["languages"].is_array()) bad(path, "spec.languages: expected a list such as [\"pytorch\"] or [\"cuda_cpp\"]");
     for (const auto& l : spec["languages"]) {
-      const std::string x = l.is_string() ? l.get<std::string>() : l.dump();
+      const std::string x = l.is_string() ? l.get<std::string>() : ref::brief(l);
       if (!py.count(x) && !cpp.count(x))
         bad(path, "spec.languages: expected pytorch, triton, cute_dsl, cutile, cudnn_frontend, cuda_cpp, cutlass, cudnn or "
                   "cublas, found \"" + x + "\"");
@@ -49,12 +52,12 @@ void read_languages(const std::string& path, const json& spec, Solution& s) {
     }
   }
   if (spec.contains("target_hardware") && (!spec["target_hardware"].is_array() || spec["target_hardware"].empty()))
-    bad(path, "spec.target_hardware: expected a non-empty list such as [\"local\"], found " + spec["target_hardware"].dump());
+    bad(path, "spec.target_hardware: expected a non-empty list such as [\"local\"], found " + ref::brief(spec["target_hardware"]));
   const json opts = spec.value("compile_options", json::object());
-  if (!opts.is_object()) bad(path, "spec.compile_options: expected an object, found " + opts.dump());
+  if (!opts.is_object()) bad(path, "spec.compile_options: expected an object, found " + ref::brief(opts));
   for (const char* k : {"cflags", "cuda_cflags", "ld_flags"})
     if (opts.contains(k) && (!opts[k].is_array() || !std::all_of(opts[k].begin(), opts[k].end(), [](const json& f) { return f.is_string(); })))
-      bad(path, std::string("spec.compile_options.") + k + ": expected a list of strings, found " + opts[k].dump());
+      bad(path, std::string("spec.compile_options.") + k + ": expected a list of strings, found " + ref::brief(opts[k]));
   s.compile_options = opts.dump();
   if (s.cpp && !opts.contains("cuda_cflags"))
     s.warnings.push_back("compile_options.cuda_cflags not given: built with SOL-ExecBench's default -O3 --use_fast_math "
@@ -78,19 +81,27 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
         return c;
       }
       const json& m = it->second;
-      if (const json err = m.value("error", json()); !err.is_null()) {
-        c.error = err.is_string() ? err.get<std::string>() : err.dump();
+      if (m.contains("error") && !m["error"].is_null()) {
+        c.error = m["error"].is_string() ? m["error"].get<std::string>() : ref::brief(m["error"]);
         return c;
       }
       const std::vector<std::int64_t> want = spec.shape();
-      if (m.value("shape", json::array()) != json(want) || m.value("dtype", "") != "float32") {
-        c.error = "output shape " + m.value("shape", json::array()).dump() + " dtype " + m.value("dtype", "?") +
-                  ", expected " + json(want).dump() + " float32";
+      const json shape = m.contains("shape") ? m["shape"] : json();
+      const json dtype = m.contains("dtype") ? m["dtype"] : json();
+      if (shape != json(want) || dtype != "float32") {
+        c.error = "output shape " + ref::brief(shape) + " dtype " + ref::brief(dtype) + ", expected " + json(want).dump() + " float32";
         return c;
       }
-      if (!m.value("inputs_unchanged", true)) c.findings.push_back("inputs modified by the call");
-      if (!m.value("deterministic", true)) c.findings.push_back("a second call on the same inputs gave different bits");
-      const SafeTensors out = read_safetensors(jobs[k * run.rounds + r]["output"].get<std::string>());
+      if (m.contains("inputs_unchanged") && m["inputs_unchanged"] != true) c.findings.push_back("inputs modified by the call");
+      if (m.contains("deterministic") && m["deterministic"] != true)
+        c.findings.push_back("a second call on the same inputs gave different bits");
+      SafeTensors out;
+      try {  // the runner wrote it from the submission's result: a bad file is the submission's
+        out = read_safetensors(jobs[k * run.rounds + r]["output"].get<std::string>());
+      } catch (const std::invalid_argument& e) {
+        c.error = std::string("the runner's output: ") + e.what();
+        return c;
+      }
       if (!out.tensors.count("grad_idx_theta")) {
         c.error = "the runner wrote no grad_idx_theta";
         return c;
@@ -108,48 +119,43 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
 }  // namespace
 
 Solution prepare_solution(const std::string& path, const std::string& dir) {
-  std::ifstream in(path);
-  if (!in) bad(path, "cannot open");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    bad(path, std::string("not valid JSON: ") + e.what());
-  }
-  if (!j.is_object() || !j.contains("spec") || !j["spec"].is_object()) bad(path, "spec: expected an object");
+  const json j = ref::read_json_file(path);
+  if (!j.is_object()) ref::bad_input(path, "(top)", "an object", ref::brief(j));
+  if (!j.contains("spec") || !j["spec"].is_object())
+    ref::bad_input(path, "spec", "an object", j.contains("spec") ? ref::brief(j["spec"]) : "nothing");
   const json& spec = j["spec"];
+  const std::string& where = path;
   Solution s;
   s.path = path;
   s.sha256 = sha256_file(path);
-  s.name = j.value("name", fs::path(path).stem().string());
-  if (!spec.contains("entry_point") || !spec["entry_point"].is_string()) bad(path, "spec.entry_point: expected \"file.py::function\"");
-  s.entry_point = spec["entry_point"];
+  s.name = j.contains("name") ? ref::string_field(j, "name", path) : fs::path(path).stem().string();
+  s.entry_point = ref::string_field(spec, "entry_point", where, "spec.");
   read_languages(path, spec, s);
   const auto sep = s.entry_point.find("::");
   const std::string file = sep == std::string::npos ? "" : s.entry_point.substr(0, sep);
   const bool suffix_ok = s.cpp ? has_suffix(file, {".cu", ".cpp", ".cc", ".cxx"}) : has_suffix(file, {".py"});
   if (sep == std::string::npos || sep == 0 || !suffix_ok)
-    bad(path, std::string("spec.entry_point: expected \"") + (s.cpp ? "kernel.cu" : "file.py") + "::function\", found \"" +
-                  s.entry_point + "\"");
-  s.binding = spec.value("binding", "torch");
-  if (s.binding != "torch") bad(path, "spec.binding: only \"torch\" is supported, found \"" + s.binding + "\"");
-  s.destination_passing = spec.value("destination_passing_style", true);
-  if (!j.contains("sources") || !j["sources"].is_array() || j["sources"].empty()) bad(path, "sources: expected a non-empty array");
+    ref::bad_input(where, "spec.entry_point", s.cpp ? "\"kernel.cu::function\"" : "\"file.py::function\"", ref::brief(spec["entry_point"]));
+  s.binding = spec.contains("binding") ? ref::string_field(spec, "binding", where, "spec.") : "torch";
+  if (s.binding != "torch") ref::bad_input(where, "spec.binding", "\"torch\"", ref::brief(spec["binding"]));
+  s.destination_passing = spec.contains("destination_passing_style") ? ref::bool_field(spec, "destination_passing_style", where, "spec.") : true;
+  if (!j.contains("sources") || !j["sources"].is_array() || j["sources"].empty())
+    ref::bad_input(path, "sources", "a non-empty array", j.contains("sources") ? ref::brief(j["sources"]) : "nothing");
   s.dir = dir;
   fs::create_directories(dir);
   bool has_entry = false;
   for (std::size_t i = 0; i < j["sources"].size(); ++i) {
     const json& src = j["sources"][i];
     const std::string where = "sources[" + std::to_string(i) + "]";
-    if (!src.is_object() || !src.contains("path") || !src.contains("content") || !src["path"].is_string() ||
-        !src["content"].is_string())
-      bad(path, where + ": expected {\"path\": ..., \"content\": ...}");
-    const fs::path rel = src["path"].get<std::string>();
-    if (rel.is_absolute() || rel.lexically_normal().string().rfind("..", 0) == 0)
-      bad(path, where + ".path: must stay inside the solution, found \"" + rel.string() + "\"");
-    const fs::path out = fs::path(dir) / rel;
+    const std::string content = ref::string_field(src, "content", path, where + ".");
+    const std::string rel_s = ref::string_field(src, "path", path, where + ".");
+    const fs::path rel = rel_s;
+    if (rel_s.empty() || rel_s.find('\0') != std::string::npos || rel.is_absolute() ||
+        rel.lexically_normal().string().rfind("..", 0) == 0 || rel.lexically_normal().filename().empty())
+      ref::bad_input(path, where + ".path", "a relative file path that must stay inside the solution", ref::brief(src["path"]));
+    const fs::path out = fs::path(dir) / rel.lexically_normal();
     fs::create_directories(out.parent_path());
-    std::ofstream(out, std::ios::binary) << src["content"].get<std::string>();
+    write_file_atomic(out.string(), {content});
     has_entry |= rel.lexically_normal().string() == s.entry_point.substr(0, sep);
   }
   if (!has_entry) bad(path, "spec.entry_point names " + s.entry_point.substr(0, sep) + ", which no source provides");
@@ -175,37 +181,36 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
       jobs.push_back({{"name", job_name(specs[k], r)}, {"inputs", base + ".in.safetensors"}, {"output", base + ".out.safetensors"}});
     }
   const std::string jobs_path = (fs::path(run.work_dir) / "jobs.json").string();
-  std::ofstream(jobs_path) << jobs.dump();
+  write_file_atomic(jobs_path, {jobs.dump()});
 
   // 2. The runner, with an overall time limit as a backstop to the per-call one.
   const double budget = run.call_timeout_s * static_cast<double>(jobs.size()) * 2 + 60;
-  const std::string cmd = "timeout -k 5 " + std::to_string(static_cast<long>(budget)) + " " + shell_quote(run.python) + " " +
-                          shell_quote(run.runner) + " " + shell_quote(s.dir) + " " + shell_quote(s.entry_point) + " " +
-                          (s.destination_passing ? "1" : "0") + " " + shell_quote(jobs_path) + " " +
-                          shell_quote(json{{"cpp", s.cpp}, {"compile_options", json::parse(s.compile_options)}}.dump()) + " 2>" +
-                          shell_quote((fs::path(run.work_dir) / "runner.stderr").string());
+  const std::vector<std::string> argv{run.python, run.runner, s.dir, s.entry_point, s.destination_passing ? "1" : "0", jobs_path,
+                                      json{{"cpp", s.cpp}, {"compile_options", json::parse(s.compile_options)}}.dump()};
   std::map<std::string, json> called;
-  std::string load_error;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) load_error = "cannot start " + run.python;
-  std::string buffer;
-  std::array<char, 4096> buf;
-  while (pipe && fgets(buf.data(), buf.size(), pipe)) {
-    buffer += buf.data();
-    if (buffer.empty() || buffer.back() != '\n') continue;
-    const json m = json::parse(buffer, nullptr, false);
-    if (run.on_line) run.on_line(buffer);
-    buffer.clear();
-    if (m.is_discarded()) continue;
-    if (m.value("type", "") == "called") called[m.value("name", "")] = m;
-    if (m.value("type", "") == "load_error") load_error = m.value("message", "");
-  }
-  const int status = pipe ? pclose(pipe) : -1;
+  std::string load_error, buffer;
+  auto on_output = [&](const char* d, std::size_t n) {
+    buffer.append(d, n);
+    for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+      const std::string line = buffer.substr(0, nl + 1);
+      buffer.erase(0, nl + 1);
+      const json m = json::parse(line, nullptr, false);
+      if (run.on_line) run.on_line(line);
+      if (!m.is_object()) continue;
+      const auto str = [&](const char* k) { return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : std::string(); };
+      if (str("type") == "called") called[str("name")] = m;
+      if (str("type") == "load_error") load_error = str("message");
+    }
+    if (buffer.size() > (1u << 20)) buffer.clear();  // a line that long is not the runner's
+  };
+  const SpawnResult sr = run_program(argv, (fs::path(run.work_dir) / "runner.stderr").string(), on_output, budget);
+  if (!sr.started) load_error = "cannot start " + run.python + ": " + sr.start_error;
+  const std::string status = sr.exit_text() + (sr.timed_out ? ", over its time limit" : "");
   if (load_error.empty() && called.size() < jobs.size()) {
     std::ifstream err((fs::path(run.work_dir) / "runner.stderr").string());
     std::string tail((std::istreambuf_iterator<char>(err)), {});
     if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
-    load_error = "the Python runner stopped early (status " + std::to_string(status) + "): " + tail;
+    load_error = "the Python runner stopped early (" + status + "): " + tail;
   }
 
   return judge_outputs(specs, run, jobs, called, load_error);

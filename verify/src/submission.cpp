@@ -2,12 +2,17 @@
 #include "rope2d/verify/submission.hpp"
 
 #include <dlfcn.h>
+#include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 
+#include "rope2d/ref/input.hpp"
 #include "rope2d/verify/safetensors.hpp"
+#include "rope2d/verify/spawn.hpp"
 
 namespace rope2d::verify {
 
@@ -17,14 +22,22 @@ namespace {
 
 bool ends_with(const std::string& s, const std::string& e) { return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0; }
 
+// Only characters no shell gives a meaning to.
+bool shell_safe(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '+';
+  });
+}
+
 }  // namespace
+
 
 Submission load_submission(const std::string& path, const std::string& build_dir, const std::string& nvcc,
                            const std::vector<std::string>& nvcc_flags, const std::string& include_dir) {
   Submission s;
   s.path = path;
-  if (!fs::is_regular_file(path)) {
-    s.error = path + ": no such file";
+  if (!fs::is_regular_file(path) || fs::file_size(path) == 0) {
+    s.error = path + (fs::is_regular_file(path) ? ": empty file" : ": no such file");
     return s;
   }
   s.sha256 = sha256_file(path);
@@ -33,23 +46,32 @@ Submission load_submission(const std::string& path, const std::string& build_dir
     s.kind = "cuda-source";
     fs::create_directories(build_dir);
     so = (fs::path(build_dir) / "submission.so").string();
-    std::string cmd = shell_quote(nvcc) + " -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I" + shell_quote(include_dir);
+    // nvcc hands file names to its sub-tools through a shell, so a name like "$(cmd).cu" would
+    // run cmd: the source is compiled as a copy under a fixed name, in the build folder, and no
+    // name taken from the submission or the report folder reaches nvcc.
+    fs::copy_file(path, fs::path(build_dir) / "submission.cu", fs::copy_options::overwrite_existing);
+    std::vector<std::string> argv{nvcc, "-O3", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC", "-I" + include_dir};
+    const std::string src_dir = fs::absolute(path).parent_path().string();
+    if (shell_safe(src_dir)) argv.push_back("-I" + src_dir);  // headers beside the source
+    else s.warnings.push_back("headers beside the source are not on the include path: its folder's name holds characters "
+                              "that nvcc's shell would interpret");
     for (const auto& f : nvcc_flags) {
-      cmd += " " + shell_quote(f);
+      argv.push_back(f);
       if (f.find("fast_math") != std::string::npos || f.find("fast-math") != std::string::npos)
         s.warnings.push_back("compiled with " + f + ": sin/cos become hardware approximations, inaccurate beyond a few radians");
     }
-    cmd += " -o " + shell_quote(so) + " " + shell_quote(path);
-    s.compile_command = cmd;
-    FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-    if (!p) {
-      s.error = "cannot run nvcc: " + cmd;
+    argv.insert(argv.end(), {"-o", "submission.so", "submission.cu"});
+    // Run with an argument vector; the recorded command is quoted so it can be pasted.
+    s.compile_command = ref::shell_join(argv);
+    const SpawnResult r = run_program(argv, "", [&](const char* d, std::size_t n) {
+      if (s.compile_log.size() < (1u << 20)) s.compile_log.append(d, n);
+    }, 0, build_dir);
+    if (!r.started) {
+      s.error = "cannot run nvcc (" + r.start_error + "): " + s.compile_command;
       return s;
     }
-    std::array<char, 4096> buf;
-    while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) s.compile_log.append(buf.data(), k);
-    if (pclose(p) != 0) {
-      s.error = "compilation failed:\n" + s.compile_log;
+    if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
+      s.error = "compilation failed (" + r.exit_text() + "):\n" + s.compile_log;
       return s;
     }
   } else if (ends_with(path, ".so")) {

@@ -10,14 +10,20 @@ out=$("$rope2d" nightly --root root --date ../../escaped --quick --quiet 2>&1); 
 [ $rc = 2 ] && ok "--date ../../escaped exits 2" || bad "--date ../../escaped: exit $rc"
 grep -q -- "--date: expected YYYY-MM-DD, found '../../escaped'" <<<"$out" && ok "message names the option" || bad "message: $out"
 [ ! -e "$tmp/escaped" ] && [ -z "$(ls root)" ] && ok "nothing written outside --root" || bad "a folder was created"
+# A config naming a file that does not exist is bad input, before anything runs.
+echo '{"submissions": ["missing.cu"]}' >missing.json
+out=$("$rope2d" nightly --config missing.json --root root --date 2026-01-01 --quick --quiet 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "submissions\[0\]" <<<"$out" && ok "a missing submission exits 2 naming the field" || bad "missing submission: exit $rc: $out"
+# Paths with shell syntax in them are files like any other: they reach verify verbatim.
+for f in "x'; touch PWNED; echo '.cu" '$(touch PWNED2).cu'; do echo "not CUDA" >"$f"; done
 cat >cfg.json <<'JSON'
 {"submissions": ["x'; touch PWNED; echo '.cu", "$(touch PWNED2).cu"], "grad_dtypes": ["bf16"], "sweep": {"to": 1}}
 JSON
 "$rope2d" nightly --config cfg.json --root root --date 2026-01-02 --quick --quiet >nightly.log 2>&1; rc=$?
-[ $rc = 1 ] && ok "nightly with missing submissions exits 1" || { bad "nightly exit $rc"; tail -5 nightly.log; }
+[ $rc = 1 ] && ok "nightly with broken submissions exits 1" || { bad "nightly exit $rc"; tail -5 nightly.log; }
 [ ! -e PWNED ] && [ ! -e PWNED2 ] && [ ! -e root/2026-01-02/PWNED ] && ok "no shell ran the config's paths" || bad "an injected command ran"
 log="root/2026-01-02/verify-x'; touch PWNED; echo '.log"
-grep -q "x'; touch PWNED; echo '.cu: no such file" "$log" 2>/dev/null && ok "the path reached verify verbatim" ||
+grep -qF "x'; touch PWNED; echo '.cu" "$log" 2>/dev/null && ok "the path reached verify verbatim" ||
   { bad "verify log lacks the verbatim path"; ls root/2026-01-02; }
-grep -q "verify exited 2" root/2026-01-02/summary.md && ok "summary names the failed verify" || bad "summary: $(head -12 root/2026-01-02/summary.md)"
+grep -q "verify exited [23]" root/2026-01-02/summary.md && ok "summary names the failed verify" || bad "summary: $(head -12 root/2026-01-02/summary.md)"
 finish "nightly cli"

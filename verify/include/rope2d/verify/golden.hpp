@@ -21,10 +21,13 @@ struct GoldenFile {
   std::int64_t elements = 0;
 };
 
-// Writes every problem, the manifest, and a SOL-ExecBench problem directory (solexecbench/).
-// progress(i, n, name) is called before each problem.
+// Writes every problem, the manifest, and a SOL-ExecBench problem directory (solexecbench/):
+// staged in a fresh folder beside dir, read back and checked, then swapped in whole (a lock per
+// target; SIGINT/SIGTERM or any error leave the previous set as it was). A non-empty dir is
+// refused unless force. progress(i, n, name) is called before each problem.
 void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
-                  const std::function<void(std::size_t, std::size_t, const std::string&)>& progress = {});
+                  const std::function<void(std::size_t, std::size_t, const std::string&)>& progress = {},
+                  bool force = false);
 
 struct GoldenSet {
   std::string dir;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "rope2d/verify/nightly_config.hpp"
+
 namespace rope2d::verify {
 
 // Regressions, one sentence each: a set that passed and no longer does; a larger max error on
@@ -18,19 +20,6 @@ std::vector<std::string> nightly_regressions(const nlohmann::json& now, const nl
 }  // namespace rope2d::verify
 
 namespace rope2d::verify {
-
-// nightly.json: {"submissions": [paths], "grad_dtypes": [names], "sweep": {"from", "to",
-// "budget_s"}}; every field optional.
-struct NightlyConfig {
-  std::vector<std::string> submissions;
-  std::vector<std::string> grad_dtypes{"bf16", "fp16", "fp32"};
-  float sweep_from = 0.0f, sweep_to = 16384.0f;
-  double sweep_budget_s = 600;
-};
-
-// Throws std::invalid_argument naming the file and field when malformed. An empty path gives
-// the defaults.
-NightlyConfig read_nightly_config(const std::string& path);
 
 // True for a date of the form YYYY-MM-DD (digits only, month 01-12, day 01-31): the name of a
 // run's folder, which must stay inside the root.

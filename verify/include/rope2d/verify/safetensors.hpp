@@ -35,16 +35,20 @@ struct SafeTensors {
   std::map<std::string, std::string> metadata;
 };
 
+inline constexpr std::uint64_t max_safetensors_bytes = 64ull << 30;   // one problem file
+inline constexpr std::uint64_t max_safetensors_header = 100ull << 20;  // as the safetensors crate
+
 int dtype_size(const std::string& dtype);  // bytes per element; 0 when unknown
 const char* safetensors_dtype(ref::Dtype d);  // BF16, F16, F32
 
-// A string quoted for /bin/sh.
+// A string quoted for /bin/sh where it needs it (rope2d::ref::shell_quote).
 std::string shell_quote(const std::string& s);
 
-// Writes atomically (a temporary file renamed into place). Throws std::runtime_error.
+// Writes atomically (a uniquely named temporary file, every write checked, renamed into place).
 void write_safetensors(const std::string& path, const SafeTensors& st);
-// Throws std::invalid_argument naming the file and what is wrong (truncated, bad header,
-// offsets out of range or overlapping, shape and size disagreeing).
+// Throws std::invalid_argument naming the file and what is wrong (not a regular file, truncated,
+// bad or duplicate header entries, unknown dtype, shape products overflowing, offsets out of
+// range, overlapping or leaving gaps or trailing bytes, shape and size disagreeing).
 SafeTensors read_safetensors(const std::string& path);
 
 // Typed views; throw std::invalid_argument when the dtype differs.

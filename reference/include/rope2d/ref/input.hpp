@@ -1,0 +1,70 @@
+// Reading input that other people made: regular files only, opened without blocking and read
+// up to a size limit; JSON with a bounded nesting depth and no duplicate keys; descriptions of
+// offending values bounded in length; integer arithmetic checked for overflow. Every reader of
+// the suite (layouts, manifests, safetensors headers, solutions, configs) goes through here.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace rope2d::ref {
+
+inline constexpr std::uint64_t max_json_file_bytes = 64ull << 20;  // layouts, manifests, configs
+inline constexpr int max_json_depth = 64;
+
+// Bad input: exit 2. The message names the file, the field, what was expected and what was found.
+[[noreturn]] void bad_input(const std::string& where, const std::string& field, const std::string& expected,
+                            const std::string& found);
+
+// An open regular file (symlinks followed; FIFOs, devices and directories refused without
+// blocking). Throws std::invalid_argument naming the path.
+class InputFile {
+ public:
+  InputFile(const std::string& path, std::uint64_t max_bytes);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  std::uint64_t size() const { return size_; }
+  // Exactly n bytes from offset; throws when the file is shorter (it changed under us).
+  void read_at(std::uint64_t offset, void* out, std::uint64_t n) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+std::string read_file(const std::string& path, std::uint64_t max_bytes = max_json_file_bytes);
+
+// Parses text as JSON: at most max_depth levels of nesting, no duplicate object keys.
+nlohmann::json parse_json(const std::string& text, const std::string& where, int max_depth = max_json_depth);
+nlohmann::json read_json_file(const std::string& path, std::uint64_t max_bytes = max_json_file_bytes);
+
+// A bounded description of a value for messages: scalars as written (cut at 60 characters),
+// containers as "an array of N" / "an object of N keys".
+std::string brief(const nlohmann::json& v);
+
+// Typed fields of an object; `where` names the file, `parent + key` the field in messages.
+std::string string_field(const nlohmann::json& obj, const std::string& key, const std::string& where,
+                         const std::string& parent = "");
+std::int64_t int_field(const nlohmann::json& obj, const std::string& key, const std::string& where, std::int64_t lo,
+                       std::int64_t hi, const std::string& parent = "");
+double number_field(const nlohmann::json& obj, const std::string& key, const std::string& where, double lo, double hi,
+                    const std::string& parent = "");
+bool bool_field(const nlohmann::json& obj, const std::string& key, const std::string& where, const std::string& parent = "");
+// The whole text as a decimal integer in [lo, hi] (no sign tricks, no trailing characters).
+std::int64_t parse_int(const std::string& text, const std::string& where, std::int64_t lo, std::int64_t hi);
+std::uint64_t parse_uint(const std::string& text, const std::string& where, std::uint64_t hi = UINT64_MAX);
+
+// a * b and the product of a shape, or std::invalid_argument naming `where` on overflow of int64.
+std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::string& where);
+std::int64_t checked_product(const std::vector<std::int64_t>& shape, const std::string& where);
+
+// s quoted for a POSIX shell only where needed, so a recorded command can be pasted.
+std::string shell_quote(const std::string& s);
+std::string shell_join(const std::vector<std::string>& argv);
+
+}  // namespace rope2d::ref

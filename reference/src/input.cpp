@@ -1,0 +1,231 @@
+// Reading untrusted files and JSON: see input.hpp.
+#include "rope2d/ref/input.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <stdexcept>
+
+namespace rope2d::ref {
+
+using nlohmann::json;
+
+void bad_input(const std::string& where, const std::string& field, const std::string& expected, const std::string& found) {
+  throw std::invalid_argument(where + (field.empty() ? "" : ": " + field) + ": expected " + expected + ", found " + found);
+}
+
+InputFile::InputFile(const std::string& path, std::uint64_t max_bytes) : path_(path) {
+  // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ < 0) throw std::invalid_argument(path + ": cannot open (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw std::invalid_argument(path + ": expected a regular file, found " +
+                                (S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or special file"));
+  }
+  size_ = static_cast<std::uint64_t>(st.st_size);
+  if (size_ > max_bytes) {
+    ::close(fd_);
+    fd_ = -1;
+    throw std::invalid_argument(path + ": expected at most " + std::to_string(max_bytes) + " bytes, found " +
+                                std::to_string(size_));
+  }
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void InputFile::read_at(std::uint64_t offset, void* out, std::uint64_t n) const {
+  auto* p = static_cast<char*>(out);
+  while (n > 0) {
+    const ssize_t k = ::pread(fd_, p, n > (1u << 30) ? (1u << 30) : n, static_cast<off_t>(offset));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) throw std::invalid_argument(path_ + ": read failed at byte " + std::to_string(offset) + " (truncated?)");
+    p += k;
+    offset += static_cast<std::uint64_t>(k);
+    n -= static_cast<std::uint64_t>(k);
+  }
+}
+
+std::string read_file(const std::string& path, std::uint64_t max_bytes) {
+  InputFile f(path, max_bytes);
+  std::string s(f.size(), '\0');
+  f.read_at(0, s.data(), s.size());
+  return s;
+}
+
+namespace {
+
+// Nesting depth outside strings, before the parser builds anything.
+void check_depth(const std::string& text, const std::string& where, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escape = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escape) escape = false;
+      else if (c == '\\') escape = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        bad_input(where, "JSON", "at most " + std::to_string(max_depth) + " levels of nesting", "more");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+}  // namespace
+
+json parse_json(const std::string& text, const std::string& where, int max_depth) {
+  check_depth(text, where, max_depth);
+  std::vector<std::set<std::string>> keys;
+  json::parser_callback_t cb = [&](int, json::parse_event_t ev, json& parsed) {
+    if (ev == json::parse_event_t::object_start) keys.emplace_back();
+    else if (ev == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    else if (ev == json::parse_event_t::key && !keys.empty()) {
+      const std::string k = parsed.get<std::string>();
+      if (!keys.back().insert(k).second) bad_input(where, "key \"" + k.substr(0, 60) + "\"", "each key once", "it twice");
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, cb);
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(where + ": not valid JSON: " + std::string(e.what()).substr(0, 200));
+  }
+}
+
+json read_json_file(const std::string& path, std::uint64_t max_bytes) { return parse_json(read_file(path, max_bytes), path); }
+
+std::string brief(const json& v) {
+  switch (v.type()) {
+    case json::value_t::array: return "an array of " + std::to_string(v.size());
+    case json::value_t::object: return "an object of " + std::to_string(v.size()) + " keys";
+    case json::value_t::discarded: return "nothing";
+    default: {
+      std::string s = v.dump(-1, ' ', true, json::error_handler_t::replace);
+      if (s.size() > 60) s = s.substr(0, 57) + "...";
+      return (v.is_string() ? "the string " : v.is_number() ? "the number " : "") + s;
+    }
+  }
+}
+
+namespace {
+
+const json& field(const json& obj, const std::string& key, const std::string& where, const std::string& parent) {
+  if (!obj.is_object()) bad_input(where, parent.empty() ? "(top)" : parent.substr(0, parent.size() - 1), "an object", brief(obj));
+  const auto it = obj.find(key);
+  if (it == obj.end()) bad_input(where, parent + key, "a value", "nothing");
+  return *it;
+}
+
+}  // namespace
+
+std::string string_field(const json& obj, const std::string& key, const std::string& where, const std::string& parent) {
+  const json& v = field(obj, key, where, parent);
+  if (!v.is_string()) bad_input(where, parent + key, "a string", brief(v));
+  return v.get<std::string>();
+}
+
+std::int64_t int_field(const json& obj, const std::string& key, const std::string& where, std::int64_t lo, std::int64_t hi,
+                       const std::string& parent) {
+  const json& v = field(obj, key, where, parent);
+  const std::string f = parent + key;
+  const std::string range = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) || static_cast<std::int64_t>(u) > hi ||
+        static_cast<std::int64_t>(u) < lo)
+      bad_input(where, f, range, brief(v));
+    return static_cast<std::int64_t>(u);
+  }
+  if (!v.is_number_integer()) bad_input(where, f, range, brief(v));
+  const auto x = v.get<std::int64_t>();
+  if (x < lo || x > hi) bad_input(where, f, range, brief(v));
+  return x;
+}
+
+double number_field(const json& obj, const std::string& key, const std::string& where, double lo, double hi,
+                    const std::string& parent) {
+  const json& v = field(obj, key, where, parent);
+  const double x = v.is_number() ? v.get<double>() : 0.0;
+  if (!v.is_number() || !(x >= lo && x <= hi))
+    bad_input(where, parent + key, "a number in [" + json(lo).dump() + ", " + json(hi).dump() + "]", brief(v));
+  return x;
+}
+
+bool bool_field(const json& obj, const std::string& key, const std::string& where, const std::string& parent) {
+  const json& v = field(obj, key, where, parent);
+  if (!v.is_boolean()) bad_input(where, parent + key, "true or false", brief(v));
+  return v.get<bool>();
+}
+
+std::uint64_t parse_uint(const std::string& text, const std::string& where, std::uint64_t hi) {
+  const std::string shown = brief(json(text));
+  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos)
+    bad_input(where, "", "a decimal integer", shown);
+  std::uint64_t x = 0;
+  for (char c : text) {
+    const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+    if (x > (UINT64_MAX - d) / 10) bad_input(where, "", "an integer at most " + std::to_string(hi), shown);
+    x = x * 10 + d;
+  }
+  if (x > hi) bad_input(where, "", "an integer at most " + std::to_string(hi), shown);
+  return x;
+}
+
+std::int64_t parse_int(const std::string& text, const std::string& where, std::int64_t lo, std::int64_t hi) {
+  const bool neg = !text.empty() && text[0] == '-';
+  const std::string range = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  std::uint64_t mag = 0;
+  try {
+    mag = parse_uint(neg ? text.substr(1) : text, where);
+  } catch (const std::invalid_argument&) {
+    bad_input(where, "", range, brief(json(text)));
+  }
+  if (mag > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) bad_input(where, "", range, brief(json(text)));
+  const std::int64_t x = neg ? -static_cast<std::int64_t>(mag) : static_cast<std::int64_t>(mag);
+  if (x < lo || x > hi) bad_input(where, "", range, brief(json(text)));
+  return x;
+}
+
+std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::string& where) {
+  std::int64_t r = 0;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r))
+    bad_input(where, "", "a non-negative size that fits in int64",
+              std::to_string(a) + " x " + std::to_string(b));
+  return r;
+}
+
+std::int64_t checked_product(const std::vector<std::int64_t>& shape, const std::string& where) {
+  std::int64_t n = 1;
+  for (auto s : shape) n = checked_mul(n, s, where);
+  return n;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./,:@%") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string shell_join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + shell_quote(a);
+  return out;
+}
+
+}  // namespace rope2d::ref

@@ -1,0 +1,42 @@
+// Checks of numeric options, shared by the subcommands: a value out of range is refused with
+// its name, never saturated or wrapped.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <string>
+
+#include "rope2d/ref/input.hpp"
+
+namespace rope2d::cli {
+
+// Seeds: decimal integers in [0, 2^48], so that every derived seed (base + per-set and
+// per-round offsets) stays below 2^64 without wrapping.
+inline CLI::Validator seed_range() {
+  return CLI::Validator(
+      [](std::string& s) {
+        try {
+          ref::parse_uint(s, "seed", std::uint64_t{1} << 48);
+        } catch (const std::invalid_argument&) {
+          return "expected a decimal integer in [0, 2^48], found '" + s.substr(0, 40) + "'";
+        }
+        return std::string();
+      },
+      "SEED in [0, 2^48]");
+}
+
+// A finite number of seconds in (0, hi]: NaN, infinities, zero and negatives are refused.
+inline CLI::Validator seconds_range(double hi) {
+  return CLI::Validator(
+      [hi](std::string& s) {
+        char* end = nullptr;
+        const double x = std::strtod(s.c_str(), &end);
+        if (s.empty() || *end != '\0' || !std::isfinite(x) || !(x > 0) || x > hi)
+          return "expected a finite number of seconds in (0, " + std::to_string(static_cast<long>(hi)) + "], found '" +
+                 s.substr(0, 40) + "'";
+        return std::string();
+      },
+      "SECONDS");
+}
+
+}  // namespace rope2d::cli

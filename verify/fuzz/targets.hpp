@@ -1,0 +1,32 @@
+// Fuzz targets, one per reader of the suite: each takes a file's bytes, hands them to the reader
+// as that file, and returns when the reader accepts or refuses them. A crash, a hang or a
+// sanitizer report is a bug; refusal (std::exception, exit 2 in the program) is the contract.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rope2d::fuzz {
+
+using TargetFn = void (*)(const std::uint8_t* data, std::size_t size);
+
+struct Target {
+  const char* name;
+  TargetFn run;
+};
+
+void safetensors(const std::uint8_t* data, std::size_t size);     // a golden problem file: read_safetensors + load_golden
+void manifest(const std::uint8_t* data, std::size_t size);        // manifest.json of a two-file set: open_golden + load_golden
+void layout(const std::uint8_t* data, std::size_t size);          // a layout file: layout_from_json + angles
+void solution(const std::uint8_t* data, std::size_t size);        // solution.json: prepare_solution
+void nightly_config(const std::uint8_t* data, std::size_t size);  // the nightly config: read_nightly_config
+void outputs(const std::uint8_t* data, std::size_t size);         // check --outputs: read_safetensors + check_outputs
+
+const std::vector<Target>& targets();
+
+// A fresh scratch folder for this process, with a small golden set copied from the committed one.
+const std::string& scratch();
+
+}  // namespace rope2d::fuzz

@@ -1,0 +1,24 @@
+// The nightly run's configuration file, read and checked in full before anything runs:
+//   {"submissions": ["kernels/candidate.cu"], "grad_dtypes": ["bf16", "fp16", "fp32"],
+//    "sweep": {"from": 0, "to": 16384, "budget_s": 600}}
+// Every field is optional; unknown fields, wrong types and out-of-range numbers are bad input.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rope2d::verify {
+
+struct NightlyConfig {
+  std::vector<std::string> submissions;  // paths to .cu, .so or solution.json files, each a regular file
+  std::vector<std::string> grad_dtypes{"bf16", "fp16", "fp32"};
+  float sweep_from = 0.0f, sweep_to = 16384.0f;
+  std::vector<std::pair<double, double>> sweep_grads{{0.75, -1.25}, {1.0, 0.0}, {0.0, 1.0}};
+  double sweep_budget_s = 600;
+};
+
+// Empty path: the defaults. Throws std::invalid_argument naming the file, field, expected and found.
+NightlyConfig read_nightly_config(const std::string& path);
+
+}  // namespace rope2d::verify

@@ -1,0 +1,30 @@
+// The rules every reader of the verifier applies before using what it read (generic file and
+// JSON rules live in rope2d/ref/input.hpp): tensors of the expected dtype and shape, metadata
+// that agrees with them; and outputs written whole or not at all (checked writes, unique
+// temporary names, rename into place).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rope2d/ref/input.hpp"
+#include "rope2d/verify/safetensors.hpp"
+
+namespace rope2d::verify {
+
+using ref::bad_input;
+
+// The tensor `name` of st, of dtype `dtype` (empty: any) and exactly `shape`; throws naming
+// the file, the tensor and what differs.
+const Tensor& need_tensor(const SafeTensors& st, const std::string& name, const std::string& where, const std::string& dtype,
+                          const std::vector<std::int64_t>& shape);
+
+// Writes the concatenated parts to a fresh temporary file beside path (unique name), checks
+// every write, fsync and close (a full disk is an error), then renames it into place.
+void write_file_atomic(const std::string& path, const std::vector<std::string_view>& parts);
+
+std::string shape_str(const std::vector<std::int64_t>& shape);
+
+}  // namespace rope2d::verify

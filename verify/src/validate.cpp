@@ -1,0 +1,71 @@
+// Tensor checks and atomic writes shared by every reader and writer of the verifier.
+#include "rope2d/verify/validate.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+namespace rope2d::verify {
+
+std::string shape_str(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+const Tensor& need_tensor(const SafeTensors& st, const std::string& name, const std::string& where, const std::string& dtype,
+                          const std::vector<std::int64_t>& shape) {
+  const auto it = st.tensors.find(name);
+  if (it == st.tensors.end()) bad_input(where, "tensor " + name, "present", "nothing");
+  const Tensor& t = it->second;
+  if (!dtype.empty() && t.dtype != dtype) bad_input(where, "tensor " + name + ".dtype", dtype, t.dtype);
+  if (t.shape != shape) bad_input(where, "tensor " + name + ".shape", shape_str(shape), shape_str(t.shape));
+  const std::int64_t bytes = ref::checked_mul(ref::checked_product(shape, where + ": tensor " + name), dtype_size(t.dtype),
+                                              where + ": tensor " + name);
+  if (static_cast<std::int64_t>(t.data.size()) != bytes)
+    bad_input(where, "tensor " + name, std::to_string(bytes) + " bytes", std::to_string(t.data.size()));
+  return t;
+}
+
+void write_file_atomic(const std::string& path, const std::vector<std::string_view>& parts) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  std::string tmpl = (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
+  if (target.parent_path().empty()) tmpl = "." + target.filename().string() + ".XXXXXX";
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw std::invalid_argument(path + ": cannot create a file beside it (" + std::strerror(errno) + ")");
+  auto fail = [&](const char* what) {
+    const std::string why = std::strerror(errno);
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    throw std::invalid_argument(path + ": " + what + " failed (" + why + ")");
+  };
+  for (std::string_view p : parts) {
+    while (!p.empty()) {
+      const ssize_t k = ::write(fd, p.data(), p.size());
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) fail("write");
+      p.remove_prefix(static_cast<std::size_t>(k));
+    }
+  }
+  if (::fchmod(fd, 0644) != 0) fail("chmod");
+  if (::fsync(fd) != 0) fail("fsync");
+  if (::close(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmpl.c_str());
+    throw std::invalid_argument(path + ": close failed (" + why + ")");
+  }
+  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmpl.c_str());
+    throw std::invalid_argument(path + ": cannot rename into place (" + why + ")");
+  }
+}
+
+}  // namespace rope2d::verify

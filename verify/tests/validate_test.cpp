@@ -1,0 +1,125 @@
+// The shared input rules (rope2d/ref/input.hpp, rope2d/verify/validate.hpp) and the nightly
+// configuration reader: each rule refuses what it must and names file, field, expected, found.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "rope2d/ref/input.hpp"
+#include "rope2d/verify/nightly_config.hpp"
+#include "rope2d/verify/validate.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace rope2d;
+
+std::string temp(const std::string& name) { return (fs::temp_directory_path() / ("rope2d_validate_" + name)).string(); }
+
+template <class F>
+std::string message(F f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+std::string config(const std::string& body) {
+  const std::string p = temp("nightly.json");
+  std::ofstream(p) << body;
+  return message([&] { verify::read_nightly_config(p); });
+}
+
+TEST(Input, JsonDepthIsBoundedBeforeParsing) {
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  EXPECT_NE(message([&] { ref::parse_json(deep, "f.json"); }).find("f.json: JSON: expected at most 64 levels"), std::string::npos);
+  EXPECT_EQ(message([&] { ref::parse_json("[[[\"[[[[\"]]]", "f.json", 3); }), "accepted");  // brackets in strings do not count
+}
+
+TEST(Input, DuplicateKeysAreRefused) {
+  EXPECT_NE(message([&] { ref::parse_json(R"({"a": 1, "b": {"a": 2}, "a": 3})", "f"); }).find("key \"a\": expected each key once"),
+            std::string::npos);
+  EXPECT_EQ(message([&] { ref::parse_json(R"({"a": {"a": 1}, "b": {"a": 2}})", "f"); }), "accepted");
+}
+
+TEST(Input, DescriptionsAreBounded) {
+  EXPECT_EQ(ref::brief(nlohmann::json::array({1, 2, 3})), "an array of 3");
+  EXPECT_LE(ref::brief(nlohmann::json(std::string(100000, 'x'))).size(), 80u);
+}
+
+TEST(Input, OnlyRegularFilesWithinTheLimit) {
+  EXPECT_NE(message([] { ref::read_file("/dev/zero"); }).find("expected a regular file, found a device"), std::string::npos);
+  const std::string fifo = temp("fifo");
+  fs::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message([&] { ref::read_file(fifo); }).find("found a FIFO"), std::string::npos);  // returns: no writer needed
+  fs::remove(fifo);
+  const std::string big = temp("big");
+  std::ofstream(big) << std::string(100, 'x');
+  EXPECT_NE(message([&] { ref::read_file(big, 99); }).find("expected at most 99 bytes, found 100"), std::string::npos);
+  fs::remove(big);
+}
+
+TEST(Input, IntegersAreCheckedNotWrapped) {
+  EXPECT_NE(message([] { ref::checked_product({std::int64_t{1} << 32, std::int64_t{1} << 32}, "shape"); }).find("fits in int64"),
+            std::string::npos);
+  EXPECT_EQ(ref::checked_product({3, 5, 7}, "shape"), 105);
+  EXPECT_NE(message([] { ref::parse_uint("18446744073709551616", "seed"); }).find("seed"), std::string::npos);
+  EXPECT_EQ(ref::parse_uint("18446744073709551615", "seed"), UINT64_MAX);
+  EXPECT_NE(message([] { ref::parse_int("12x", "batch", 1, 10); }).find("batch: expected an integer in [1, 10]"), std::string::npos);
+  EXPECT_NE(message([] { ref::parse_int("-0", "batch", 1, 10); }).find("batch"), std::string::npos);
+  EXPECT_EQ(ref::parse_int("-3", "x", -5, 5), -3);
+}
+
+TEST(Input, ShellQuotingSurvivesAnyString) {
+  EXPECT_EQ(ref::shell_quote("data/golden-smoke"), "data/golden-smoke");
+  EXPECT_EQ(ref::shell_quote("x'; touch PWNED; echo '.cu"), "'x'\\''; touch PWNED; echo '\\''.cu'");
+  EXPECT_EQ(ref::shell_quote(""), "''");
+  EXPECT_EQ(ref::shell_join({"a b", "$(x)"}), "'a b' '$(x)'");
+}
+
+TEST(Validate, AtomicWritesFailLoudlyAndLeaveNoTemporary) {
+  EXPECT_NE(message([] { verify::write_file_atomic("/proc/rope2d-nowhere/x", {"abc"}); }).find("cannot create a file beside it"),
+            std::string::npos);
+  const fs::path dir = temp("atomic");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  verify::write_file_atomic((dir / "f").string(), {"ab", "cd"});
+  EXPECT_EQ(ref::read_file((dir / "f").string()), "abcd");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  fs::remove_all(dir);
+}
+
+TEST(NightlyConfig, ReadsTheDocumentedForm) {
+  const std::string sub = temp("cand.cu");
+  std::ofstream(sub) << "// kernel\n";
+  const std::string p = temp("nightly_ok.json");
+  std::ofstream(p) << R"({"submissions": [")" << sub << R"("], "grad_dtypes": ["bf16", "fp32"], "sweep": {"from": 0, "to": 64, "budget_s": 5}})";
+  const auto c = verify::read_nightly_config(p);
+  EXPECT_EQ(c.submissions, std::vector<std::string>{sub});
+  EXPECT_EQ(c.grad_dtypes, (std::vector<std::string>{"bf16", "fp32"}));
+  EXPECT_EQ(c.sweep_to, 64.0f);
+  EXPECT_EQ(c.sweep_budget_s, 5.0);
+  EXPECT_EQ(verify::read_nightly_config("").grad_dtypes.size(), 3u);
+}
+
+TEST(NightlyConfig, BadConfigsNameTheField) {
+  EXPECT_NE(config(R"({"submissions": "x.cu"})").find("submissions: expected an array of paths, found the string \"x.cu\""),
+            std::string::npos);
+  EXPECT_NE(config(R"({"submissions": ["x'; touch PWNED; echo '.cu"]})").find("submissions[0]: expected an existing regular file"),
+            std::string::npos);
+  EXPECT_NE(config(R"({"submissions": [7]})").find("submissions[0]: expected a non-empty path, found the number 7"), std::string::npos);
+  EXPECT_NE(config(R"({"grad_dtypes": ["bf16", "bf16"]})").find("grad_dtypes[1]: expected each dtype once"), std::string::npos);
+  EXPECT_NE(config(R"({"grad_dtypes": []})").find("grad_dtypes: expected a non-empty array"), std::string::npos);
+  EXPECT_NE(config(R"({"sweep": {"budget_s": "600"}})").find("sweep.budget_s: expected a number"), std::string::npos);
+  EXPECT_NE(config(R"({"sweep": {"to": 1e300}})").find("sweep.to: expected a number in"), std::string::npos);
+  EXPECT_NE(config(R"({"sweep": {"from": 5, "to": 5}})").find("sweep.to: expected a value above from"), std::string::npos);
+  EXPECT_NE(config(R"({"sweep": {"budget": 5}})").find("sweep.budget: expected only from, to and budget_s"), std::string::npos);
+  EXPECT_NE(config(R"({"date": "../../x"})").find("date: expected only submissions"), std::string::npos);
+  EXPECT_NE(config(R"([1, 2])").find("(top): expected an object"), std::string::npos);
+}
+
+}  // namespace
