@@ -53,15 +53,21 @@ extern "C" void on_signal(int) { interrupted = 1; }
 
 // Every file of the set into dir (a fresh staging folder), each read back and its sha256
 // recomputed from disk; the manifest last.
+// path_prefix is put before each file name in workload.jsonl: empty (relative to the set, the
+// trace root) or the set's final folder with a trailing slash.
 void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
-               const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
+               const ProgressFn& progress, const std::string& path_prefix) {
   ordered_json files = ordered_json::array();
   ordered_json workloads = ordered_json::array();
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const ProblemSpec& s = specs[k];
     if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
-    if (progress) progress(k, specs.size(), s.name());
+    auto phase = [&](const std::string& what) {
+      if (progress) progress(k, specs.size(), s.name() + ": " + what);
+    };
+    phase("inputs");
     const Problem p = make_problem(s);
+    phase("reference (" + std::to_string(p.n()) + " elements)");
     const Expected x = compute_expected(p, true);
     const std::vector<std::int64_t> shape = s.shape();
     SafeTensors st;
@@ -92,6 +98,7 @@ void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, co
     if (p.n() == 0) throw std::invalid_argument("problem " + s.name() + ": zero elements; a golden set holds none empty");
     const std::string fpath = (fs::path(dir) / name).string();
     if (fs::exists(fpath)) throw std::invalid_argument("problem " + s.name() + ": file name " + name + " used twice (duplicate problem)");
+    phase("writing");
     write_safetensors(fpath, st);
     // Read back: what is on disk is what was computed.
     const SafeTensors back = read_safetensors(fpath);
@@ -99,13 +106,14 @@ void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, co
       if (!back.tensors.count(tname) || back.tensors.at(tname).data != t.data)
         throw std::invalid_argument(fpath + ": tensor " + tname + " reads back different from what was written");
     files.push_back({{"file", name}, {"problem", s.name()}, {"elements", p.n()}, {"sha256", sha256_file(fpath)}});
+    const std::string sol_path = path_prefix + name;
     if (s.elements < 0 && s.grad_dtype == ref::Dtype::bf16 && s.head_dim == 128)
       workloads.push_back({{"uuid", s.name()},
                            {"axes", {{"batch_size", s.batch}, {"seq_len", s.seq_len}}},
                            {"inputs",
-                            {{"grad_cos", {{"type", "safetensors"}, {"path", "../" + name}, {"tensor_key", "grad_cos"}}},
-                             {"grad_sin", {{"type", "safetensors"}, {"path", "../" + name}, {"tensor_key", "grad_sin"}}},
-                             {"idx_theta", {{"type", "safetensors"}, {"path", "../" + name}, {"tensor_key", "idx_theta"}}}}},
+                            {{"grad_cos", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "grad_cos"}}},
+                             {"grad_sin", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "grad_sin"}}},
+                             {"idx_theta", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "idx_theta"}}}}},
                            {"tolerance", {{"max_atol", 1e-5}, {"max_rtol", 1e-5}}}});
   }
   // A SOL-ExecBench problem directory whose workloads read these files.
@@ -176,7 +184,7 @@ void swap_in(const fs::path& staging, const fs::path& target) {
 }  // namespace
 
 void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
-                  const std::function<void(std::size_t, std::size_t, const std::string&)>& progress, bool force) {
+                  const ProgressFn& progress, bool force, SolPaths paths) {
   if (specs.empty()) throw std::invalid_argument("golden: no problems to write; a golden set holds at least one");
   const fs::path target = fs::absolute(dir).lexically_normal();
   const fs::path tname = target.filename().empty() ? target.parent_path().filename() : target.filename();
@@ -220,7 +228,7 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
     ::close(lock);
   };
   try {
-    write_set(staging, specs, command_line, progress);
+    write_set(staging, specs, command_line, progress, paths == SolPaths::absolute ? final_target.string() + "/" : "");
     open_golden(staging);  // the whole set as a reader sees it: manifest, checksums
     if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
     swap_in(staging, final_target);
