@@ -1,5 +1,6 @@
-// rope2d golden --suite NAME | --layout FILE  --out DIR [--grad-dtypes ...] [--seed N]:
-// generates a golden set with its manifest and a SOL-ExecBench problem directory.
+// rope2d golden --suite NAME | --layout FILE  --out DIR [--grad-dtypes ...] [--seed N]
+// [--solexecbench-paths relative|absolute]: generates a golden set with its manifest and a
+// SOL-ExecBench problem directory.
 #include <fmt/format.h>
 
 #include <fstream>
