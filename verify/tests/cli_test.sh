@@ -76,6 +76,14 @@ out=$(cat "$tmp/golden.err")
 expect golden-progress-inputs '\[  1/1\] .*layout/bf16/2x300: inputs'
 expect golden-progress-reference 'layout/bf16/2x300: reference (76800 elements)'
 expect golden-progress-writing 'layout/bf16/2x300: writing'
+# A problem larger than one reference slice (2^22 elements): an update within it, and the
+# stored results equal the reference computed in one piece, bit for bit (check recomputes them).
+"$rope2d" layout --seed 5 --batch 1 --seq-len 34000 --emit >"$tmp/big.json"
+out=$("$rope2d" golden --layout "$tmp/big.json" --out "$tmp/gbig" 2>&1)
+expect golden-progress-within 'layout/bf16/1x34000: reference, 4194304 of 4352000 elements'
+check golden-sliced-equals-reference 0 "$rope2d" check --golden "$tmp/gbig" --quiet
+expect golden-sliced-all-ok 'passed: 1 passed, 0 incorrect'
+rm -rf "$tmp/gbig"
 check golden-suite-and-layout 2 "$rope2d" golden --suite smoke --layout "$tmp/l.json" --out "$tmp/g2"
 expect golden-names-suite '--suite: not with --layout'
 # check: progress per problem on stderr, --quiet silences it, the report folder is --out.
