@@ -58,6 +58,10 @@ Expected expected_in_slices(const Problem& p, const std::function<void(const std
   if (n <= reference_slice) return compute_expected(p, true);
   const std::int64_t width = static_cast<std::int64_t>(ref::size_bytes(p.spec.grad_dtype));
   Expected x;
+  x.fp32.reserve(n);
+  x.scale.reserve(n);
+  x.bf16.reserve(n);
+  x.fp16.reserve(n);
   for (std::int64_t b = 0; b < n; b += reference_slice) {
     const std::int64_t e = std::min(n, b + reference_slice);
     if (b > 0) phase("reference, " + std::to_string(b) + " of " + std::to_string(n) + " elements");
