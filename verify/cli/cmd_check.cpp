@@ -1,9 +1,10 @@
-// rope2d check --golden DIR [--outputs FILE] [--tier T] [--report DIR]: judges a kernel's
+// rope2d check --golden DIR [--outputs FILE] [--tier T] [--out DIR] [--quiet]: judges a kernel's
 // outputs (any language) against a golden set; without --outputs, checks the golden set
 // itself (checksums, and every stored result against the reference).
 #include <iostream>
 
 #include "commands.hpp"
+#include "progress.hpp"
 #include "rope2d/verify/check.hpp"
 
 namespace rope2d::cli {
@@ -13,19 +14,41 @@ namespace {
 using namespace rope2d::verify;
 
 struct CheckArgs {
-  std::string golden, outputs, tier = "float32-bound", report_dir;
-  bool quiet = false;
+  std::string golden, outputs, tier = "float32-bound", report_dir, report_old;
+  bool quiet = false, tier_given = false;
 };
 
-int run(const CheckArgs& a) {
+int run(CheckArgs a) {
+  if (!a.report_old.empty()) {
+    std::cerr << "rope2d check: --report is deprecated; use --out\n";
+    if (!a.report_dir.empty() && a.report_dir != a.report_old)
+      throw std::invalid_argument("--report and --out name different folders ('" + a.report_old + "', '" + a.report_dir + "')");
+    a.report_dir = a.report_old;
+  }
+  // Without --outputs the stored results must equal the reference bit for bit: a gate would be ignored.
+  if (a.tier_given && a.outputs.empty())
+    throw std::invalid_argument("--tier: only with --outputs (a golden set alone is checked bit for bit)");
   const auto tier = parse_tier(a.tier);
   if (!tier) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
   const GoldenSet set = open_golden(a.golden);  // checksums first: a damaged set is bad input
-  Report r = a.outputs.empty() ? check_golden_against_reference(set) : check_outputs(set, read_safetensors(a.outputs), *tier);
+  Progress progress(a.quiet);
+  const ProgressFn step = [&](std::size_t i, std::size_t n, const std::string& name) { progress.step(i, n, name); };
+  Report r = a.outputs.empty() ? check_golden_against_reference(set, step)
+                               : check_outputs(set, read_safetensors(a.outputs), *tier, step);
+  progress.done();
   if (!a.report_dir.empty()) write_report(a.report_dir, r);
   std::cout << summary(r);
   if (!a.report_dir.empty()) std::cout << "report: " << a.report_dir << "/report.md\n";
   return r.verdict() == "failed" ? Exit::usage : r.exit_code();
+}
+
+std::string footer() {
+  std::string s = "Tiers (--tier):\n";
+  for (Tier t : all_tiers) s += "  " + std::string(name(t)) + ": " + std::string(rule(t).source) + "\n";
+  s += "\nThe --outputs file: a safetensors file with one F32 tensor per golden problem, named by the\n"
+       "problem (e.g. \"randn/bf16/2x256\", the \"problem\" of each entry in the set's manifest.json)\n"
+       "or by the golden file's stem (randn_bf16_2x256); shape [batch, seq_len, head_dim] or [n].\n";
+  return s;
 }
 
 }  // namespace
@@ -33,10 +56,16 @@ int run(const CheckArgs& a) {
 Action add_check(CLI::App& app) {
   auto a = std::make_shared<CheckArgs>();
   app.add_option("--golden", a->golden, "golden set directory (with manifest.json)")->required();
-  app.add_option("--outputs", a->outputs, "safetensors file of F32 outputs, one tensor per golden problem");
-  app.add_option("--tier", a->tier, "gate: " + tier_names())->capture_default_str();
-  app.add_option("--report", a->report_dir, "write report.md / .json / junit.xml / plots here");
-  return [a] { return run(*a); };
+  app.add_option("--outputs", a->outputs, "safetensors file of F32 outputs, one tensor per golden problem (names: below)");
+  CLI::Option* tier = app.add_option("--tier", a->tier, "gate, with --outputs: " + tier_names())->capture_default_str();
+  app.add_option("--out", a->report_dir, "write report.md / .json / junit.xml / plots here");
+  app.add_option("--report", a->report_old, "deprecated: --out")->group("");
+  app.add_flag("--quiet", a->quiet, "no progress display");
+  app.footer(footer());
+  return [a, tier] {
+    a->tier_given = tier->count() > 0;
+    return run(*a);
+  };
 }
 
 }  // namespace rope2d::cli

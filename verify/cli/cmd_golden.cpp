@@ -1,5 +1,6 @@
-// rope2d golden --suite NAME | --layout FILE  --out DIR [--grad-dtypes ...] [--seed N]:
-// generates a golden set with its manifest and a SOL-ExecBench problem directory.
+// rope2d golden --suite NAME | --layout FILE  --out DIR [--grad-dtypes ...] [--seed N]
+// [--solexecbench-paths relative|absolute]: generates a golden set with its manifest and a
+// SOL-ExecBench problem directory.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -21,7 +22,7 @@ namespace {
 using namespace rope2d::verify;
 
 struct GoldenArgs {
-  std::string suite = "smoke", layout_file, out;
+  std::string suite = "smoke", layout_file, out, sol_paths = "relative";
   std::vector<std::string> dtypes{"bf16"};
   std::uint64_t seed = 1;
   bool quiet = false, force = false;
@@ -68,7 +69,7 @@ int run(const GoldenArgs& a) {
   }
   Progress progress(a.quiet);
   write_golden(a.out, specs, a.command_line, [&](std::size_t i, std::size_t n, const std::string& name) { progress.step(i, n, name); },
-               a.force);
+               a.force, a.sol_paths == "absolute" ? SolPaths::absolute : SolPaths::relative);
   progress.done();
   std::int64_t elements = 0;
   for (const auto& s : specs) elements += s.n();
@@ -88,12 +89,20 @@ Action add_golden(CLI::App& app) {
   app.add_option("--seed", a->seed, "base seed")->capture_default_str()->check(seed_range());
   app.add_flag("--quiet", a->quiet, "no progress display");
   app.add_flag("--force", a->force, "replace the contents of a non-empty --out folder");
-  return [a, &app] {
+  app.add_option("--solexecbench-paths", a->sol_paths,
+                 "safetensors paths in solexecbench/workload.jsonl: relative (to the set; run SOL-ExecBench with "
+                 "FLASHINFER_TRACE_DIR=<the set>) or absolute (the set's location)")
+      ->capture_default_str()->check(CLI::IsMember({"relative", "absolute"}));
+  CLI::Option* suite = app.get_option("--suite");
+  return [a, &app, suite] {
+    if (!a->layout_file.empty() && suite->count() > 0)
+      throw std::invalid_argument("--suite: not with --layout (one problem set at a time)");
     // The exact command, for the manifest: options as parsed, in a fixed order.
     // Shell-quoted where needed, so it can be pasted.
     a->command_line = ref::shell_join({"rope2d", "golden", a->layout_file.empty() ? "--suite" : "--layout",
                                        a->layout_file.empty() ? a->suite : a->layout_file, "--out", a->out, "--grad-dtypes",
                                        fmt::format("{}", fmt::join(a->dtypes, ",")), "--seed", std::to_string(a->seed)});
+    if (a->sol_paths == "absolute") a->command_line += " --solexecbench-paths absolute";
     return run(*a);
   };
 }

@@ -109,7 +109,15 @@ Action add_layout(CLI::App& app) {
   app.add_flag("--positions", a->print_positions, "print every (y, x) position");
   app.add_option("--svg", a->svg, "also draw the layout (text runs, image blocks, markers, position ranges) as SVG here");
   app.add_flag("--emit", a->emit, "print the layout itself as JSON instead of its description");
-  return [a] { return run(*a); };
+  return [a, &app] {
+    // Options the chosen mode would ignore are refused, never dropped silently.
+    if (!a->file.empty())
+      for (const char* o : {"--seed", "--batch", "--seq-len", "--max-image-side", "--vary-rope"})
+        if (app.get_option(o)->count() > 0)
+          throw std::invalid_argument(std::string(o) + ": makes a random layout; not with a layout FILE");
+    if (a->emit && a->print_positions) throw std::invalid_argument("--positions: not with --emit (which prints the layout itself)");
+    return run(*a);
+  };
 }
 
 }  // namespace rope2d::cli

@@ -219,7 +219,10 @@ int run(const NightlyArgs& a) {
 Action add_nightly(CLI::App& app) {
   auto a = std::make_shared<NightlyArgs>();
   app.add_option("--config", a->config, "JSON: {submissions: [...], grad_dtypes: [...], sweep: {from, to, budget_s}}");
-  app.add_option("--root", a->root, "where dated reports go")->capture_default_str();
+  app.add_option("--out", a->root, "where dated reports go")->capture_default_str();
+  app.add_option("--root", a->root, "deprecated: --out")->group("")->each([](const std::string&) {
+    std::cerr << "rope2d nightly: --root is deprecated; use --out\n";
+  });
   app.add_option("--date", a->date, "name of this run's folder, YYYY-MM-DD (default: today, UTC)");
   app.add_flag("--quick", a->quick, "small shapes and a short sweep (for tests)");
   app.add_flag("--quiet", a->quiet, "no progress display");

@@ -7,11 +7,13 @@
 #include <map>
 
 #include "commands.hpp"
+#include "rope2d/verify/golden.hpp"
 
 int main(int argc, char** argv) {
   using namespace rope2d::cli;
   CLI::App app{"rope2d: reference and verification suite for the batched 2D RoPE backward"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "rope2d " + rope2d::verify::generator_version(), "print the generator version and exit");
   std::map<CLI::App*, Action> actions;
   auto add = [&](auto adder, const char* name, const char* help) {
     CLI::App* sub = app.add_subcommand(name, help);
@@ -27,6 +29,17 @@ int main(int argc, char** argv) {
 #ifdef ROPE2D_HAVE_CUDA
   add(add_bench, "bench", "time the kernel on the 16 workloads and real layouts against its peers (GPU)");
 #endif
+  // A first word that names no subcommand is refused by name, with the list.
+  std::string names;
+  bool known = false;
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc > 1 && sub->check_name(argv[1]));
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::cerr << "rope2d: unknown subcommand '" << argv[1] << "'; one of: " << names << " (rope2d --help)\n";
+    return Exit::usage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -22,7 +22,7 @@ SetResult result_for(const GoldenProblem& g) {
 
 }  // namespace
 
-Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate) {
+Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate, const ProgressFn& progress) {
   Report rep;
   rep.title = "rope2d check: outputs against golden set " + set.dir;
   rep.gate = gate;
@@ -31,7 +31,9 @@ Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate
   if (outputs.tensors.empty()) bad_input("outputs", "tensors", "one F32 tensor per golden problem", "none");
   if (set.files.empty()) bad_input(set.dir, "files", "at least one problem", "none");
   Judge judge(gate, 1);  // one stored case per problem: the golden inputs and results
-  for (const GoldenFile& f : set.files) {
+  for (std::size_t k = 0; k < set.files.size(); ++k) {
+    const GoldenFile& f = set.files[k];
+    if (progress) progress(k, set.files.size(), f.problem);
     GoldenProblem g = load_golden(set, f);
     const Entry entry{"", [&](const Problem& p, int) {
       CallResult c;
@@ -58,13 +60,15 @@ Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate
   return rep;
 }
 
-Report check_golden_against_reference(const GoldenSet& set) {
+Report check_golden_against_reference(const GoldenSet& set, const ProgressFn& progress) {
   Report rep;
   rep.title = "rope2d check: golden set " + set.dir + " against the reference";
   rep.gate = Tier::strict;
   rep.header = {{"golden set", set.dir}, {"golden command", set.command}};
   if (set.files.empty()) bad_input(set.dir, "files", "at least one problem", "none");
-  for (const GoldenFile& f : set.files) {
+  for (std::size_t k = 0; k < set.files.size(); ++k) {
+    const GoldenFile& f = set.files[k];
+    if (progress) progress(k, set.files.size(), f.problem);
     const GoldenProblem g = load_golden(set, f);
     SetResult r = result_for(g);
     const Expected x = compute_expected(g.problem, true);

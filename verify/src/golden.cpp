@@ -6,6 +6,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cerrno>
@@ -48,21 +49,59 @@ const char* source_name(AngleSource s) {
 
 void write_text(const std::string& path, const std::string& text) { write_file_atomic(path, {text}); }
 
+// The reference of a large problem in slices of this many elements, each announced (the
+// largest benchmark workload takes half a minute). Elementwise, so the slices change no bit.
+constexpr std::int64_t reference_slice = std::int64_t{1} << 22;
+
+Expected expected_in_slices(const Problem& p, const std::function<void(const std::string&)>& phase) {
+  const std::int64_t n = p.n();
+  if (n <= reference_slice) return compute_expected(p, true);
+  const std::int64_t width = static_cast<std::int64_t>(ref::size_bytes(p.spec.grad_dtype));
+  Expected x;
+  x.fp32.reserve(n);
+  x.scale.reserve(n);
+  x.bf16.reserve(n);
+  x.fp16.reserve(n);
+  for (std::int64_t b = 0; b < n; b += reference_slice) {
+    const std::int64_t e = std::min(n, b + reference_slice);
+    if (b > 0) phase("reference, " + std::to_string(b) + " of " + std::to_string(n) + " elements");
+    Problem slice;
+    slice.spec = p.spec;
+    slice.gc.assign(p.gc.begin() + b * width, p.gc.begin() + e * width);
+    slice.gs.assign(p.gs.begin() + b * width, p.gs.begin() + e * width);
+    slice.theta.assign(p.theta.begin() + b, p.theta.begin() + e);
+    const Expected part = compute_expected(slice, true);
+    x.fp32.insert(x.fp32.end(), part.fp32.begin(), part.fp32.end());
+    x.scale.insert(x.scale.end(), part.scale.begin(), part.scale.end());
+    x.bf16.insert(x.bf16.end(), part.bf16.begin(), part.bf16.end());
+    x.fp16.insert(x.fp16.end(), part.fp16.begin(), part.fp16.end());
+    x.stats.fast += part.stats.fast;
+    x.stats.fallback += part.stats.fallback;
+  }
+  return x;
+}
+
 volatile std::sig_atomic_t interrupted = 0;
 extern "C" void on_signal(int) { interrupted = 1; }
 
 // Every file of the set into dir (a fresh staging folder), each read back and its sha256
 // recomputed from disk; the manifest last.
+// path_prefix is put before each file name in workload.jsonl: empty (relative to the set, the
+// trace root) or the set's final folder with a trailing slash.
 void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
-               const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
+               const ProgressFn& progress, const std::string& path_prefix) {
   ordered_json files = ordered_json::array();
   ordered_json workloads = ordered_json::array();
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const ProblemSpec& s = specs[k];
     if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
-    if (progress) progress(k, specs.size(), s.name());
+    auto phase = [&](const std::string& what) {
+      if (progress) progress(k, specs.size(), s.name() + ": " + what);
+    };
+    phase("inputs");
     const Problem p = make_problem(s);
-    const Expected x = compute_expected(p, true);
+    phase("reference (" + std::to_string(p.n()) + " elements)");
+    const Expected x = expected_in_slices(p, phase);
     const std::vector<std::int64_t> shape = s.shape();
     SafeTensors st;
     st.tensors["grad_cos"] = Tensor{safetensors_dtype(s.grad_dtype), shape, p.gc};
@@ -92,6 +131,7 @@ void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, co
     if (p.n() == 0) throw std::invalid_argument("problem " + s.name() + ": zero elements; a golden set holds none empty");
     const std::string fpath = (fs::path(dir) / name).string();
     if (fs::exists(fpath)) throw std::invalid_argument("problem " + s.name() + ": file name " + name + " used twice (duplicate problem)");
+    phase("writing");
     write_safetensors(fpath, st);
     // Read back: what is on disk is what was computed.
     const SafeTensors back = read_safetensors(fpath);
@@ -99,13 +139,14 @@ void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, co
       if (!back.tensors.count(tname) || back.tensors.at(tname).data != t.data)
         throw std::invalid_argument(fpath + ": tensor " + tname + " reads back different from what was written");
     files.push_back({{"file", name}, {"problem", s.name()}, {"elements", p.n()}, {"sha256", sha256_file(fpath)}});
+    const std::string sol_path = path_prefix + name;
     if (s.elements < 0 && s.grad_dtype == ref::Dtype::bf16 && s.head_dim == 128)
       workloads.push_back({{"uuid", s.name()},
                            {"axes", {{"batch_size", s.batch}, {"seq_len", s.seq_len}}},
                            {"inputs",
-                            {{"grad_cos", {{"type", "safetensors"}, {"path", "../" + name}, {"tensor_key", "grad_cos"}}},
-                             {"grad_sin", {{"type", "safetensors"}, {"path", "../" + name}, {"tensor_key", "grad_sin"}}},
-                             {"idx_theta", {{"type", "safetensors"}, {"path", "../" + name}, {"tensor_key", "idx_theta"}}}}},
+                            {{"grad_cos", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "grad_cos"}}},
+                             {"grad_sin", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "grad_sin"}}},
+                             {"idx_theta", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "idx_theta"}}}}},
                            {"tolerance", {{"max_atol", 1e-5}, {"max_rtol", 1e-5}}}});
   }
   // A SOL-ExecBench problem directory whose workloads read these files.
@@ -176,7 +217,7 @@ void swap_in(const fs::path& staging, const fs::path& target) {
 }  // namespace
 
 void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
-                  const std::function<void(std::size_t, std::size_t, const std::string&)>& progress, bool force) {
+                  const ProgressFn& progress, bool force, SolPaths paths) {
   if (specs.empty()) throw std::invalid_argument("golden: no problems to write; a golden set holds at least one");
   const fs::path target = fs::absolute(dir).lexically_normal();
   const fs::path tname = target.filename().empty() ? target.parent_path().filename() : target.filename();
@@ -220,7 +261,7 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
     ::close(lock);
   };
   try {
-    write_set(staging, specs, command_line, progress);
+    write_set(staging, specs, command_line, progress, paths == SolPaths::absolute ? final_target.string() + "/" : "");
     open_golden(staging);  // the whole set as a reader sees it: manifest, checksums
     if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
     swap_in(staging, final_target);

@@ -50,5 +50,84 @@ expect layout-bad-names-field 'bad.json: layout: batch\[1\]'
 check layout-missing-file 2 "$rope2d" layout "$tmp/nope.json"
 expect layout-missing-says 'cannot open'
 
+# One convention across subcommands.
+check version 0 "$rope2d" --version
+expect version-says '^rope2d [^ ]'
+check unknown-subcommand 2 "$rope2d" bogus
+expect unknown-names-it "unknown subcommand 'bogus'"
+expect unknown-lists 'eval, layout, verify, nightly, report, golden, check'
+check layout-file-refuses-seed 2 "$rope2d" layout "$tmp/l.json" --seed 3
+expect layout-names-seed '--seed: makes a random layout'
+check layout-file-refuses-batch 2 "$rope2d" layout "$tmp/l.json" --batch 4
+expect layout-names-batch '--batch'
+check layout-emit-refuses-positions 2 "$rope2d" layout --emit --positions
+expect layout-names-positions '--positions: not with --emit'
+check check-help 0 "$rope2d" check --help
+expect check-help-tier-rule 'bf16-noise: rounding the grads to bf16'
+expect check-help-tier-sol 'solexecbench: SOL-ExecBench'
+expect check-help-names '"randn/bf16/2x256"'
+expect check-help-stem 'golden file.s stem'
+expect check-help-shape '\[batch, seq_len, head_dim\] or \[n\]'
+expect check-help-out '--out'
+expect check-help-quiet '--quiet'
+# golden: progress within a problem (one line per phase when stderr is not a terminal).
+"$rope2d" golden --layout "$tmp/l.json" --out "$tmp/g" >"$tmp/golden.out" 2>"$tmp/golden.err"
+out=$(cat "$tmp/golden.err")
+expect golden-progress-inputs '\[  1/1\] .*layout/bf16/2x300: inputs'
+expect golden-progress-reference 'layout/bf16/2x300: reference (76800 elements)'
+expect golden-progress-writing 'layout/bf16/2x300: writing'
+# A problem larger than one reference slice (2^22 elements): an update within it, and the
+# stored results equal the reference computed in one piece, bit for bit (check recomputes them).
+"$rope2d" layout --seed 5 --batch 1 --seq-len 34000 --emit >"$tmp/big.json"
+out=$("$rope2d" golden --layout "$tmp/big.json" --out "$tmp/gbig" 2>&1)
+expect golden-progress-within 'layout/bf16/1x34000: reference, 4194304 of 4352000 elements'
+check golden-sliced-equals-reference 0 "$rope2d" check --golden "$tmp/gbig" --quiet
+expect golden-sliced-all-ok 'passed: 1 passed, 0 incorrect'
+rm -rf "$tmp/gbig"
+check golden-suite-and-layout 2 "$rope2d" golden --suite smoke --layout "$tmp/l.json" --out "$tmp/g2"
+expect golden-names-suite '--suite: not with --layout'
+# check: progress per problem on stderr, --quiet silences it, the report folder is --out.
+out=$("$rope2d" check --golden "$tmp/g" 2>&1 >/dev/null)
+expect check-progress '\[  1/1\] .*layout/bf16/2x300'
+if [ -n "$("$rope2d" check --golden "$tmp/g" --quiet 2>&1 >/dev/null)" ]; then echo "FAIL check-quiet: stderr not empty"; fails=$((fails+1)); else echo "ok   check-quiet"; passes=$((passes+1)); fi
+check check-out 0 "$rope2d" check --golden "$tmp/g" --quiet --out "$tmp/ck"
+[ -f "$tmp/ck/report.md" ] && passes=$((passes+1)) || { echo "FAIL check --out wrote no report.md"; fails=$((fails+1)); }
+check check-report-deprecated 0 "$rope2d" check --golden "$tmp/g" --quiet --report "$tmp/ck2"
+expect check-report-warns '--report is deprecated; use --out'
+[ -f "$tmp/ck2/report.md" ] && passes=$((passes+1)) || { echo "FAIL check --report wrote no report.md"; fails=$((fails+1)); }
+check check-tier-without-outputs 2 "$rope2d" check --golden "$tmp/g" --tier bf16-noise
+expect check-tier-names '--tier: only with --outputs'
+check nightly-root-deprecated 2 "$rope2d" nightly --root "$tmp/nr" --date ../../escaped --quick --quiet
+expect nightly-root-warns '--root is deprecated; use --out'
+check nightly-out 2 "$rope2d" nightly --out "$tmp/nr" --date ../../escaped --quick --quiet
+expect nightly-out-accepted "--date: expected YYYY-MM-DD, found '../../escaped'"
+# The SOL-ExecBench export: relative paths resolve under FLASHINFER_TRACE_DIR=<the set> (after
+# the harness's staging folder, here empty); absolute paths when asked. Same rule as the harness.
+resolve() {  # resolve SET TRACE_ROOT MODE: every safetensors path of the export is a file
+  python3 - "$@" <<'PY'
+import json, os, sys, tempfile
+s, root, mode = sys.argv[1:]
+staging = tempfile.mkdtemp()
+lines = [json.loads(l) for l in open(os.path.join(s, "solexecbench", "workload.jsonl")) if l.strip()]
+assert lines, "no workloads"
+for w in lines:
+    for k, v in w["inputs"].items():
+        p = v["path"]
+        assert os.path.isabs(p) == (mode == "absolute"), f"{w['uuid']} {k}: path {p} (expected {mode})"
+        assert ".." not in p.split("/"), f"{w['uuid']} {k}: path {p} leaves the trace root"
+        assert any(os.path.isfile(os.path.join(r, p)) for r in (staging, root)), f"{w['uuid']} {k}: {p} does not resolve"
+os.rmdir(staging)
+d = json.load(open(os.path.join(s, "solexecbench", "definition.json")))
+assert list(d) == ["name", "axes", "inputs", "outputs", "reference"], list(d)
+assert d["name"] == "090_batched_2d_rope_position_encoding_backward"
+print("resolved", len(lines), "workloads")
+PY
+}
+check sol-relative 0 resolve "$tmp/g" "$tmp/g" relative
+check golden-absolute 0 "$rope2d" golden --layout "$tmp/l.json" --out "$tmp/ga" --quiet --solexecbench-paths absolute
+check sol-absolute 0 resolve "$tmp/ga" /nonexistent absolute
+grep -q 'solexecbench-paths absolute' "$tmp/ga/manifest.json" && passes=$((passes+1)) || { echo "FAIL manifest command lacks --solexecbench-paths"; fails=$((fails+1)); }
+check golden-paths-bad 2 "$rope2d" golden --layout "$tmp/l.json" --out "$tmp/gb" --solexecbench-paths up
+
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

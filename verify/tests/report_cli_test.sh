@@ -27,7 +27,7 @@ well_formed() {
 }
 
 # A fresh report (check of the committed golden set) draws the same files again.
-"$rope2d" check --golden "$root/data/golden-smoke" --report "$tmp/ck" >/dev/null || { echo "FAIL: check"; fails=$((fails + 1)); }
+"$rope2d" check --golden "$root/data/golden-smoke" --quiet --out "$tmp/ck" >/dev/null || { echo "FAIL: check"; fails=$((fails + 1)); }
 expect 0 "wrote $tmp/again/error_by_angle.svg" "$rope2d" report "$tmp/ck" --out "$tmp/again"
 for f in report.md junit.xml error_histogram.svg error_by_angle.svg; do
   cmp -s "$tmp/ck/$f" "$tmp/again/$f" || { echo "FAIL: $f drawn differently from report.json"; fails=$((fails + 1)); }

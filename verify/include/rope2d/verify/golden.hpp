@@ -21,13 +21,22 @@ struct GoldenFile {
   std::int64_t elements = 0;
 };
 
+// progress(i, n, what): step i of n problems; what names the problem and, while golden writes
+// one, its phase (inputs, reference, writing).
+using ProgressFn = std::function<void(std::size_t, std::size_t, const std::string&)>;
+
+// How solexecbench/workload.jsonl names the safetensors files. SOL-ExecBench looks a relative
+// path up under its staging folder, then under $FLASHINFER_TRACE_DIR: relative paths are file
+// names in the set's folder (run with FLASHINFER_TRACE_DIR=<the set>); absolute ones are the
+// set's final location and need nothing.
+enum class SolPaths { relative, absolute };
+
 // Writes every problem, the manifest, and a SOL-ExecBench problem directory (solexecbench/):
 // staged in a fresh folder beside dir, read back and checked, then swapped in whole (a lock per
 // target; SIGINT/SIGTERM or any error leave the previous set as it was). A non-empty dir is
-// refused unless force. progress(i, n, name) is called before each problem.
+// refused unless force. progress is called before each problem and each of its phases.
 void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
-                  const std::function<void(std::size_t, std::size_t, const std::string&)>& progress = {},
-                  bool force = false);
+                  const ProgressFn& progress = {}, bool force = false, SolPaths paths = SolPaths::relative);
 
 struct GoldenSet {
   std::string dir;
