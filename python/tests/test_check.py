@@ -1,5 +1,5 @@
 """rope2d.check and rope2d.testing.assert_close: the verifier's metrics and FAIL lines through
-the C ABI. An accurate kernel passes every tier; a float16-sin kernel fails strict with lines
+the C ABI. An accurate kernel passes every tier; a float16-sin kernel fails float32-bound with lines
 in the verifier's form; non-finite, unwritten and all-zero outputs fail every tier."""
 import numpy as np
 import pytest
@@ -33,7 +33,7 @@ def test_the_reference_itself_is_exact(inputs):
     assert r.max_error == 0 and r.correctly_rounded == r.count
 
 
-def test_fp16_sin_fails_strict_with_fail_lines(inputs):
+def test_fp16_sin_fails_float32_bound_with_fail_lines(inputs):
     gc, gs, th = inputs
     out = run(fp16_sincos, gc, gs, th)
     r = rope2d.check(out, gc, gs, th, max_failures=3)
