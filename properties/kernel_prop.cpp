@@ -58,10 +58,10 @@ rc::Gen<std::int64_t> seq_lens() {
                                                {1, rc::gen::just<std::int64_t>(131072)}});
 }
 
-// Judged as verify judges a set (one round): every integrity check, the strict tier, and
+// Judged as verify judges a set (one round): every integrity check, the float32-bound tier, and
 // every element written. `out` receives the outputs of the plain entry.
-void assert_strict(const ProblemSpec& s, BackwardFn fn, std::vector<float>* out = nullptr) {
-  Judge judge(Tier::strict, 1);
+void assert_float32_bound(const ProblemSpec& s, BackwardFn fn, std::vector<float>* out = nullptr) {
+  Judge judge(Tier::float32_bound, 1);
   Entry e = plain_entry(testbed(), fn);
   if (out) e.call = [fn, out](const Problem& p, int round) {
     CallResult c = call_result(testbed().run(fn, p, checks_for_round(round)));
@@ -74,7 +74,7 @@ void assert_strict(const ProblemSpec& s, BackwardFn fn, std::vector<float>* out 
   RC_ASSERT(r.ran());
   RC_ASSERT(r.integrity == "ok");
   RC_ASSERT(r.metrics.poisoned == 0);
-  RC_ASSERT(r.metrics.passes(Tier::strict));
+  RC_ASSERT(r.metrics.passes(Tier::float32_bound));
 }
 
 }  // namespace
@@ -90,7 +90,7 @@ RC_GTEST_PROP(Kernel, WithinTheStrictBoundOnRandomLayouts, ()) {
   RC_PRE(s.batch * s.seq_len <= 262144);
   RC_TAG(ref::name(s.grad_dtype), s.seq_len >= 32768 ? "long" : "short");
   std::vector<float> plain;
-  assert_strict(s, own_kernel, &plain);
+  assert_float32_bound(s, own_kernel, &plain);
   // The fused path forms the same angles itself: bit for bit the same results.
   const DeviceRun fused = testbed().run_fused(own_fused, make_problem(s));
   RC_ASSERT(fused.integrity.ok());
@@ -108,7 +108,7 @@ RC_GTEST_PROP(Kernel, OddSizesAndMisalignedViews, ()) {
   RC_CLASSIFY(s.elements % 8 != 0, "n % 8 != 0");
   const bool misaligned = s.offset[0] || s.offset[1] || s.offset[2] || s.offset[3];
   RC_CLASSIFY(misaligned, "misaligned");
-  assert_strict(s, own_kernel);
+  assert_float32_bound(s, own_kernel);
 }
 
 RC_GTEST_PROP(Kernel, HardRegimes, ()) {
@@ -120,7 +120,7 @@ RC_GTEST_PROP(Kernel, HardRegimes, ()) {
   s.elements = *rc::gen::inRange<std::int64_t>(1, 50000);
   s.seed = *rc::gen::arbitrary<std::uint64_t>();
   RC_TAG(ref::name(s.regime));
-  assert_strict(s, own_kernel);
+  assert_float32_bound(s, own_kernel);
 }
 
 RC_GTEST_PROP(Kernel, SameBitsOnAnotherStream, ()) {

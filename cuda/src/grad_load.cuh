@@ -78,7 +78,7 @@ __device__ __forceinline__ void store_stream(float* p, const float r[V]) {
 
 // The backward of one element. sincosf is CUDA's accurate one (2 ulp over the whole range;
 // this code is never built with fast math), and the sum is one FMA after one product; both
-// orders fit the strict float32 bound (reference/FLOAT32_BOUND.md).
+// orders fit the float32-bound tier's bound (reference/FLOAT32_BOUND.md).
 __device__ __forceinline__ float backward_sc(float gc, float gs, float s, float c) { return fmaf(gs, c, -(gc * s)); }
 
 __device__ __forceinline__ float backward(float gc, float gs, float t) {

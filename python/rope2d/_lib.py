@@ -42,7 +42,7 @@ def _declare(lib):
         "rope2d_last_error": ([], cp),
         "rope2d_free": ([vp], None),
         "rope2d_reference": ([vp, vp, vp, i64, c.c_int, c.c_int, vp], c.c_int),
-        "rope2d_check": ([vp, vp, vp, vp, i64, c.c_int, cp, cp, c.c_int, c.POINTER(vp)], c.c_int),
+        "rope2d_check": ([vp, vp, vp, vp, i64, c.c_int, cp, cp, c.c_int, c.c_int, c.POINTER(vp)], c.c_int),
         "rope2d_session_open": ([cp, c.POINTER(vp)], c.c_int),
         "rope2d_session_close": ([vp], None),
         "rope2d_session_problems": ([vp, c.POINTER(vp)], c.c_int),

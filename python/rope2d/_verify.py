@@ -146,7 +146,7 @@ def _describe(fn, dev):
 
 
 def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, rounds=2, tier="float32-bound", only=None,
-           device=None, destination_passing=True, out=None, quiet=True):
+           device=None, destination_passing=True, out=None, quiet=True, ieee_subnormals=False):
     """Verifies fn(grad_cos, grad_sin, idx_theta, grad_idx_theta) (or fn(...) returning the output
     when destination_passing=False) over `suite`; writes the report to `out` and returns a
     VerifyResult. Inputs are CUDA torch tensors when torch has a GPU (device=None) or
@@ -155,9 +155,10 @@ def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, 
     name, header = _describe(fn, dev)
     out = str(out or Path("reports") / "verify" / name.replace("<", "").replace(">", "").replace(".", "_"))
     opts = {"suite": suite, "quick": bool(quick), "seed": int(seed), "grad_dtypes": list(grad_dtypes), "rounds": int(rounds),
-            "tier": tier, "only": only or "",
+            "tier": tier, "only": only or "", "ieee_subnormals": bool(ieee_subnormals),
             "reproduce_prefix": f"rope2d.verify({name}, suite='{suite}', quick={bool(quick)}, seed={seed}, rounds={rounds}, "
-                                f"tier='{tier}', grad_dtypes={list(grad_dtypes)}, "}
+                                f"tier='{tier}', grad_dtypes={list(grad_dtypes)}, "
+                                + ("ieee_subnormals=True, " if ieee_subnormals else "")}
     session = ctypes.c_void_p()
     _lib.call("rope2d_session_open", json.dumps(opts).encode(), ctypes.byref(session))
     try:

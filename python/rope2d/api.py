@@ -60,6 +60,8 @@ class CheckResult:
     tiers: dict = field(default_factory=dict)   # tier name -> TierVerdict
     failures: list = field(default_factory=list)  # FAIL lines of the gate tier
     worst: str = None
+    subnormal_mode: str = ""   # "IEEE (...)", "flushes angle (...)", ... or "no subnormal values"
+    overflow_accepted: int = 0  # infinities (or FLT_MAX) a bounded-error evaluation can return
 
     @property
     def over(self):
@@ -78,20 +80,23 @@ def _num(x):
     return float("inf") if x == "inf" else float(x)
 
 
-def check(out, grad_cos, grad_sin, idx_theta, tier="float32-bound", grad_dtype=None, max_failures=10, name="check"):
+def check(out, grad_cos, grad_sin, idx_theta, tier="float32-bound", grad_dtype=None, max_failures=10, name="check",
+          ieee_subnormals=False):
     """Judges a float32 output against the correctly rounded reference over every tier;
-    `tier` is the gate (its verdict is .passed, its failing elements .failures)."""
+    `tier` is the gate (its verdict is .passed, its failing elements .failures).
+    ieee_subnormals=True demands IEEE subnormal behaviour (flushing a subnormal to zero fails)."""
     gc, gs, th, kind = op_inputs(grad_cos, grad_sin, idx_theta, grad_dtype)
     o = output_array(out, th.shape)
     text = ctypes.c_void_p()
     _lib.call("rope2d_check", ptr(o), ptr(gc), ptr(gs), ptr(th), th.size, _lib.DTYPE_CODE[kind], str(tier).encode(),
-              str(name).encode(), int(max_failures), ctypes.byref(text))
+              str(name).encode(), int(max_failures), int(bool(ieee_subnormals)), ctypes.byref(text))
     j = json.loads(_lib.take_text(text))
     return CheckResult(count=j["count"], max_error=_num(j["max_scaled"]), rms_error=_num(j["rms_scaled"]),
                        max_ulp=_num(j["max_ulp"]), correctly_rounded=j["correctly_rounded"],
                        nonfinite_mismatch=j["nonfinite_mismatch"], poisoned=j["poisoned"], all_zero=j["all_zero"],
                        tier=j["gate"], passed=j["passed"],
-                       tiers={k: TierVerdict(**v) for k, v in j["tiers"].items()}, failures=j["failures"], worst=j["worst"])
+                       tiers={k: TierVerdict(**v) for k, v in j["tiers"].items()}, failures=j["failures"], worst=j["worst"],
+                       subnormal_mode=j["subnormal_mode"], overflow_accepted=j["overflow_accepted"])
 
 
 def bf16_to_float32(bits):

@@ -1,5 +1,5 @@
 """rope2d.check and rope2d.testing.assert_close: the verifier's metrics and FAIL lines through
-the C ABI. An accurate kernel passes every tier; a float16-sin kernel fails strict with lines
+the C ABI. An accurate kernel passes every tier; a float16-sin kernel fails float32-bound with lines
 in the verifier's form; non-finite, unwritten and all-zero outputs fail every tier."""
 import numpy as np
 import pytest
@@ -33,7 +33,7 @@ def test_the_reference_itself_is_exact(inputs):
     assert r.max_error == 0 and r.correctly_rounded == r.count
 
 
-def test_fp16_sin_fails_strict_with_fail_lines(inputs):
+def test_fp16_sin_fails_float32_bound_with_fail_lines(inputs):
     gc, gs, th = inputs
     out = run(fp16_sincos, gc, gs, th)
     r = rope2d.check(out, gc, gs, th, max_failures=3)
@@ -71,3 +71,17 @@ def test_bad_arguments_are_named(inputs):
         rope2d.check(good.astype(np.float16), gc, gs, th)
     with pytest.raises(ValueError, match=r"out: expected the shape of the inputs \(2, 5, 128\), found \(1280,\)"):
         rope2d.check(good.reshape(-1), gc, gs, th)
+
+
+def test_flushed_subnormal_angle_passes_by_default_and_fails_with_ieee_subnormals():
+    # Triton's sin/cos treat a subnormal angle as zero: out = gs (issue's example, fp32 grads).
+    gc = np.array([float.fromhex("-0x1.f4p-1")], np.float32)
+    gs = np.array([float.fromhex("-0x1.cp-131")], np.float32)
+    th = np.array([float.fromhex("-0x1.99f1b8p-128")], np.float32)
+    out = gs.copy()
+    r = rope2d.check(out, gc, gs, th, grad_dtype="fp32")
+    assert r.passed and r.subnormal_mode.startswith("flushes angle"), r.subnormal_mode
+    strict_ieee = rope2d.check(out, gc, gs, th, grad_dtype="fp32", ieee_subnormals=True)
+    assert not strict_ieee.passed and strict_ieee.over == 1
+    exact = rope2d.check(rope2d.reference(gc, gs, th, grad_dtype="fp32"), gc, gs, th, grad_dtype="fp32", ieee_subnormals=True)
+    assert exact.passed and exact.subnormal_mode.startswith("IEEE")

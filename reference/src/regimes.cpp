@@ -8,6 +8,7 @@
 #include <string>
 
 #include "rope2d/ref/layout.hpp"
+#include "rope2d/ref/overflow.hpp"
 
 namespace rope2d::ref {
 
@@ -107,6 +108,7 @@ std::string_view name(Regime r) {
     case Regime::signed_zero: return "signed_zero";
     case Regime::subnormal: return "subnormal";
     case Regime::nonfinite: return "nonfinite";
+    case Regime::near_overflow: return "near_overflow";
   }
   return "?";
 }
@@ -178,6 +180,8 @@ Element draw(Regime r, Random& rng, Dtype d) {
       }
       return e;
     }
+    case Regime::near_overflow:
+      return near_overflow(rng, d);
   }
   return {};
 }

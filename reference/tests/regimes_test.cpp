@@ -26,6 +26,16 @@ TEST(Regimes, EachRegimeHitsItsCases) {
     for (int i = 0; i < 2000; ++i) n += pred(draw(r, rng, Dtype::bf16)) ? 1 : 0;
     return n;
   };
+  // Exact results past FLT_MAX and below it, both common (fp32 grads reach the top of the range).
+  int above = 0, below = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const Element e = draw(Regime::near_overflow, rng, Dtype::fp32);
+    const double x = std::fabs(-e.gc * std::sin(static_cast<double>(e.t)) + e.gs * std::cos(static_cast<double>(e.t)));
+    above += x > 0x1.fffffep+127;
+    below += x <= 0x1.fffffep+127 && x > 0x1p+120;
+  }
+  EXPECT_GT(above, 100);
+  EXPECT_GT(below, 100);
   EXPECT_GT(count(Regime::large_angle, [](const Element& e) { return std::fabs(e.t) >= 1024; }), 1999);
   EXPECT_GT(count(Regime::layout, [](const Element& e) { return std::fabs(e.t) > 1000; }), 900);
   EXPECT_GT(count(Regime::near_axis, [](const Element& e) {

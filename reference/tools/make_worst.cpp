@@ -87,7 +87,7 @@ int known(const std::string& cmd) {
       {-0x1p+127, 0x1.fffffep+127, 0x1p-24},
   };
   std::fputs(format_worst_list({cmd, " Inputs \"gc gs t\" that were counterexamples to earlier tolerance tables: the",
-                                  " strict bound's premise, flush-to-zero of a subnormal angle, overflow to inf."},
+                                  " float32-bound tier's premise, flush-to-zero of a subnormal angle, overflow to inf."},
                                  cases, {true, true, true}).c_str(),
              stdout);
   return 0;

@@ -15,7 +15,7 @@ using namespace rope2d::verify;
 
 struct CheckArgs {
   std::string golden, outputs, tier = "float32-bound", report_dir, report_old;
-  bool quiet = false, tier_given = false;
+  bool quiet = false, tier_given = false, ieee_subnormals = false;
 };
 
 int run(CheckArgs a) {
@@ -34,7 +34,8 @@ int run(CheckArgs a) {
   Progress progress(a.quiet);
   const ProgressFn step = [&](std::size_t i, std::size_t n, const std::string& name) { progress.step(i, n, name); };
   Report r = a.outputs.empty() ? check_golden_against_reference(set, step)
-                               : check_outputs(set, read_safetensors(a.outputs), *tier, step);
+                               : check_outputs(set, read_safetensors(a.outputs), *tier, step,
+                                              a.ieee_subnormals ? Subnormals::ieee : Subnormals::flush_allowed);
   progress.done();
   if (!a.report_dir.empty()) write_report(a.report_dir, r);
   std::cout << summary(r);
@@ -60,6 +61,8 @@ Action add_check(CLI::App& app) {
   CLI::Option* tier = app.add_option("--tier", a->tier, "gate, with --outputs: " + tier_names())->capture_default_str();
   app.add_option("--out", a->report_dir, "write report.md / .json / junit.xml / plots here");
   app.add_option("--report", a->report_old, "deprecated: --out")->group("");
+  app.add_flag("--ieee-subnormals", a->ieee_subnormals,
+               "demand IEEE subnormal behaviour (by default a kernel may flush subnormal values to zero)");
   app.add_flag("--quiet", a->quiet, "no progress display");
   app.footer(footer());
   return [a, tier] {

@@ -19,6 +19,7 @@
 #include "progress.hpp"
 #include "rope2d/verify/metrics.hpp"
 #include "rope2d/verify/nightly.hpp"
+#include "rope2d/verify/report.hpp"
 #include "rope2d/verify/sweep.hpp"  // the options and result; running it needs CUDA
 
 #ifdef ROPE2D_HAVE_CUDA
@@ -73,7 +74,8 @@ void verify_kernels(const NightlyConfig& c, const NightlyArgs& a, Night& n, Prog
     std::vector<std::string> argv{self_exe(), "verify"};
     if (!k.empty()) argv.push_back(k);
     for (const std::string& x : {std::string("--out"), out, std::string("--grad-dtypes"), dtypes, std::string("--seed"),
-                                 std::to_string(n.seed), std::string("--quiet")})
+                                 std::to_string(n.seed), std::string("--quiet"),
+                                 std::string("--tier"), std::string(verify::name(Tier::float32_bound))})
       argv.push_back(x);
     if (a.quick) argv.push_back("--quick");
     progress.step(0, 1, "verify " + name);
@@ -88,7 +90,8 @@ void verify_kernels(const NightlyConfig& c, const NightlyArgs& a, Night& n, Prog
         entry["sets"][r["name"].get<std::string>()] = {
             {"disposition", r["disposition"]}, {"max", r.value("max_scaled_error", json(0))}, {"elements", r.value("elements", 0)}};
     } else {
-      entry["verdict"] = "skipped";  // no GPU: verify checked the CPU side only
+      // No report: no GPU (verify checked the CPU side only; exit 0), or it failed before one.
+      entry["verdict"] = rc == 0 ? "skipped" : rc == 1 ? "incorrect" : "failed";
       n.gpu = false;
     }
     if (rep.is_object() && rep["verdict"] != "passed") n.problems.push_back(name + ": verdict " + rep["verdict"].get<std::string>());
@@ -124,9 +127,10 @@ SweepResult sweep(const NightlyConfig& c, const NightlyArgs& a, Night& n, Progre
                         {"reached", sw.reached},   {"complete", sw.complete},
                         {"angles", sw.angles},     {"seconds", sw.seconds},
                         {"max_scaled_error", sw.metrics.max_scaled},
-                        {"over_strict", sw.metrics.over[static_cast<int>(Tier::strict)]},
+                        {"over_strict", sw.metrics.over[static_cast<int>(Tier::float32_bound)]},  // the old name, kept for old readers
+                        {"over_float32_bound", sw.metrics.over[static_cast<int>(Tier::float32_bound)]},
                         {"correctly_rounded_fraction", cr}};
-  if (sw.ran && !sw.metrics.passes(Tier::strict)) n.problems.push_back("sweep: elements over the strict bound");
+  if (sw.ran && !sw.metrics.passes(Tier::float32_bound)) n.problems.push_back("sweep: elements over the float32-bound tier");
   if (sw.ran && !sw.complete) n.problems.push_back(fmt::format("sweep: time box reached at angle {}", sw.reached));
   return sw;
 }
@@ -143,6 +147,12 @@ void compare_with_previous(const NightlyArgs& a, Night& n) {
   }
   n.summary["regressions"] = n.regressions;
   n.summary["problems"] = n.problems;
+}
+
+// The float32-bound tier's allowance, from the tolerance table, in units of 2^-24.
+std::string bound_words() {
+  const TierRule& b = rule(Tier::float32_bound);
+  return fmt::format("{:.7g} x 2^-24 S + {:.3g} x 2^-24 |ref|", b.scale_coeff * 0x1p24, b.ref_coeff * 0x1p24);
 }
 
 std::string summary_markdown(const NightlyConfig& c, const Night& n, const SweepResult& sw) {
@@ -167,26 +177,41 @@ std::string summary_markdown(const NightlyConfig& c, const Night& n, const Sweep
   const SweepOptions grads_of_sweep;  // fixed: the config sets the range and the time box only
   if (sw.ran)
     md << fmt::format("Every float32 angle in [{}, {}) with grads {}: {} angles checked up to {} in {:.1f} s; max error {:.3f} x 2^-24 S "
-                      "(strict bound 5); {} over the strict bound; {:.6f} correctly rounded.\n",
+                      "(float32-bound allows {}); {} over float32-bound; {:.6f} correctly rounded.\n",
                       c.sweep_from, c.sweep_to, json(grads_of_sweep.grads).dump(), sw.angles, sw.reached, sw.seconds,
-                      sw.metrics.max_scaled, sw.metrics.over[static_cast<int>(Tier::strict)],
+                      sw.metrics.max_scaled, bound_words(), sw.metrics.over[static_cast<int>(Tier::float32_bound)],
                       sw.metrics.count ? double(sw.metrics.correctly_rounded) / sw.metrics.count : 0.0);
   else
     md << "SKIPPED: " << sw.skipped << "\n";
   return md.str();
 }
 
+// junit.xml: one suite for the verifier runs, one for the sweep, one for the regressions. A
+// kernel whose verify failed to run is an <error>, one judged incorrect a <failure>.
 std::string summary_junit(const Night& n, const SweepResult& sw) {
-  std::ostringstream x;
-  x << fmt::format("<?xml version=\"1.0\"?>\n<testsuite name=\"rope2d nightly {}\" tests=\"{}\" failures=\"{}\">\n", n.date,
-                   n.summary["verify"].size() + 1, n.problems.size() + n.regressions.size());
-  for (const auto& v : n.summary["verify"])
-    x << fmt::format("  <testcase name=\"verify {}\">{}</testcase>\n", v["kernel"].get<std::string>(),
-                     v["verdict"] == "passed" || v["verdict"] == "skipped" ? "" : "<failure message=\"verdict " + v["verdict"].get<std::string>() + "\"/>");
-  x << fmt::format("  <testcase name=\"angle sweep\">{}</testcase>\n", !sw.ran ? "<skipped/>" : sw.metrics.passes(Tier::strict) ? "" : "<failure message=\"over the strict bound\"/>");
-  for (const auto& r : n.regressions) x << fmt::format("  <testcase name=\"regression\"><failure message=\"{}\"/></testcase>\n", r);
-  x << "</testsuite>\n";
-  return x.str();
+  JUnitSuite runs{"rope2d nightly " + n.date + ": verify", {}};
+  for (const auto& v : n.summary["verify"]) {
+    JUnitCase c{"rope2d.nightly.verify", v["kernel"].get<std::string>()};
+    const std::string verdict = v["verdict"].get<std::string>();
+    c.seconds = v["seconds"].get<double>();
+    if (verdict == "skipped") c.outcome = Outcome::skipped, c.message = "no GPU: CPU checks only";
+    else if (verdict == "incorrect") c.outcome = Outcome::failure, c.message = "verdict incorrect";
+    else if (verdict != "passed") c.outcome = Outcome::error, c.message = fmt::format("verdict {} (verify exited {})", verdict, v["exit"].get<int>());
+    if (c.outcome != Outcome::passed && c.outcome != Outcome::skipped)
+      c.detail = "log: verify-" + c.name + ".log";
+    runs.cases.push_back(std::move(c));
+  }
+  JUnitSuite sweep{"rope2d nightly " + n.date + ": angle sweep", {{"rope2d.nightly.sweep", "angle sweep"}}};
+  JUnitCase& s = sweep.cases[0];
+  if (!sw.ran) s.outcome = Outcome::skipped, s.message = sw.skipped;
+  else if (!sw.metrics.passes(Tier::float32_bound))
+    s.outcome = Outcome::failure, s.message = fmt::format("{} angles over float32-bound", sw.metrics.over[static_cast<int>(Tier::float32_bound)]);
+  else if (!sw.complete) s.outcome = Outcome::failure, s.message = fmt::format("time box reached at angle {}", sw.reached);
+  JUnitSuite regressions{"rope2d nightly " + n.date + ": regressions", {}};
+  for (const auto& r : n.regressions) regressions.cases.push_back({"rope2d.nightly.regression", r, Outcome::failure, r});
+  if (regressions.cases.empty()) regressions.cases.push_back({"rope2d.nightly.regression", "against the previous run"});
+  const JUnitSuite suites[] = {runs, sweep, regressions};
+  return render_junit(suites);
 }
 
 int run(const NightlyArgs& a) {
@@ -206,10 +231,10 @@ int run(const NightlyArgs& a) {
   compare_with_previous(a, n);
   const bool ok = n.regressions.empty() && n.problems.empty();
   n.summary["status"] = ok ? (n.gpu ? "passed" : "skipped (no GPU)") : "FAILED";
-  std::ofstream(n.dir / "summary.json") << n.summary.dump(2) << "\n";
+  write_file_atomic((n.dir / "summary.json").string(), n.summary.dump(2) + "\n");
   const std::string md = summary_markdown(c, n, sw);
-  std::ofstream(n.dir / "summary.md") << md;
-  std::ofstream(n.dir / "junit.xml") << summary_junit(n, sw);
+  write_file_atomic((n.dir / "summary.md").string(), md);
+  write_file_atomic((n.dir / "junit.xml").string(), summary_junit(n, sw));
   std::cout << md << "\nreport: " << (n.dir / "summary.md").string() << "\n";
   return ok ? Exit::ok : Exit::incorrect;
 }

@@ -219,6 +219,8 @@ int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
 int run(VerifyArgs a) {
   const auto gate = parse_tier(a.tier);
   if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
+  // An old name has warned once here: reproduce lines and re-executed children get today's name.
+  a.tier = std::string(name(*gate));
   if (!a.submission.empty() && !fs::is_regular_file(a.submission))
     throw std::invalid_argument(a.submission + ": no such file");
   const std::string stem = a.submission.empty() ? "rope2d" : fs::path(a.submission).stem().string();
@@ -263,6 +265,8 @@ Action add_verify(CLI::App& app) {
   app.add_option("--rounds", a->rounds, "rounds of fresh inputs per set")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--call-timeout", a->call_timeout, "seconds a kernel call may take")->capture_default_str()->check(seconds_range(86400));
   app.add_option("--golden", a->golden, "golden set checked when no GPU is present")->capture_default_str();
+  app.add_flag("--ieee-subnormals", a->ieee_subnormals,
+               "demand IEEE subnormal behaviour (by default a kernel may flush subnormal values to zero)");
   app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");
   app.add_flag("--bench", a->bench, "also time the submission on the 16 workloads");
   app.add_flag("--quiet", a->quiet, "no progress display");

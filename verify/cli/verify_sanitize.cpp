@@ -22,6 +22,7 @@ int verify_sanitized(const VerifyArgs& a) {
                            // Calls run tens of times slower under the tools.
                            "--call-timeout", fmt::format("{}", std::max(120.0, 30 * a.call_timeout))});
   for (const auto& f : a.nvcc_flags) args.push_back("--nvcc-flag=" + f);
+  if (a.ieee_subnormals) args.push_back("--ieee-subnormals");
   const std::string out = (a.out_dir.empty() ? std::string("reports/verify/sanitize") : a.out_dir) + "/sanitize";
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();

@@ -72,7 +72,9 @@ std::vector<std::pair<std::string, std::string>> machine_lines(const DeviceInfo&
   return {{"gpu", fmt::format("{} ({} SMs, {:.0f} GiB)", dev.name, dev.sm_count, dev.memory_gib)},
           {"driver / runtime", fmt::format("{} / {}", dev.driver_version, dev.runtime_version)},
           {"reference", "correctly rounded float32: certified double enclosure, MPFR (Ziv) fallback"},
-          {"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.seed, a.rounds)}};
+          {"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.seed, a.rounds)},
+          {"subnormals", a.ieee_subnormals ? "IEEE demanded (--ieee-subnormals)"
+                                           : "flushing to zero accepted (--ieee-subnormals demands IEEE)"}};
 }
 
 void finish(int fd, const VerifyArgs& a, const Report& rep) {
@@ -103,6 +105,8 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   run.call_timeout_s = a.call_timeout;
   run.rounds = a.rounds;
   run.gate = gate;
+  if (a.ieee_subnormals) run.subnormals = Subnormals::ieee;
+  run.worst_dir = a.options().worst_dir;
   std::size_t done = 0;
   run.on_line = [&](const std::string& line) {
     const json m = json::parse(line, nullptr, false);
@@ -162,6 +166,8 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   const RunOptions opts = a.options();
   Judge judge(gate, a.rounds);
   judge.reproduce = &opts;
+  if (a.ieee_subnormals) judge.subnormals = Subnormals::ieee;
+  judge.worst_dir = opts.worst_dir;
   judge.on_call = [fd](const std::string& name) { proto::send(fd, proto::Call{name}); };
   judge.on_called = [fd] { proto::send(fd, proto::Called{}); };
   std::vector<Entry> entries{plain_entry(bed, sub.backward)};

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "rope2d/verify/problem.hpp"
 #include "rope2d/verify/run_options.hpp"
 #include "rope2d/verify/tolerance.hpp"
@@ -21,6 +22,7 @@ struct VerifyArgs {
   bool quick = false, quiet = false, bench = false, list = false;
   bool sanitize = false, sanitize_set = false;  // --sanitize; the reduced set it re-executes with
   bool huge = false;                            // --huge: also the sets past 2^31 elements
+  bool ieee_subnormals = false;                 // --ieee-subnormals: flushing a subnormal value fails
   std::string sanitizer = "compute-sanitizer";
   std::uint64_t seed = 1;
   int rounds = 2;
@@ -28,7 +30,7 @@ struct VerifyArgs {
 
   // What selects and judges the problems (and goes into every reproduce line).
   verify::RunOptions options() const {
-    return {submission, dtypes, tier, seed, rounds, quick, nvcc, nvcc_flags, sanitize_set};
+    return {submission, dtypes, tier, seed, rounds, quick, nvcc, nvcc_flags, sanitize_set, ieee_subnormals, repo_file("reference/worst")};
   }
 };
 

@@ -55,6 +55,8 @@ nlohmann::json metrics_json(const Metrics& m, Tier gate, const std::string& set)
           {"gate", std::string(name(gate))},
           {"passed", m.passes(gate)},
           {"tiers", tiers},
+          {"subnormal_mode", m.subnormal_mode()},
+          {"overflow_accepted", m.overflow_accepted},
           {"failures", failures},
           {"worst", m.worst ? nlohmann::json(m.worst->line(set, "worst")) : nlohmann::json()}};
 }
@@ -97,13 +99,14 @@ int rope2d_reference(const void* gc, const void* gs, const float* theta, int64_t
 }
 
 int rope2d_check(const float* out, const void* gc, const void* gs, const float* theta, int64_t n, int grad_dtype,
-                 const char* gate_tier, const char* set_name, int max_failures, char** json) {
+                 const char* gate_tier, const char* set_name, int max_failures, int ieee_subnormals, char** json) {
   return guarded([&] {
     const Tier gate = tier_arg(gate_tier);
     if (!json) throw std::invalid_argument("json: null pointer");
     if (n > 0 && !out) throw std::invalid_argument("out: null pointer");
     const Problem p = problem_from(gc, gs, theta, n, grad_dtype);
-    const Metrics m = compare(p, compute_expected(p), out, gate, static_cast<std::size_t>(std::max(max_failures, 0)));
+    const Metrics m = compare(p, compute_expected(p), out, gate, static_cast<std::size_t>(std::max(max_failures, 0)),
+                              ieee_subnormals ? Subnormals::ieee : Subnormals::flush_allowed);
     *json = dup(metrics_json(m, gate, set_name && *set_name ? set_name : "check").dump());
   });
 }

@@ -21,9 +21,10 @@ struct rope2d_session {
   std::vector<ProblemSpec> specs;
   std::vector<SetResult> results;   // one per spec, merged over rounds
   std::vector<std::string> integrity;
-  Tier gate = Tier::strict;
+  Tier gate = Tier::float32_bound;
   std::uint64_t seed = 1;
   int rounds = 2;
+  Subnormals subnormals = Subnormals::flush_allowed;
   std::optional<Problem> current;
   std::int64_t current_k = -1;
 };
@@ -68,6 +69,7 @@ int rope2d_session_open(const char* options, rope2d_session** out) {
     try {
       s->gate = tier_arg(o.value("tier", "float32-bound").c_str());
       s->seed = o.value("seed", 1ull);
+      if (o.value("ieee_subnormals", false)) s->subnormals = Subnormals::ieee;
       s->rounds = o.value("rounds", 2);
       if (s->rounds < 1 || s->rounds > 100) throw std::invalid_argument("rounds: expected 1 to 100, found " + std::to_string(s->rounds));
       s->specs = suite_of(o);
@@ -123,7 +125,7 @@ int rope2d_session_judge(rope2d_session* s, const float* out, const char* integr
     // Keep every distinct finding across rounds, as `rope2d verify` does.
     if (integrity && *integrity && integ.find(integrity) == std::string::npos) integ += (integ.empty() ? "" : "; ") + std::string(integrity);
     const Problem& p = *s->current;
-    r.metrics.merge(compare(p, compute_expected(p), out, s->gate), 10);
+    r.metrics.merge(compare(p, compute_expected(p), out, s->gate, 10, s->subnormals), 10);
     r.integrity = integ.empty() ? "ok" : integ;
     s->current.reset();
   });

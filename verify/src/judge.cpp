@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "rope2d/verify/worst.hpp"
+
 namespace rope2d::verify {
 
 namespace {
@@ -24,7 +26,7 @@ void add_finding(std::string& integ, const std::string& what) {
 
 std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const std::vector<Entry>& entries) {
   return judge(spec, [&](int r) {
-    Case c{phases.time(phases.inputs, [&] { return make_problem(spec.round(r)); }), {}};  // fresh inputs
+    Case c{phases.time(phases.inputs, [&] { return suite_problem(spec.round(r), worst_dir); }), {}};  // fresh inputs
     c.expected = phases.time(phases.reference, [&] { return compute_expected(c.problem); });
     return c;
   }, entries);
@@ -57,7 +59,7 @@ std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const CaseSource& c
       }
       // Keep every distinct finding across rounds (later rounds skip some checks).
       for (const std::string& f : run.findings) add_finding(sets[e].integrity, f);
-      r.metrics.merge(phases.time(phases.compare, [&] { return compare(c.problem, c.expected, run.out.data(), gate_); }),
+      r.metrics.merge(phases.time(phases.compare, [&] { return compare(c.problem, c.expected, run.out.data(), gate_, max_failures, subnormals); }),
                       max_failures);
       r.kernel_ms = std::max(r.kernel_ms, run.kernel_ms);
     }

@@ -44,6 +44,13 @@ int Report::exit_code() const {
   return v == "passed" ? 0 : v == "incorrect" ? 1 : 3;
 }
 
+Metrics overall(const Report& r) {
+  Metrics all;
+  for (const auto& x : r.results)
+    if (x.ran()) all.merge(x.metrics, 0);
+  return all;
+}
+
 std::string summary(const Report& r) {
   std::ostringstream s;
   int passed = 0, incorrect = 0, failed = 0, unsupported = 0;

@@ -28,6 +28,7 @@ std::vector<ProblemSpec> select_problems(const RunOptions& o, const std::string&
   so.seed = o.seed;
   so.quick = o.quick;
   so.grad_dtypes = parse_grad_dtypes(o.grad_dtypes, "--grad-dtypes");
+  so.worst_dir = o.worst_dir;
   std::vector<ProblemSpec> specs = o.sanitize_set ? sanitize_suite(so) : verification_suite(so);
   if (!only.empty()) {
     const std::string want = plain_name(only);
@@ -46,6 +47,7 @@ std::vector<std::string> reproduce_args(const RunOptions& o, const std::string& 
     a.push_back(std::move(x));
   if (o.quick) a.push_back("--quick");
   if (o.sanitize_set) a.push_back("--sanitize-set");
+  if (o.ieee_subnormals) a.push_back("--ieee-subnormals");
   if (o.nvcc != "nvcc") a.push_back("--nvcc=" + o.nvcc);
   for (const auto& f : o.nvcc_flags) a.push_back("--nvcc-flag=" + f);
   a.push_back("--only");

@@ -1,5 +1,6 @@
 // Verifying SOL-ExecBench solutions through the Python runner.
 #include "rope2d/verify/solution.hpp"
+#include "rope2d/verify/worst.hpp"
 
 #include <array>
 #include <cstdio>
@@ -70,6 +71,8 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
                                      const std::map<std::string, json>& called, const std::string& load_error) {
   Judge judge(run.gate, run.rounds);
   judge.stop_set_on_error = true;
+  judge.subnormals = run.subnormals;
+  judge.worst_dir = run.worst_dir;
   std::vector<SetResult> results;
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const ProblemSpec& spec = specs[k];
@@ -168,7 +171,7 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
   json jobs = json::array();
   for (std::size_t k = 0; k < specs.size(); ++k)
     for (int r = 0; r < run.rounds; ++r) {
-      const Problem p = make_problem(specs[k].round(r));
+      const Problem p = suite_problem(specs[k].round(r), run.worst_dir);
       const ProblemSpec& ps = p.spec;
       const std::vector<std::int64_t> shape = ps.shape();
       SafeTensors st;

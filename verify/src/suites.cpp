@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "rope2d/ref/random.hpp"
+#include "rope2d/verify/worst.hpp"
 
 namespace rope2d::verify {
 
@@ -179,6 +180,7 @@ std::vector<ProblemSpec> verification_suite(const SuiteOptions& o) {
     add_specials(out, d);
     add_sizes(out, d, full);
     add_placement(out, d, full, o.seed);
+    if (!o.worst_dir.empty()) out.push_back(worst_problem(o.worst_dir, d).spec);
   }
   return seeded(std::move(out), o.seed);
 }

@@ -2,6 +2,7 @@
 #include "rope2d/verify/worst.hpp"
 
 #include <cstring>
+#include <stdexcept>
 
 #include "rope2d/ref/worst_list.hpp"
 
@@ -41,6 +42,17 @@ Problem worst_problem(const std::string& dir, ref::Dtype d) {
     all.insert(all.end(), more.begin(), more.end());
   }
   return problem_of("worst", d, all);
+}
+
+Problem suite_problem(const ProblemSpec& spec, const std::string& worst_dir) {
+  if (spec.set != "worst") return make_problem(spec);
+  if (worst_dir.empty()) throw std::invalid_argument(spec.name() + ": the worst set needs the lists' folder (reference/worst)");
+  Problem p = worst_problem(worst_dir, spec.grad_dtype);
+  if (p.spec.n() != spec.n())
+    throw std::invalid_argument(worst_dir + ": worst set " + std::string(ref::name(spec.grad_dtype)) + ": expected " +
+                                std::to_string(spec.n()) + " elements, found " + std::to_string(p.spec.n()));
+  p.spec = spec;
+  return p;
 }
 
 }  // namespace rope2d::verify

@@ -3,9 +3,12 @@
 // a lost context stops the run, and entries apply only where they say.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "rope2d/verify/judge.hpp"
+#include "rope2d/verify/suites.hpp"
+#include "rope2d/verify/worst.hpp"
 
 using namespace rope2d::verify;
 
@@ -30,7 +33,7 @@ CallResult exact(const Problem& p) {
 }  // namespace
 
 TEST(Judge, ReferenceOutputsPassAndRoundsMerge) {
-  Judge judge(Tier::strict, 3);
+  Judge judge(Tier::float32_bound, 3);
   RunOptions opts;
   judge.reproduce = &opts;
   int calls = 0;
@@ -40,13 +43,13 @@ TEST(Judge, ReferenceOutputsPassAndRoundsMerge) {
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(r[0].metrics.count, 3 * small_layout().n());
   EXPECT_EQ(r[0].metrics.correctly_rounded, r[0].metrics.count);
-  EXPECT_TRUE(r[0].passed(Tier::strict));
+  EXPECT_TRUE(r[0].passed(Tier::float32_bound));
   EXPECT_EQ(r[0].integrity, "ok");
   EXPECT_EQ(r[0].reproduce, reproduce_line(opts, "layout/bf16/1x40"));
 }
 
 TEST(Judge, AWrongElementFailsAndFindingsAreKeptOnce) {
-  Judge judge(Tier::strict, 2);
+  Judge judge(Tier::float32_bound, 2);
   const Entry e{"", [](const Problem& p, int round) {
     CallResult c = exact(p);
     c.out[7] = c.out[7] + 0.01f + std::fabs(c.out[7]);  // far beyond any tier
@@ -55,14 +58,14 @@ TEST(Judge, AWrongElementFailsAndFindingsAreKeptOnce) {
     return c;
   }, {}};
   const SetResult r = judge.judge(small_layout(), {e}).at(0);
-  EXPECT_FALSE(r.passed(Tier::strict));
-  EXPECT_EQ(r.metrics.over[static_cast<int>(Tier::strict)], 2);
+  EXPECT_FALSE(r.passed(Tier::float32_bound));
+  EXPECT_EQ(r.metrics.over[static_cast<int>(Tier::float32_bound)], 2);
   EXPECT_EQ(r.integrity, "inputs modified by the call; a second call on the same inputs gave different bits");
-  EXPECT_EQ(r.disposition(Tier::strict), "incorrect");
+  EXPECT_EQ(r.disposition(Tier::float32_bound), "incorrect");
 }
 
 TEST(Judge, FusedEntriesApplyOnlyWithPositions) {
-  Judge judge(Tier::strict, 1);
+  Judge judge(Tier::float32_bound, 1);
   const Entry plain{"", [](const Problem& p, int) { return exact(p); }, {}};
   const Entry fused{"fused:", [](const Problem& p, int) { return exact(p); }, [](const Problem& p) { return !p.positions.empty(); }};
   EXPECT_EQ(judge.judge(small_layout(), {plain, fused}).size(), 2u);
@@ -75,7 +78,7 @@ TEST(Judge, FusedEntriesApplyOnlyWithPositions) {
 }
 
 TEST(Judge, ALostContextStopsEverythingAfter) {
-  Judge judge(Tier::strict, 2);
+  Judge judge(Tier::float32_bound, 2);
   int calls = 0;
   const Entry e{"", [&](const Problem&, int) {
     ++calls;
@@ -90,11 +93,11 @@ TEST(Judge, ALostContextStopsEverythingAfter) {
   const SetResult next = judge.judge(small_layout(), {e}).at(0);
   EXPECT_EQ(next.error, "not run: an earlier call broke the CUDA context");
   EXPECT_EQ(calls, 1);
-  EXPECT_EQ(next.disposition(Tier::strict), "failed");
+  EXPECT_EQ(next.disposition(Tier::float32_bound), "failed");
 }
 
 TEST(Judge, StopSetOnErrorReadsNoLaterRound) {
-  Judge judge(Tier::strict, 3);
+  Judge judge(Tier::float32_bound, 3);
   judge.stop_set_on_error = true;
   int calls = 0;
   const Entry e{"", [&](const Problem&, int) {
@@ -106,4 +109,63 @@ TEST(Judge, StopSetOnErrorReadsNoLaterRound) {
   EXPECT_EQ(judge.judge(small_layout(), {e}).at(0).error, "not run");
   EXPECT_EQ(calls, 1);
   EXPECT_FALSE(judge.context_lost());
+}
+
+// Triton's sin/cos take a subnormal angle as zero: accepted by default, failed when IEEE
+// behaviour is demanded; the reproduce line then carries --ieee-subnormals.
+TEST(Judge, IeeeSubnormalsFailAFlushedAngle) {
+  const Problem p = problem_of("triton", rope2d::ref::Dtype::bf16, {{-0x1.f4p-1, -0x1.cp-131, -0x1.99f1b8p-128f}});
+  const Entry flushed{"", [](const Problem&, int) {
+    CallResult c;
+    c.out = {-0x1.cp-131f};
+    return c;
+  }, {}};
+  const CaseSource cases = [&](int) { return Case{p, compute_expected(p)}; };
+  Judge lenient(Tier::float32_bound, 1);
+  const SetResult a = lenient.judge(p.spec, cases, {flushed}).at(0);
+  EXPECT_TRUE(a.passed(Tier::float32_bound));
+  EXPECT_EQ(a.metrics.subnormal_mode(), "flushes angle (1)");
+  Judge ieee(Tier::float32_bound, 1);
+  ieee.subnormals = Subnormals::ieee;
+  RunOptions opts;
+  opts.ieee_subnormals = true;
+  ieee.reproduce = &opts;
+  const SetResult b = ieee.judge(p.spec, cases, {flushed}).at(0);
+  EXPECT_FALSE(b.passed(Tier::float32_bound));
+  EXPECT_EQ(b.disposition(Tier::float32_bound), "incorrect");
+  EXPECT_NE(b.reproduce.find(" --ieee-subnormals "), std::string::npos) << b.reproduce;
+  // The correctly rounded result is IEEE behaviour and passes either way.
+  const Entry right{"", [&](const Problem& q, int) { return exact(q); }, {}};
+  EXPECT_TRUE(ieee.judge(p.spec, cases, {right}).at(0).passed(Tier::float32_bound));
+}
+
+// The worst set: its inputs come from the committed lists (the same in every round), not from
+// a generator, and the reference's own results pass.
+TEST(Judge, WorstSetIsJudgedOnTheCommittedLists) {
+  const std::string dir = ROPE2D_TEST_DIR "/../../reference/worst";
+  SuiteOptions o;
+  o.quick = true;
+  o.worst_dir = dir;
+  std::vector<ProblemSpec> worst;
+  for (const ProblemSpec& s : verification_suite(o))
+    if (s.set == "worst") worst.push_back(s);
+  ASSERT_EQ(worst.size(), 1u);
+  const Problem lists = worst_problem(dir, rope2d::ref::Dtype::bf16);
+  EXPECT_EQ(worst[0].n(), lists.n());
+  Judge judge(Tier::float32_bound, 2);
+  judge.worst_dir = dir;
+  std::vector<float> seen;
+  const Entry e{"", [&](const Problem& p, int) {
+    seen.insert(seen.end(), p.theta.begin(), p.theta.end());
+    return exact(p);
+  }, {}};
+  const SetResult r = judge.judge(worst[0], {e}).at(0);
+  EXPECT_TRUE(r.passed(Tier::float32_bound));
+  EXPECT_EQ(r.metrics.count, 2 * lists.n());
+  ASSERT_EQ(seen.size(), 2 * lists.theta.size());
+  EXPECT_TRUE(std::equal(lists.theta.begin(), lists.theta.end(), seen.begin()));
+  EXPECT_TRUE(std::equal(lists.theta.begin(), lists.theta.end(), seen.begin() + lists.n()));
+  // Without the lists' folder the worst set cannot be made: an error, not a randn stand-in.
+  Judge no_dir(Tier::float32_bound, 1);
+  EXPECT_THROW(no_dir.judge(worst[0], {e}), std::invalid_argument);
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # rope2d nightly's inputs: --date must be a date (the run's folder stays inside --root), and a
 # config's submission paths reach the verifier as they are, never through a shell.
-#   nightly_cli_test.sh ROPE2D
+# Its junit.xml is valid JUnit XML, and a failed submission is a testcase with a <failure> or <error>.
+#   nightly_cli_test.sh ROPE2D JUNIT_LINT
 rope2d=$1
+lint=$2
 source "$(dirname "$0")/testlib.sh"
 mkdir -p "$tmp/work/root"
 cd "$tmp/work" || exit 1
@@ -26,4 +28,12 @@ log="root/2026-01-02/verify-x'; touch PWNED; echo '.log"
 grep -qF "x'; touch PWNED; echo '.cu" "$log" 2>/dev/null && ok "the path reached verify verbatim" ||
   { bad "verify log lacks the verbatim path"; ls root/2026-01-02; }
 grep -q "verify exited [23]" root/2026-01-02/summary.md && ok "summary names the failed verify" || bad "summary: $(head -12 root/2026-01-02/summary.md)"
+junit=root/2026-01-02/junit.xml
+"$lint" "$junit" && ok "junit.xml parses as JUnit XML" || bad "junit.xml: $(head -c 400 "$junit")"
+"$lint" "$junit" "failure|error" && ok "a broken submission is a testcase with <failure> or <error>" ||
+  bad "no failure in junit.xml: $(cat "$junit")"
+grep -qF "x'; touch PWNED; echo '" "$junit" && ok "the submission's name is in junit.xml" || bad "junit.xml lacks the name"
+# No deprecated tier name reaches the verifier children.
+ls root/2026-01-02/verify-*.log >/dev/null 2>&1 && ! grep -q "warning: tier" root/2026-01-02/*.log && ok "no child warned about a deprecated tier" ||
+  bad "a child warned about a deprecated tier"
 finish "nightly cli"

@@ -27,7 +27,7 @@ Metrics metrics(std::int64_t count, std::int64_t over_strict) {
   m.max_scaled = over_strict ? 40.5 : 1.25;
   m.sum_sq_scaled = 0.25 * count;
   m.max_ulp = 3;
-  m.over[static_cast<int>(Tier::strict)] = over_strict;
+  m.over[static_cast<int>(Tier::float32_bound)] = over_strict;
   m.histogram[0] = count / 2;
   m.histogram[9] = count - count / 2;
   m.max_by_angle[3] = m.max_scaled;
@@ -54,6 +54,12 @@ Report sample(const std::string& label) {
   SetResult failed{"odd/fp16/" + label, "odd", "fp16", {}, "", "kernel faulted: " + label};
   SetResult skipped{"fused:layout/bf16/" + label, "layout", "bf16", {}, "", "", "no fused entry point: " + label};
   SetResult integrity{"long/fp32/" + label, "long", "fp32", metrics(10, 0), "wrote an input: " + label};
+  // Subnormal values seen, judged IEEE only, and one overflow accepted.
+  integrity.metrics.subnormal_modes[0] = 3;
+  integrity.metrics.subnormal_modes[flush_angle] = 2;
+  integrity.metrics.subnormal_unexplained = 1;
+  integrity.metrics.overflow_accepted = 1;
+  integrity.metrics.subnormals = Subnormals::ieee;
   r.results = {good, bad, failed, skipped, integrity};
   return r;
 }
@@ -167,6 +173,44 @@ TEST_F(Written, ReportJsonReadsBackToTheSameFiles) {
   for (const ReportWriter& w : report_writers()) EXPECT_EQ(w.render(back), w.render(r)) << w.file;
 }
 
+// The subnormal mode and accepted overflows: per set and overall in report.json and report.md.
+TEST_F(Written, SubnormalModeAndOverflowAreReported) {
+  write_report(dir.string(), sample("clean"));
+  const auto j = nlohmann::json::parse(read(dir / "report.json"));
+  const auto& s = j["results"][4];
+  EXPECT_EQ(s["subnormals"], "ieee");
+  EXPECT_EQ(s["subnormal_mode"], "flushes angle (2)");
+  EXPECT_EQ(s["subnormal_modes"][0], 3);
+  EXPECT_EQ(s["subnormal_unexplained"], 1);
+  EXPECT_EQ(s["overflow_accepted"], 1);
+  EXPECT_EQ(j["results"][0]["subnormal_mode"], "no subnormal values");
+  EXPECT_EQ(j["results"][0]["subnormals"], "flush_allowed");
+  EXPECT_EQ(j["subnormal_mode"], "flushes angle (2)");
+  EXPECT_EQ(j["overflow_accepted"], 1);
+  const std::string md = read(dir / "report.md");
+  EXPECT_NE(md.find("Overall: subnormal mode flushes angle (2); 1 infinities"), std::string::npos) << md;
+  EXPECT_NE(md.find("- long/fp32/clean: flushes angle (2), IEEE demanded; overflow accepted 1"), std::string::npos) << md;
+  EXPECT_EQ(md.find("- randn/bf16/clean:"), std::string::npos);  // saw no subnormal values: no line
+}
+
+// Reports written before the subnormal fields existed read back with zero counts.
+TEST_F(Written, ReportsWithoutSubnormalFieldsReadBack) {
+  write_report(dir.string(), sample("clean"));
+  const fs::path file = dir / "report.json";
+  auto j = nlohmann::ordered_json::parse(read(file));
+  j.erase("subnormal_mode");
+  j.erase("overflow_accepted");
+  for (auto& r : j["results"])
+    for (const char* k : {"subnormals", "subnormal_mode", "subnormal_modes", "subnormal_unexplained", "overflow_accepted"}) r.erase(k);
+  std::ofstream(file, std::ios::trunc) << j.dump();
+  const Report back = read_report_json(file.string());
+  ASSERT_EQ(back.results.size(), 5u);
+  const Metrics& m = back.results[4].metrics;
+  EXPECT_EQ(m.subnormal_modes[0] + m.subnormal_modes[flush_angle] + m.subnormal_unexplained + m.overflow_accepted, 0);
+  EXPECT_EQ(m.subnormals, Subnormals::flush_allowed);
+  EXPECT_EQ(back.verdict(), "failed");
+}
+
 TEST_F(Written, WrongTypesAreRefusedNamingTheField) {
   write_report(dir.string(), sample("clean"));
   const fs::path file = dir / "report.json";
@@ -191,6 +235,9 @@ TEST_F(Written, WrongTypesAreRefusedNamingTheField) {
   expect_refused([](J& j) { j["results"][0]["histogram"] = J::array({1, 2}); }, "results[0].histogram: expected an array of 20, found 2 entries");
   expect_refused([](J& j) { j["results"][0]["tiers"]["float32-bound"]["over"] = 5; }, "results[0].disposition: expected \"incorrect\"");
   expect_refused([](J& j) { j["results"] = J::object(); }, "field results: expected an array, found object");
+  expect_refused([](J& j) { j["results"][4]["subnormal_modes"] = J::array({1}); }, "results[4].subnormal_modes: expected an array of 16");
+  expect_refused([](J& j) { j["results"][4]["overflow_accepted"] = -1; }, "results[4].overflow_accepted: expected a count >= 0");
+  expect_refused([](J& j) { j["results"][4]["subnormals"] = "sometimes"; }, "results[4].subnormals: expected \"ieee\" or \"flush_allowed\"");
   expect_refused([](J& j) { j["gate"] = "lenient"; }, "field gate: expected a tier name");
   expect_refused([](J& j) { j["verdict"] = "passed"; }, "field verdict: expected \"failed\"");
   std::ofstream(file, std::ios::trunc) << "{\"title\": ";

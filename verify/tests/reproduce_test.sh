@@ -25,4 +25,32 @@ done
 q="'"
 pat="--grad-dtypes fp16,bf16 --tier fp16-noise --seed 7 --rounds 3 --quick ${q}--nvcc-flag=-DNAME=${q}\\${q}${q}a b${q}\\${q}${q}${q} --nvcc-flag=-lineinfo --only "
 grep -qF -- "$pat" "$tmp/all.txt" && ok "every option in the line, quoted" || { bad "options missing or unquoted: $pat"; head -2 "$tmp/all.txt"; }
+# --ieee-subnormals is carried into the line, and the line replays with it.
+"$rope2d" verify --ieee-subnormals --quick --grad-dtypes bf16 --list >"$tmp/ieee.txt" 2>&1 || bad "--ieee-subnormals --list exits 0"
+want=$(grep "^randn/bf16/1x256 seed=" "$tmp/ieee.txt")
+line=${want#* reproduce: }
+grep -q -- " --ieee-subnormals " <<<"$line" && ok "the line carries --ieee-subnormals" || bad "no --ieee-subnormals in: $line"
+got=$(eval "\"\$rope2d\" verify ${line#rope2d verify } --list" 2>&1)
+[ "$got" = "$want" ] && ok "the --ieee-subnormals line replays itself" || bad "got '$got', expected '$want'"
+"$rope2d" verify --quick --grad-dtypes bf16 --list 2>&1 | grep -q -- "--ieee-subnormals" &&
+  bad "a default run's lines name --ieee-subnormals" || ok "a default run's lines do not name --ieee-subnormals"
+# An old tier name warns once, and the lines carry today's name.
+"$rope2d" verify --tier strict --quick --grad-dtypes bf16 --list >"$tmp/old.out" 2>"$tmp/old.err" || bad "--tier strict --list exits 0"
+[ "$(grep -c "warning: tier 'strict' is deprecated" "$tmp/old.err")" = 1 ] && ok "--tier strict warns once" ||
+  bad "warnings: $(cat "$tmp/old.err")"
+grep -q -- "--tier float32-bound" "$tmp/old.out" && ! grep -q -- "--tier strict" "$tmp/old.out" &&
+  ok "reproduce lines carry float32-bound, not strict" || bad "lines: $(head -1 "$tmp/old.out")"
+# --sanitize re-executes verify under each tool: a stand-in tool that runs the command it is
+# given shows that the children get today's name (no second warning).
+cat >"$tmp/fake-sanitizer" <<'SH'
+#!/bin/sh
+while [ $# -gt 0 ] && { [ ! -x "$1" ] || [ -d "$1" ]; }; do shift; done
+exec "$@"
+SH
+chmod +x "$tmp/fake-sanitizer"
+"$rope2d" verify --sanitize --sanitizer "$tmp/fake-sanitizer" --tier strict --ieee-subnormals --golden "$tmp/none" \
+  --out "$tmp/san" >"$tmp/san.out" 2>"$tmp/san.err"
+[ "$(grep -c "warning: tier" "$tmp/san.err")" = 1 ] && ok "--sanitize --tier strict warns once in the parent" || bad "parent: $(cat "$tmp/san.err")"
+ls "$tmp"/san/sanitize/*.log >/dev/null 2>&1 && ! grep -q "warning: tier" "$tmp"/san/sanitize/*.log &&
+  ok "the re-executed children do not warn" || bad "children: $(cat "$tmp"/san/sanitize/*.log 2>&1 | head -5)"
 finish "reproduce"

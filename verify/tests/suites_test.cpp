@@ -12,6 +12,7 @@
 #include "rope2d/ref/regimes.hpp"
 #include "rope2d/verify/huge.hpp"
 #include "rope2d/verify/suites.hpp"
+#include "rope2d/verify/worst.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;
@@ -166,4 +167,29 @@ TEST(Huge, SampleOfCopiesTheSampledElements) {
     EXPECT_EQ(q.gc_at(k), p.gc_at(idx[k]));
     EXPECT_EQ(q.gs_at(k), p.gs_at(idx[k]));
   }
+}
+
+// The worst-case lists are one "worst" set per dtype when their folder is given, and the
+// near-overflow regime is one of the regime sets of every dtype.
+TEST(Suites, WorstSetAndNearOverflowRegime) {
+  SuiteOptions o;
+  o.quick = true;
+  o.grad_dtypes = {ref::Dtype::bf16, ref::Dtype::fp16};
+  auto count = [](const std::vector<ProblemSpec>& v, const std::string& set) {
+    return std::count_if(v.begin(), v.end(), [&](const ProblemSpec& p) { return p.set == set; });
+  };
+  EXPECT_EQ(count(verification_suite(o), "worst"), 0);
+  o.worst_dir = ROPE2D_TEST_DIR "/../../reference/worst";
+  const auto v = verification_suite(o);
+  EXPECT_EQ(count(v, "worst"), 2);
+  for (const auto& p : v)
+    if (p.set == "worst") {
+      EXPECT_EQ(p.n(), worst_problem(o.worst_dir, p.grad_dtype).n()) << p.name();
+      EXPECT_GT(p.n(), 0) << p.name();
+    }
+  EXPECT_EQ(count(v, "near_overflow"), 2);
+  for (const auto& p : v)
+    if (p.set == "near_overflow") EXPECT_EQ(p.regime, ref::Regime::near_overflow);
+  o.worst_dir = "/nonexistent/worst";
+  EXPECT_THROW(verification_suite(o), std::invalid_argument);
 }

@@ -44,6 +44,12 @@ ojson result_json(const SetResult& x, Tier gate) {
   e["nonfinite_mismatch"] = m.nonfinite_mismatch;
   e["all_zero"] = m.all_zero;
   for (Tier t : all_tiers) e["tiers"][std::string(name(t))] = {{"over", m.over[static_cast<int>(t)]}, {"pass", m.passes(t)}};
+  // Subnormal behaviour observed (counts indexed by flush mask, 0 = IEEE) and how it was judged.
+  e["subnormals"] = m.subnormals == Subnormals::ieee ? "ieee" : "flush_allowed";
+  e["subnormal_mode"] = m.subnormal_mode();
+  e["subnormal_modes"] = m.subnormal_modes;
+  e["subnormal_unexplained"] = m.subnormal_unexplained;
+  e["overflow_accepted"] = m.overflow_accepted;
   if (m.worst) e["worst"] = element_json(*m.worst);
   for (const auto& f : m.failures) e["failures"].push_back(element_json(f));
   if (!x.reproduce.empty()) e["reproduce"] = x.reproduce;
@@ -153,6 +159,19 @@ Metrics read_metrics(const Reader& rd, const ojson& e, const std::string& p, boo
     const ojson* tj = rd.get(*tiers, tp, key.c_str(), true);
     m.over[static_cast<int>(t)] = rd.integer(*tj, tp + "." + key, "over");
   }
+  // Reports written before subnormal modes and accepted overflows were recorded lack these.
+  const std::string sub = rd.str(e, p, "subnormals", false);
+  if (!sub.empty() && sub != "ieee" && sub != "flush_allowed") rd.fail(p + ".subnormals", "\"ieee\" or \"flush_allowed\"", "\"" + sub.substr(0, 40) + "\"");
+  m.subnormals = sub == "ieee" ? Subnormals::ieee : Subnormals::flush_allowed;
+  auto count = [&](const ojson& v, const std::string& f) {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0) rd.fail(f, "a count >= 0", v.type_name());
+    return v.get<std::int64_t>();
+  };
+  if (rd.get(e, p, "subnormal_modes", false)) rd.array(e, p, "subnormal_modes", m.subnormal_modes, count);
+  m.subnormal_unexplained = rd.integer(e, p, "subnormal_unexplained", false);
+  m.overflow_accepted = rd.integer(e, p, "overflow_accepted", false);
+  if (m.subnormal_unexplained < 0 || m.overflow_accepted < 0)
+    rd.fail(p + (m.overflow_accepted < 0 ? ".overflow_accepted" : ".subnormal_unexplained"), "a count >= 0", "a negative number");
   if (const ojson* w = rd.get(e, p, "worst", false)) m.worst = rd.element(*w, p + ".worst");
   if (const ojson* f = rd.get(e, p, "failures", false)) {
     if (!f->is_array()) rd.fail(p + ".failures", "an array", f->type_name());
@@ -197,6 +216,9 @@ std::string render_json(const Report& r) {
   ojson tiers = ojson::array();
   for (Tier t : all_tiers) tiers.push_back({{"tier", name(t)}, {"source", rule(t).source}});
   j["tiers"] = tiers;
+  const Metrics all = overall(r);
+  j["subnormal_mode"] = all.subnormal_mode();
+  j["overflow_accepted"] = all.overflow_accepted;
   for (const auto& x : r.results) j["results"].push_back(result_json(x, r.gate));
   // Names may hold bytes that are not UTF-8: written as U+FFFD rather than refused.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

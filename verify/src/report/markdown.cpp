@@ -2,6 +2,7 @@
 // floats with its reproduce command, the worst element of every set, and the tiers.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "rope2d/verify/report.hpp"
@@ -30,6 +31,22 @@ void results_table(std::ostringstream& md, const Report& r) {
   }
 }
 
+// Per set where subnormal values took part or an overflow was accepted, and overall.
+void subnormal_lines(std::ostringstream& md, const Report& r) {
+  md << "\n## Subnormals and overflow\n\n";
+  const Metrics all = overall(r);
+  md << "Overall: subnormal mode " << all.subnormal_mode() << "; " << all.overflow_accepted
+     << " infinities (or FLT_MAX) accepted near overflow.\n\n";
+  for (const auto& x : r.results) {
+    const Metrics& m = x.metrics;
+    const bool saw = m.subnormal_unexplained > 0 || std::any_of(m.subnormal_modes.begin(), m.subnormal_modes.end(), [](auto c) { return c > 0; });
+    if (!x.ran() || (!saw && m.overflow_accepted == 0)) continue;
+    md << "- " << x.name << ": " << m.subnormal_mode() << (m.subnormals == Subnormals::ieee ? ", IEEE demanded" : "");
+    if (m.overflow_accepted > 0) md << "; overflow accepted " << m.overflow_accepted;
+    md << "\n";
+  }
+}
+
 void failures(std::ostringstream& md, const Report& r) {
   md << "\n## Failures\n\n";
   bool any = false;
@@ -48,6 +65,7 @@ void failures(std::ostringstream& md, const Report& r) {
     if (!x.reproduce.empty()) md << "Reproduce: `" << x.reproduce << "`\n\n";
   }
   if (!any) md << "None: every set passed the gate.\n";
+  subnormal_lines(md, r);
   bool unsupported = false;
   for (const auto& x : r.results)
     if (!x.supported()) {

@@ -2,7 +2,7 @@
 // properties, the verifier and the golden-data generator. Floats are drawn over bit patterns
 // and by construction, never only from a smooth distribution, so each regime hits its hard
 // cases: angles of thousands of radians, angles nearest to multiples of pi/2, cancelling
-// terms, signed zeros, subnormal grads, NaN and Inf.
+// terms, signed zeros, subnormal grads, NaN and Inf, results at the edge of float32 overflow.
 #pragma once
 
 #include <optional>
@@ -24,11 +24,12 @@ enum class Regime {
   signed_zero,   // ±0 grads and angles
   subnormal,     // subnormal grads (and angles)
   nonfinite,     // NaN and Inf in any input
+  near_overflow, // grads near the top of the float32 range: results just below, at, above FLT_MAX
 };
 
 inline constexpr Regime all_regimes[] = {Regime::randn,        Regime::layout,      Regime::large_angle,
                                          Regime::near_axis,    Regime::cancellation, Regime::signed_zero,
-                                         Regime::subnormal,    Regime::nonfinite};
+                                         Regime::subnormal,    Regime::nonfinite,   Regime::near_overflow};
 
 std::string_view name(Regime r);
 std::optional<Regime> parse_regime(std::string_view s);

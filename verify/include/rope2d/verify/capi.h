@@ -29,13 +29,15 @@ int rope2d_reference(const void* gc, const void* gs, const float* theta, int64_t
 
 /* Judges n float32 outputs against the reference. *json receives: count, max/RMS error in
  * units of 2^-24 S, max ulps, correctly rounded, the count over and verdict of every tier,
- * and the FAIL lines of the gate tier (at most max_failures) and the worst line. */
+ * the FAIL lines of the gate tier (at most max_failures), the worst line, the subnormal mode
+ * observed and the overflows accepted. ieee_subnormals != 0 demands IEEE subnormal behaviour
+ * (a flushed subnormal value fails). */
 int rope2d_check(const float* out, const void* gc, const void* gs, const float* theta, int64_t n, int grad_dtype,
-                 const char* gate_tier, const char* set_name, int max_failures, char** json);
+                 const char* gate_tier, const char* set_name, int max_failures, int ieee_subnormals, char** json);
 
 /* A verification session: the verifier's problem sets, judged one call at a time. options is
  * JSON: {"suite": "verification"|"benchmark"|"smoke", "quick", "seed", "grad_dtypes": [...],
- * "only", "rounds", "tier", "reproduce_prefix"}. */
+ * "only", "rounds", "tier", "ieee_subnormals", "reproduce_prefix"}. */
 typedef struct rope2d_session rope2d_session;
 int rope2d_session_open(const char* options, rope2d_session** out);
 void rope2d_session_close(rope2d_session* s);

@@ -10,8 +10,10 @@ namespace rope2d::verify {
 
 // outputs holds one F32 tensor per golden problem, keyed by the problem name
 // ("randn/bf16/2x256") or by the golden file's stem; its element count must match.
-// progress is called before each problem.
-Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate, const ProgressFn& progress = {});
+// progress is called before each problem. With Subnormals::ieee, flushing a subnormal value to
+// zero fails.
+Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate, const ProgressFn& progress = {},
+                     Subnormals subnormals = Subnormals::flush_allowed);
 
 // Every stored result recomputed from the stored inputs by the reference, bit for bit.
 Report check_golden_against_reference(const GoldenSet& set, const ProgressFn& progress = {});

@@ -65,6 +65,10 @@ class Judge {
   const RunOptions* reproduce = nullptr;
   // Stop judging a set at its first failed call (outputs of later rounds are then not read).
   bool stop_set_on_error = false;
+  // ieee: an element passes only within bound of the IEEE evaluation (no flushed alternatives).
+  Subnormals subnormals = Subnormals::flush_allowed;
+  // Where the worst set's lists are (suite_problem); empty when the suite has no worst set.
+  std::string worst_dir;
   Phases phases;
 
   // Fresh inputs of spec.round(r) for each round, the reference computed here. One result per

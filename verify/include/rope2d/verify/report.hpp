@@ -36,7 +36,7 @@ struct SetResult {
 struct Report {
   std::string title;
   std::vector<std::pair<std::string, std::string>> header;  // submission hash, flags, GPU, ...
-  Tier gate = Tier::strict;
+  Tier gate = Tier::float32_bound;
   std::vector<std::string> warnings;
   std::vector<SetResult> results;
   // Whether results carry their error histograms (false for a report read back from a
@@ -90,6 +90,9 @@ std::string render_junit(std::span<const JUnitSuite> suites);
 // Replaces path with text atomically (a unique temporary beside it, then rename); throws
 // std::runtime_error naming the file when the write fails.
 void write_file_atomic(const std::string& path, const std::string& text);
+
+// The counts of every set that ran, merged: the run's subnormal mode and accepted overflows.
+Metrics overall(const Report& r);
 
 // A short human summary for the terminal (one line per set that did not pass, then totals).
 std::string summary(const Report& r);

@@ -21,6 +21,8 @@ struct RunOptions {
   std::string nvcc = "nvcc";
   std::vector<std::string> nvcc_flags;
   bool sanitize_set = false;  // the reduced set --sanitize runs under compute-sanitizer
+  bool ieee_subnormals = false;  // --ieee-subnormals: flushing a subnormal value fails
+  std::string worst_dir;         // the worst-case lists (found in the repository, not a reproduce option)
 };
 
 // The verification suite of these options; with `only`, just the problem of that name (a

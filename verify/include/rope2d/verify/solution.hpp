@@ -35,7 +35,9 @@ struct SolutionRun {
   std::string work_dir;         // inputs and outputs go here
   double call_timeout_s = 20;   // per call; the runner as a whole gets calls x this
   int rounds = 2;
-  Tier gate = Tier::strict;
+  Tier gate = Tier::float32_bound;
+  Subnormals subnormals = Subnormals::flush_allowed;
+  std::string worst_dir;  // the worst set's lists (suite_problem)
   // Called with each line the runner prints (to relay progress and per-call time limits).
   std::function<void(const std::string&)> on_line;
 };

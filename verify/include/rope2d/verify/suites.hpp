@@ -21,6 +21,9 @@ struct SuiteOptions {
   std::uint64_t seed = 1;   // base seed, mixed with each set's name
   bool quick = false;        // smaller shapes for CPU-only runs and tests
   std::int64_t long_seq = 131072;
+  // The worst-case lists (reference/worst/): a "worst" set per dtype in the verification suite
+  // (judged through suite_problem, worst.hpp); empty: no worst set.
+  std::string worst_dir;
 };
 
 // Every set, for each grad dtype: randn angles over the 16 workload shapes, each hard regime,
@@ -29,7 +32,7 @@ struct SuiteOptions {
 // 4^4 pointer offsets, random ones on large n; set "flush": inputs ending at their
 // allocation's end). The first dtype also gets layout angles over the workloads and a long
 // layout, and the full workload sizes and sweeps (the others, and --quick, thinner ones).
-// Seeds from each set's name.
+// With worst_dir, the committed worst-case elements as set "worst". Seeds from each set's name.
 std::vector<ProblemSpec> verification_suite(const SuiteOptions& o);
 // Only the 16 workloads with randn inputs (what SOL-ExecBench draws).
 std::vector<ProblemSpec> benchmark_suite(const SuiteOptions& o);

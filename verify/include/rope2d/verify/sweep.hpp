@@ -1,5 +1,5 @@
 // The nightly sweep: every float32 angle in [from, to), with a few fixed grad pairs, run by a
-// kernel in chunks on the GPU and judged by the strict tier against the certified reference,
+// kernel in chunks on the GPU and judged by the float32-bound tier against the certified reference,
 // within a time box.
 #pragma once
 

@@ -17,4 +17,9 @@ Problem problem_of(const std::string& set, ref::Dtype grad_dtype, const std::vec
 // named worst/<dtype>/n=N. Throws std::invalid_argument (file:line) on a malformed list.
 Problem worst_problem(const std::string& dir, ref::Dtype grad_dtype);
 
+// The inputs of a suite's problem: for the worst set (set "worst") the lists under worst_dir,
+// the same in every round; for any other set make_problem(spec). Throws std::invalid_argument
+// when the worst set's lists are missing or no longer hold the spec's element count.
+Problem suite_problem(const ProblemSpec& spec, const std::string& worst_dir);
+
 }  // namespace rope2d::verify
