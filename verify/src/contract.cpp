@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -178,7 +179,10 @@ Judged check_graph(BackwardFn fn, ref::Dtype d, const Problem& captured, const P
   return j;
 }
 
-SetResult judged(const std::string& check, ref::Dtype d, Tier gate, const Judged& j, const char* wrong) {
+// Expected results by problem: a and b are judged by two checks, computed once.
+using ExpectedCache = std::map<const Problem*, Expected>;
+
+SetResult judged(const std::string& check, ref::Dtype d, Tier gate, const Judged& j, const char* wrong, ExpectedCache& cache) {
   SetResult r{"contract/" + check + "/" + std::string(ref::name(d)), "contract", std::string(ref::name(d))};
   if (j.finding == "declined") {
     mark_declined(r, d);
@@ -186,7 +190,9 @@ SetResult judged(const std::string& check, ref::Dtype d, Tier gate, const Judged
   }
   r.integrity = j.finding.empty() ? "ok" : "contract violation: " + j.finding;
   for (const auto& [p, out] : j.outputs) {
-    const Metrics m = compare(*p, compute_expected(*p), out.data(), gate);
+    auto x = cache.find(p);
+    if (x == cache.end()) x = cache.emplace(p, compute_expected(*p)).first;
+    const Metrics m = compare(*p, x->second, out.data(), gate);
     if (!m.passes(gate) && r.integrity == "ok") r.integrity = std::string("contract violation: ") + wrong;
     r.metrics.merge(m, 10);
   }
@@ -213,7 +219,8 @@ std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, s
       out.push_back(r);
     }
   };
-  guarded("n0", [&] { return judged("n0", d, gate, {check_n_zero(fn, d, seed), {}}, ""); });
+  ExpectedCache cache;
+  guarded("n0", [&] { return judged("n0", d, gate, {check_n_zero(fn, d, seed), {}}, "", cache); });
   // Different sizes and data on the two calls: 1M and 1M + 37 elements keep both in flight.
   const Problem a = make_problem(contract_spec("a", d, (1 << 20), seed));
   const Problem b = make_problem(contract_spec("b", d, (1 << 20) + 37, seed));
@@ -221,12 +228,13 @@ std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, s
     const std::string check = threads ? "threads" : "streams";
     guarded(check, [&] {
       return judged(check, d, gate, check_concurrent(fn, d, threads, a, b),
-                    "two calls in flight at once gave wrong results (not reentrant)");
+                    "two calls in flight at once gave wrong results (not reentrant)", cache);
     });
   }
   const Problem fresh = make_problem(contract_spec("replay", d, (1 << 20), seed));
   guarded("graph", [&] {
-    return judged("graph", d, gate, check_graph(fn, d, a, fresh), "the graph replayed on fresh inputs gave wrong results");
+    return judged("graph", d, gate, check_graph(fn, d, a, fresh), "the graph replayed on fresh inputs gave wrong results",
+                  cache);
   });
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -19,7 +20,11 @@ namespace {
 
 constexpr std::size_t guard_bytes = 4096;
 constexpr unsigned char guard_byte = 0xA5;
-constexpr std::uint64_t spin_ns = 20'000'000;  // 20 ms: far longer than any call under test
+// The spin that holds the stream busy must outlast the call's host part and a kernel run on
+// another stream. It is sized from an earlier call of the same problem (wall time w, its
+// device work included): 2 ms + 4 w, at most 20 ms (what every call got before). Small sets
+// then spin about 2 ms instead of 20.
+constexpr std::uint64_t spin_floor_ns = 2'000'000, spin_cap_ns = 20'000'000;
 
 struct CudaError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -75,17 +80,12 @@ struct Buffer {
     if (after) check(cudaMemsetAsync(base + offset + n, guard_byte, after, s), "cudaMemset guard");
   }
   unsigned char* data() const { return base + offset; }
-  bool guards_intact(cudaStream_t s) const {
-    const std::size_t tail = std::min(guard_bytes, allocated - offset - bytes), head = std::min(offset, 2 * guard_bytes);
-    std::vector<unsigned char> before(head), after(tail);
-    check(cudaMemcpyAsync(before.data(), base + offset - head, head, cudaMemcpyDeviceToHost, s), "copy guard");
-    if (tail) check(cudaMemcpyAsync(after.data(), base + offset + bytes, tail, cudaMemcpyDeviceToHost, s), "copy guard");
-    check(cudaStreamSynchronize(s), "sync");
-    for (unsigned char c : before)
-      if (c != guard_byte) return false;
-    for (unsigned char c : after)
-      if (c != guard_byte) return false;
-    return true;
+  // The guard bands read back: up to two guards' worth before the data, one after.
+  std::size_t head() const { return std::min(offset, 2 * guard_bytes); }
+  std::size_t tail() const { return std::min(guard_bytes, allocated - offset - bytes); }
+  void read_guards(unsigned char* dst, cudaStream_t s) const {
+    check(cudaMemcpyAsync(dst, base + offset - head(), head(), cudaMemcpyDeviceToHost, s), "copy guard");
+    if (tail()) check(cudaMemcpyAsync(dst + head(), base + offset + bytes, tail(), cudaMemcpyDeviceToHost, s), "copy guard");
   }
   ~Buffer() { free_all(); }
 };
@@ -138,6 +138,29 @@ struct Testbed::Impl {
   cudaEvent_t start = nullptr, stop = nullptr;
   Buffer gc, gs, theta, out, positions, table;
   bool lost = false;
+  std::vector<float> spun, again;  // outputs of the checking calls, reused across calls
+  std::vector<unsigned char> back;  // an input read back
+  unsigned char* guards = nullptr;   // pinned: every buffer's guard bands, read in one batch
+  std::size_t guards_size = 0;
+
+  // All guard bands of `bufs` read back together (one synchronisation); true when intact.
+  bool guards_intact(const std::vector<const Buffer*>& bufs) {
+    std::size_t need = 0;
+    for (const Buffer* b : bufs) need += b->head() + b->tail();
+    if (need > guards_size) {
+      if (guards) check(cudaFreeHost(guards), "cudaFreeHost");
+      guards = nullptr;
+      check(cudaMallocHost(reinterpret_cast<void**>(&guards), need), "cudaMallocHost");
+      guards_size = need;
+    }
+    std::size_t at = 0;
+    for (const Buffer* b : bufs) {
+      b->read_guards(guards + at, stream);
+      at += b->head() + b->tail();
+    }
+    check(cudaStreamSynchronize(stream), "sync");
+    return std::all_of(guards, guards + at, [](unsigned char c) { return c == guard_byte; });
+  }
 
   Impl() {
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -146,6 +169,7 @@ struct Testbed::Impl {
   }
   ~Impl() {
     if (!lost) {
+      if (guards) cudaFreeHost(guards);
       cudaEventDestroy(start);
       cudaEventDestroy(stop);
       cudaStreamDestroy(stream);
@@ -158,21 +182,28 @@ struct Testbed::Impl {
   }
 
   bool unchanged(const Buffer& b, const void* host) {
-    std::vector<unsigned char> back(b.bytes);
+    back.resize(b.bytes);  // scratch kept across calls: no fresh pages per check
     check(cudaMemcpyAsync(back.data(), b.data(), b.bytes, cudaMemcpyDeviceToHost, stream), "copy back input");
     check(cudaStreamSynchronize(stream), "sync");
-    return b.bytes == 0 || std::memcmp(back.data(), host, b.bytes) == 0;
+    const bool same = b.bytes == 0 || std::memcmp(back.data(), host, b.bytes) == 0;
+    if (back.size() > (std::size_t{1} << 30)) back = {};  // a --huge input: not kept
+    return same;
   }
 
-  // Poisons the output, optionally behind a spin on the stream, calls, and reads it back.
+  // Poisons the output, optionally behind a spin of `spin` ns on the stream, calls, and reads
+  // the output back into `host`. `wall_ns`, when given, gets the call's wall time through the
+  // device synchronisation.
   template <class Call>
-  std::vector<float> call_once(const Problem& p, Call&& call, bool behind_spin, Integrity& integ, double* ms) {
+  void call_once(const Problem& p, Call&& call, std::uint64_t spin, Integrity& integ, double* ms, std::vector<float>& host,
+                 std::uint64_t* wall_ns = nullptr) {
     const std::int64_t n = p.n();
-    if (behind_spin) detail::launch_spin(spin_ns, stream);
+    host.clear();
+    if (spin) detail::launch_spin(spin, stream);
     // Poisoning in 4-byte words needs 4-byte alignment, which a float output always has.
     detail::launch_fill32(reinterpret_cast<std::uint32_t*>(out.data()), n, poison_bits, stream);
     check(cudaGetLastError(), "poison launch");
     check(cudaEventRecord(start, stream), "event");
+    const auto began = std::chrono::steady_clock::now();
     const int rc = call(stream);
     check(cudaEventRecord(stop, stream), "event");
     if (rc == ROPE2D_ERR_UNSUPPORTED_DTYPE) {
@@ -183,11 +214,14 @@ struct Testbed::Impl {
     }
     const cudaError_t e = cudaStreamSynchronize(stream);
     const cudaError_t d = e == cudaSuccess ? cudaDeviceSynchronize() : e;  // work it left on other streams
+    if (wall_ns)
+      *wall_ns = static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began).count());
     if (d != cudaSuccess) {
       integ.call_error = std::string(cudaGetErrorName(d)) + " after the call (" + cudaGetErrorString(d) + ")";
       if (sticky(d)) {
         lost = integ.context_lost = true;
-        return {};
+        return;
       }
       cudaGetLastError();
     }
@@ -196,10 +230,9 @@ struct Testbed::Impl {
       cudaEventElapsedTime(&f, start, stop);
       *ms = f;
     }
-    std::vector<float> host(n);
+    host.resize(n);
     if (n) check(cudaMemcpyAsync(host.data(), out.data(), n * 4, cudaMemcpyDeviceToHost, stream), "copy back output");
     check(cudaStreamSynchronize(stream), "sync");
-    return host;
   }
 
   template <class Call>
@@ -214,37 +247,40 @@ struct Testbed::Impl {
     }
     const std::int64_t n = p.n();
     out.layout(static_cast<std::size_t>(n) * 4, static_cast<std::size_t>(p.spec.offset[op_out]) * 4, false, stream);
-    // First call behind the spin: a kernel that ignores the stream runs during the spin and
-    // the poison queued after the spin overwrites its results.
-    std::vector<float> first;
+    // With the stream check: a first call (its wall time sizes the spin; its output is the
+    // repeat check's), then one behind the spin: a kernel that ignores the stream runs during
+    // the spin and the poison queued after the spin overwrites its results; then the timed call.
     if (checks.stream) {
-      first = call_once(p, call, true, r.integrity, nullptr);
+      std::uint64_t wall = 0;
+      call_once(p, call, 0, r.integrity, nullptr, again, &wall);
+      if (r.integrity.context_lost || !r.integrity.call_error.empty()) return r;
+      call_once(p, call, std::min(spin_cap_ns, spin_floor_ns + 4 * wall), r.integrity, nullptr, spun);
       if (r.integrity.context_lost || !r.integrity.call_error.empty()) return r;
     }
-    r.out = call_once(p, call, false, r.integrity, &r.kernel_ms);
+    call_once(p, call, 0, r.integrity, &r.kernel_ms, r.out);
     if (r.integrity.context_lost || !r.integrity.call_error.empty()) return r;
     if (checks.stream) {
       for (std::int64_t i = 0; i < n; ++i) {
-        const auto a = std::bit_cast<std::uint32_t>(first[i]), b = std::bit_cast<std::uint32_t>(r.out[i]);
+        const auto a = std::bit_cast<std::uint32_t>(spun[i]), b = std::bit_cast<std::uint32_t>(r.out[i]);
         if (a == poison_bits && b != poison_bits) r.integrity.stream_respected = false;
         else if (a != b) r.integrity.deterministic = false;
       }
     }
-    if (checks.repeat) {
-      Integrity again;
-      const std::vector<float> second = call_once(p, call, false, again, nullptr);
-      if (!again.call_error.empty()) {
-        r.integrity.call_error = "second call: " + again.call_error;
-        r.integrity.context_lost = again.context_lost;
+    if (checks.repeat && !checks.stream) {  // with the stream check, the first call was the repeat
+      Integrity second;
+      call_once(p, call, 0, second, nullptr, again);
+      if (!second.call_error.empty()) {
+        r.integrity.call_error = "second call: " + second.call_error;
+        r.integrity.context_lost = second.context_lost;
         return r;
       }
-      if (std::memcmp(second.data(), r.out.data(), n * 4) != 0) r.integrity.deterministic = false;
     }
-    r.integrity.guards_intact = out.guards_intact(stream);
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      if (!inputs[i]->guards_intact(stream)) r.integrity.guards_intact = false;
+    if (checks.repeat && std::memcmp(again.data(), r.out.data(), n * 4) != 0) r.integrity.deterministic = false;
+    std::vector<const Buffer*> guarded{&out};
+    guarded.insert(guarded.end(), inputs.begin(), inputs.end());
+    r.integrity.guards_intact = guards_intact(guarded);
+    for (std::size_t i = 0; i < inputs.size(); ++i)
       if (checks.inputs && !unchanged(*inputs[i], host_inputs[i])) r.integrity.inputs_unchanged = false;
-    }
     return r;
   }
 };

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <exception>
+
 #include "rope2d/verify/worst.hpp"
 
 namespace rope2d::verify {
@@ -24,10 +26,78 @@ void add_finding(std::string& integ, const std::string& what) {
 
 }  // namespace
 
+namespace {
+
+bool same_problem(const ProblemSpec& a, const ProblemSpec& b) {
+  return a.name() == b.name() && a.seed == b.seed && a.source == b.source && a.regime == b.regime &&
+         a.flush_end == b.flush_end && a.light == b.light && a.layout_json == b.layout_json;
+}
+
+}  // namespace
+
+Judge::Made Judge::make_case(const ProblemSpec& s, Case c, const std::string& worst_dir) {
+  Made m{std::move(c)};
+  Phases t;
+  t.time(t.inputs, [&] {
+    if (s.set == "worst") m.c.problem = suite_problem(s, worst_dir);  // the committed lists, not a generator
+    else make_problem(s, m.c.problem);
+    return 0;
+  });
+  t.time(t.reference, [&] { return compute_expected(m.c.problem, m.c.expected), 0; });
+  m.inputs = t.inputs;
+  m.reference = t.reference;
+  return m;
+}
+
+Judge::~Judge() {
+  if (ahead_.valid()) ahead_.wait();
+}
+
+Case Judge::spare() {
+  if (pool_.empty()) return {};
+  Case c = std::move(pool_.back());
+  pool_.pop_back();
+  return c;
+}
+
+void Judge::recycle(Case c) {
+  if (pool_.size() < 2) pool_.push_back(std::move(c));
+}
+
+void Judge::make_ahead(const ProblemSpec& s) {
+  ahead_spec_ = s;
+  ahead_ = std::async(std::launch::async, [s, c = spare(), dir = worst_dir]() mutable { return make_case(s, std::move(c), dir); });
+}
+
+Case Judge::take_case(const ProblemSpec& s) {
+  if (ahead_.valid()) {
+    const bool wanted = same_problem(ahead_spec_, s);
+    Made m;
+    try {
+      m = ahead_.get();
+    } catch (...) {
+      if (wanted) throw;  // the error this round's inputs give, as if made now
+      m = {};
+    }
+    phases.inputs += m.inputs;
+    phases.reference += m.reference;
+    if (wanted) return std::move(m.c);
+    recycle(std::move(m.c));
+  }
+  Made m = make_case(s, spare(), worst_dir);
+  phases.inputs += m.inputs;
+  phases.reference += m.reference;
+  return std::move(m.c);
+}
+
 std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const std::vector<Entry>& entries) {
-  return judge(spec, [&](int r) {
-    Case c{phases.time(phases.inputs, [&] { return suite_problem(spec.round(r), worst_dir); }), {}};  // fresh inputs
-    c.expected = phases.time(phases.reference, [&] { return compute_expected(c.problem); });
+  const ProblemSpec* after = next;
+  next = nullptr;
+  return judge(spec, [&, after](int r) {
+    Case c = take_case(spec.round(r));  // fresh inputs in reused buffers
+    // The next round's (or the next set's first) case is made while this one is judged.
+    if (r + 1 < rounds_) make_ahead(spec.round(r + 1));
+    else if (after) make_ahead(after->round(0));
     return c;
   }, entries);
 }
@@ -38,7 +108,7 @@ std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const CaseSource& c
     sets[e].result = SetResult{entries[e].prefix + spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
   for (int round = 0; round < rounds_ && !lost_; ++round) {
     if (stop_set_on_error && !sets[0].result.error.empty()) break;
-    const Case c = cases(round);
+    Case c = cases(round);
     for (std::size_t e = 0; e < entries.size() && !lost_; ++e) {
       const Entry& entry = entries[e];
       SetResult& r = sets[e].result;
@@ -63,6 +133,7 @@ std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const CaseSource& c
                       max_failures);
       r.kernel_ms = std::max(r.kernel_ms, run.kernel_ms);
     }
+    recycle(std::move(c));
   }
   std::vector<SetResult> out;
   bool any_error = false;

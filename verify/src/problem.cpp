@@ -18,6 +18,14 @@ namespace {
 
 constexpr std::int64_t gen_chunk = 1 << 16;
 
+// A reused buffer resized to n: grown to exactly n (no doubling, no copy of old contents),
+// or shrunk in place keeping its pages.
+template <class T>
+void fit(std::vector<T>& v, std::int64_t n) {
+  if (static_cast<std::size_t>(n) > v.capacity()) v = std::vector<T>();
+  v.resize(static_cast<std::size_t>(n));
+}
+
 void store(std::vector<std::uint8_t>& v, std::int64_t i, ref::Dtype d, double x) {
   ref::encode(d, x, &v[i * ref::size_bytes(d)]);
 }
@@ -115,31 +123,36 @@ void parallel_chunks(std::int64_t n, std::int64_t chunk, const std::function<voi
   if (error) std::rethrow_exception(error);
 }
 
-Problem make_problem(const ProblemSpec& spec) {
+void make_problem(const ProblemSpec& spec, Problem& p) {
   const std::int64_t n = spec.n();
   if (n < 0) throw std::invalid_argument("problem " + spec.name() + ": negative size");
-  Problem p;
   p.spec = spec;
   const int esize = ref::size_bytes(spec.grad_dtype);
-  p.gc.resize(n * esize);
-  p.gs.resize(n * esize);
-  p.theta.resize(n);
+  // Every element below n is written in the loop, so reused buffers need no clearing.
+  fit(p.gc, n * esize);
+  fit(p.gs, n * esize);
+  fit(p.theta, n);
+  p.positions.clear();
+  p.theta_table.clear();
   if (spec.source == AngleSource::layout) {
     const ref::Layout layout =
         spec.layout_json.empty()
             ? ref::random_layout(spec.seed, {.batch = static_cast<int>(spec.batch), .seq_len = spec.seq_len, .max_image_side = 128})
             : ref::layout_from_json(spec.layout_json);
+    ref::validate(layout);
     if (layout.batch.size() != static_cast<std::size_t>(spec.batch) || layout.seq_len() != spec.seq_len ||
         layout.rope.head_dim != spec.head_dim)
       throw std::invalid_argument("problem " + spec.name() + ": layout shape differs from the problem's");
-    p.theta = ref::angles(layout);
+    if (spec.elements >= 0) throw std::invalid_argument("problem " + spec.name() + ": a layout problem has no flat size");
     p.theta_table = ref::theta_table(layout.rope);
+    p.positions.reserve(2 * static_cast<std::size_t>(spec.batch * spec.seq_len));
     for (const auto& seq : layout.batch)
       for (const auto& pos : ref::positions(seq)) {
         p.positions.push_back(static_cast<std::int32_t>(pos.y));
         p.positions.push_back(static_cast<std::int32_t>(pos.x));
       }
   }
+  const std::int64_t half = spec.head_dim / 2;
   parallel_chunks(n, gen_chunk, [&](std::int64_t begin, std::int64_t end) {
     ref::Random rng(chunk_seed(spec.seed, begin / gen_chunk));
     for (std::int64_t i = begin; i < end; ++i) {
@@ -149,9 +162,14 @@ Problem make_problem(const ProblemSpec& spec) {
           e = ref::draw(ref::Regime::randn, rng, spec.grad_dtype);
           p.theta[i] = e.t;
           break;
-        case AngleSource::layout:
+        case AngleSource::layout: {
+          // ref::angles' product, formed here per element: (y or x) * theta[k], in float32.
+          const std::int64_t token = i / spec.head_dim, k = (i % spec.head_dim) % half;
+          const float pos = static_cast<float>(p.positions[2 * token + (k % 2 == 0 ? 0 : 1)]);
+          p.theta[i] = pos * p.theta_table[k];
           e = {ref::round_to(spec.grad_dtype, rng.normal()), ref::round_to(spec.grad_dtype, rng.normal()), p.theta[i]};
           break;
+        }
         case AngleSource::regime:
           e = ref::draw(spec.regime, rng, spec.grad_dtype);
           p.theta[i] = e.t;
@@ -165,18 +183,22 @@ Problem make_problem(const ProblemSpec& spec) {
       store(p.gs, i, spec.grad_dtype, e.gs);
     }
   });
+}
+
+Problem make_problem(const ProblemSpec& spec) {
+  Problem p;
+  make_problem(spec, p);
   return p;
 }
 
-Expected compute_expected(const Problem& p, bool all_dtypes) {
+void compute_expected(const Problem& p, Expected& x, bool all_dtypes) {
   const std::int64_t n = p.n();
-  Expected x;
-  x.fp32.resize(n);
-  x.scale.resize(n);
-  if (all_dtypes) {
-    x.bf16.resize(n);
-    x.fp16.resize(n);
-  }
+  // Every element below n is written below, so reused buffers need no clearing.
+  fit(x.fp32, n);
+  fit(x.scale, n);
+  fit(x.bf16, all_dtypes ? n : 0);
+  fit(x.fp16, all_dtypes ? n : 0);
+  x.stats = {};
   std::mutex stats_mutex;
   parallel_chunks(n, 1 << 16, [&](std::int64_t begin, std::int64_t end) {
     ref::CertifiedStats stats;
@@ -196,6 +218,11 @@ Expected compute_expected(const Problem& p, bool all_dtypes) {
     x.stats.fast += stats.fast;
     x.stats.fallback += stats.fallback;
   });
+}
+
+Expected compute_expected(const Problem& p, bool all_dtypes) {
+  Expected x;
+  compute_expected(p, x, all_dtypes);
   return x;
 }
 

@@ -70,8 +70,12 @@ std::vector<std::int64_t> sweep_sizes(bool full) {
       for (std::int64_t d = -3; d <= 3; ++d)
         if (full || (k == 1 && d >= -1 && d <= 1)) n.insert(k * unit + d);
   if (full) {
-    // 65536 blocks of 256 threads (n >= 2^24), and a grid capped at 65535 blocks of 128.
-    for (std::int64_t d : {-1, 1}) n.insert((std::int64_t{1} << 24) + d);
+    // n >= 2^24: one size judged in full is enough. 2^24 + 1 is past 65536 blocks of 256
+    // threads by one element, past 2^24 (where float32 stops holding every index) and a
+    // grid-stride loop's third pass on a grid capped at 65535 blocks of 128; 2^24 - 1 added
+    // only a block boundary the residues at 2^20 and the k*unit +- 1..3 sizes already cover.
+    // 65535 * 128 + 1: one element past that capped grid's first pass.
+    n.insert((std::int64_t{1} << 24) + 1);
     n.insert(65535 * 128 + 1);
   }
   return {n.begin(), n.end()};

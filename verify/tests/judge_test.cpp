@@ -169,3 +169,52 @@ TEST(Judge, WorstSetIsJudgedOnTheCommittedLists) {
   Judge no_dir(Tier::float32_bound, 1);
   EXPECT_THROW(no_dir.judge(worst[0], {e}), std::invalid_argument);
 }
+
+namespace {
+
+// Every byte of a problem's inputs, for comparing problems made in different ways.
+std::vector<std::uint8_t> input_bytes(const Problem& p) {
+  std::vector<std::uint8_t> v(p.gc);
+  v.insert(v.end(), p.gs.begin(), p.gs.end());
+  const auto* t = reinterpret_cast<const std::uint8_t*>(p.theta.data());
+  v.insert(v.end(), t, t + p.theta.size() * 4);
+  const auto* q = reinterpret_cast<const std::uint8_t*>(p.positions.data());
+  v.insert(v.end(), q, q + p.positions.size() * 4);
+  return v;
+}
+
+}  // namespace
+
+// Cases made ahead (the next round, and the next set's first round, in the background) and in
+// reused buffers are the problems make_problem gives for each round: a larger set followed
+// by a smaller one of another kind, then a set other than the announced next one.
+TEST(Judge, CasesMadeAheadInReusedBuffersAreEachRoundsOwn) {
+  ProblemSpec big;
+  big.set = "randn";
+  big.seq_len = 300;
+  big.seed = 11;
+  ProblemSpec flat;
+  flat.set = "odd";
+  flat.elements = 1001;
+  flat.offset = {1, 2, 3, 0};
+  flat.seed = 12;
+  const ProblemSpec layout = small_layout();
+  Judge judge(Tier::strict, 2);
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> seen;
+  const Entry e{"", [&](const Problem& p, int round) {
+                  seen.emplace_back(p.spec.name() + "#" + std::to_string(round), input_bytes(p));
+                  return exact(p);
+                }, {}};
+  judge.next = &flat;
+  EXPECT_TRUE(judge.judge(big, {e}).at(0).passed(Tier::strict));
+  judge.next = &big;  // announced, but the layout set comes next: made afresh
+  EXPECT_TRUE(judge.judge(flat, {e}).at(0).passed(Tier::strict));
+  EXPECT_TRUE(judge.judge(layout, {e}).at(0).passed(Tier::strict));
+  ASSERT_EQ(seen.size(), 6u);
+  std::size_t k = 0;
+  for (const ProblemSpec* s : std::vector<const ProblemSpec*>{&big, &flat, &layout})
+    for (int r = 0; r < 2; ++r, ++k) {
+      EXPECT_EQ(seen[k].first, s->name() + "#" + std::to_string(r));
+      EXPECT_TRUE(seen[k].second == input_bytes(make_problem(s->round(r)))) << seen[k].first;
+    }
+}

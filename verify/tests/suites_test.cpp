@@ -7,8 +7,10 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <cstring>
 #include <set>
 
+#include "rope2d/ref/layout.hpp"
 #include "rope2d/ref/regimes.hpp"
 #include "rope2d/verify/huge.hpp"
 #include "rope2d/verify/suites.hpp"
@@ -192,4 +194,29 @@ TEST(Suites, WorstSetAndNearOverflowRegime) {
     if (p.set == "near_overflow") EXPECT_EQ(p.regime, ref::Regime::near_overflow);
   o.worst_dir = "/nonexistent/worst";
   EXPECT_THROW(verification_suite(o), std::invalid_argument);
+}
+
+// make_problem forms a layout problem's angles per element in its parallel loop: they are
+// ref::angles' of the same layout bit for bit, in fresh and in reused (larger) buffers.
+TEST(Problems, LayoutAnglesAreTheReferenceLayoutsAngles) {
+  ProblemSpec big;
+  big.set = "odd";
+  big.elements = 1 << 20;  // larger than either layout problem below
+  Problem reused = make_problem(big);
+  for (const auto& [batch, seq] : std::vector<std::pair<int, std::int64_t>>{{1, 5000}, {3, 777}}) {
+    ProblemSpec s;
+    s.set = "layout";
+    s.source = AngleSource::layout;
+    s.batch = batch;
+    s.seq_len = seq;
+    s.seed = 77 + batch;
+    const std::vector<float> want =
+        ref::angles(ref::random_layout(s.seed, {.batch = batch, .seq_len = seq, .max_image_side = 128}));
+    make_problem(s, reused);
+    for (const Problem& p : {make_problem(s), reused}) {
+      ASSERT_EQ(p.theta.size(), want.size());
+      EXPECT_EQ(std::memcmp(p.theta.data(), want.data(), want.size() * 4), 0) << batch << "x" << seq;
+      EXPECT_EQ(p.positions.size(), 2 * static_cast<std::size_t>(batch * seq));
+    }
+  }
 }

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,9 @@ struct Phases {
 class Judge {
  public:
   Judge(Tier gate, int rounds) : gate_(gate), rounds_(rounds) {}
+  ~Judge();
+  Judge(const Judge&) = delete;
+  Judge& operator=(const Judge&) = delete;
 
   // Around every call, for a supervisor's per-call time limit and progress.
   std::function<void(const std::string& set)> on_call;
@@ -70,6 +74,9 @@ class Judge {
   // Where the worst set's lists are (suite_problem); empty when the suite has no worst set.
   std::string worst_dir;
   Phases phases;
+  // The set judged after the next judge(spec, entries) call, if known: its first round's case
+  // is made in the background during that call's last round (used once, then cleared).
+  const ProblemSpec* next = nullptr;
 
   // Fresh inputs of spec.round(r) for each round, the reference computed here. One result per
   // entry that applied to the problem, in order.
@@ -81,9 +88,23 @@ class Judge {
   bool context_lost() const { return lost_; }
 
  private:
+  struct Made {
+    Case c;
+    double inputs = 0, reference = 0;  // seconds
+  };
+  // A case's inputs and reference, into the buffers of `c` (their capacity kept).
+  static Made make_case(const ProblemSpec& s, Case c, const std::string& worst_dir);
+  Case take_case(const ProblemSpec& s);
+  void make_ahead(const ProblemSpec& s);
+  Case spare();
+  void recycle(Case c);
+
   Tier gate_;
   int rounds_;
   bool lost_ = false;
+  std::vector<Case> pool_;  // judged cases whose buffers the next cases reuse
+  ProblemSpec ahead_spec_;
+  std::future<Made> ahead_;  // the case being made in the background (last member: joined first)
 };
 
 // A set whose call returned ROPE2D_ERR_UNSUPPORTED_DTYPE: "not supported" for fp16 and fp32,

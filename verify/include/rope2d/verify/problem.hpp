@@ -85,6 +85,10 @@ struct Expected {
 
 Problem make_problem(const ProblemSpec& spec);
 Expected compute_expected(const Problem& p, bool all_dtypes = false);
+// The same into existing buffers (their capacity kept): the judge reuses one case's buffers
+// across rounds and sets, so large sets pay no fresh allocation and page faults each round.
+void make_problem(const ProblemSpec& spec, Problem& into);
+void compute_expected(const Problem& p, Expected& into, bool all_dtypes = false);
 
 // Runs fn(begin, end) over [0, n) in chunks on all hardware threads.
 void parallel_chunks(std::int64_t n, std::int64_t chunk, const std::function<void(std::int64_t, std::int64_t)>& fn);
