@@ -82,8 +82,9 @@ TEST(CommittedReports, ReportJsonIsWrittenAgainUnchanged) {
     for (std::size_t k = 0; k < before["results"].size(); ++k) {
       auto &b = before["results"][k], &a = after["results"][k];
       EXPECT_TRUE(a.contains("histogram") && a.contains("max_by_angle")) << f;
-      a.erase("histogram");
-      a.erase("max_by_angle");
+      // Reports recorded before the plots' data was kept: compared without it.
+      for (const char* key : {"histogram", "max_by_angle"})
+        if (!b.contains(key)) a.erase(key);
       if (b["rms_scaled_error"].is_number() && a["rms_scaled_error"].is_number()) {
         const double rb = b["rms_scaled_error"], ra = a["rms_scaled_error"];
         EXPECT_NEAR(ra, rb, 1e-15 * rb) << f << " results[" << k << "]";
@@ -104,7 +105,8 @@ TEST(CommittedReports, ReportJsonIsWrittenAgainUnchanged) {
     for (std::size_t k = 0; k < before["tiers"].size(); ++k) EXPECT_EQ(after["tiers"][k]["tier"], before["tiers"][k]["tier"]) << f;
     after.erase("tiers");
     before.erase("tiers");
-    EXPECT_EQ(after, before) << f;
+    // On a difference, the JSON patch from the committed file to the rewritten one (not both files).
+    EXPECT_TRUE(after == before) << f << ": " << nlohmann::json::diff(before, after).dump().substr(0, 2000);
   }
 }
 

@@ -257,6 +257,7 @@ Report read_report_json(const std::string& path) {
   if (res) {
     // Reports written before the histograms were recorded can be read, but not plotted.
     r.has_plot_data = !res->empty() && (*res)[0].is_object() && (*res)[0].contains("histogram");
+    r.has_subnormal_data = j.contains("subnormal_mode");
     for (std::size_t k = 0; k < res->size(); ++k)
       r.results.push_back(read_result(rd, (*res)[k], fmt::format("results[{}]", k), r.gate, r.has_plot_data));
   }

@@ -34,6 +34,10 @@ void results_table(std::ostringstream& md, const Report& r) {
 // Per set where subnormal values took part or an overflow was accepted, and overall.
 void subnormal_lines(std::ostringstream& md, const Report& r) {
   md << "\n## Subnormals and overflow\n\n";
+  if (!r.has_subnormal_data) {
+    md << "Not recorded: this report was written before subnormal modes and accepted overflows were.\n\n";
+    return;
+  }
   const Metrics all = overall(r);
   md << "Overall: subnormal mode " << all.subnormal_mode() << "; " << all.overflow_accepted
      << " infinities (or FLT_MAX) accepted near overflow.\n\n";

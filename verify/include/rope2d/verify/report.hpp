@@ -42,6 +42,9 @@ struct Report {
   // Whether results carry their error histograms (false for a report read back from a
   // report.json written before they were recorded: its plots cannot be drawn again).
   bool has_plot_data = true;
+  // Whether results carry their subnormal modes and accepted overflows (false for a report
+  // read back from a report.json written before they were recorded).
+  bool has_subnormal_data = true;
 
   std::string verdict() const;  // passed | incorrect | failed
   int exit_code() const;        // 0 passed, 1 incorrect, 3 failed
