@@ -94,6 +94,23 @@ TEST(Tolerance, TritonFlushedAngleIsRecognised) {
   EXPECT_FALSE(m.passes(Tier::float32_bound, Subnormals::ieee));
 }
 
+TEST(Tolerance, FlushedAngleWithInfiniteGradsGivesNaN) {
+  // Seen on the H200 from a -ftz=true build and from Triton: with the subnormal angle taken as
+  // zero, -inf * sin(0) + inf * cos(0) = NaN, while the IEEE result is inf.
+  const Problem p = problem_of("special", ref::Dtype::bf16, {{INFINITY, INFINITY, -0x1.fffffcp-127f}, {INFINITY, -INFINITY, 0x1p-149f}});
+  const Expected x = compute_expected(p);
+  EXPECT_EQ(x.fp32[0], INFINITY);
+  EXPECT_EQ(x.fp32[1], -INFINITY);
+  const Metrics m = judge(p, {NAN, NAN});
+  EXPECT_TRUE(m.passes(Tier::float32_bound)) << m.over[0] << " " << m.nonfinite_mismatch;
+  EXPECT_EQ(m.subnormal_modes[flush_angle], 2);
+  EXPECT_FALSE(judge(p, {NAN, NAN}, Subnormals::ieee).passes(Tier::float32_bound));
+  // A NaN where no flush explains it still fails: the angle here is normal (ref -inf).
+  const Problem q = problem_of("special", ref::Dtype::bf16, {{INFINITY, 0.0, 0x1p-126f}});
+  EXPECT_EQ(compute_expected(q).fp32[0], -INFINITY);
+  EXPECT_FALSE(judge(q, {NAN}).passes(Tier::float32_bound));
+}
+
 TEST(Tolerance, FlushToZeroModesPassAndWrongKernelsStillFail) {
   for (ref::Dtype d : {ref::Dtype::bf16, ref::Dtype::fp32}) {
     const Problem p = subnormal_problem(d);

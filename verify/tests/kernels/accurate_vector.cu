@@ -48,6 +48,7 @@ extern "C" int rope2d_backward(const void* gc, const void* gs, const float* t, f
     if (cudaError_t e = cudaGetLastError()) return e;
   }
   const int64_t scalar = head + (n - tail);
-  edges<<<(unsigned)((scalar + 255) / 256), 256, 0, st>>>(gc, gs, t, out, together ? head : 0, together ? tail : 0, n, dt);
+  if (scalar > 0)  // an empty grid is an invalid launch
+    edges<<<(unsigned)((scalar + 255) / 256), 256, 0, st>>>(gc, gs, t, out, together ? head : 0, together ? tail : 0, n, dt);
   return cudaGetLastError();
 }

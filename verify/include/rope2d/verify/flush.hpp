@@ -40,7 +40,7 @@ struct FlushedProblem {
 };
 
 // Every distinct flushed problem of e whose flushed values are subnormal in e's evaluation,
-// fewest flushes first; empty when none is (always empty for non-finite inputs).
+// fewest flushes first; empty when none is.
 std::vector<FlushedProblem> flushed_problems(const ref::Element& e);
 
 }  // namespace rope2d::verify
