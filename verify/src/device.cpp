@@ -105,6 +105,15 @@ std::string Integrity::describe() const {
   return s.empty() ? "ok" : s;
 }
 
+int device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
 DeviceInfo probe_device() {
   DeviceInfo info;
   int count = 0;

@@ -1,18 +1,13 @@
-// Nightly regression rules, the nightly config, and the verifier runs as child processes.
+// Nightly regression rules, run dates and seeds.
 #include "rope2d/verify/nightly.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <fstream>
 
+#include "rope2d/verify/nightly_shard.hpp"
 #include "rope2d/verify/suites.hpp"
-
-extern char** environ;
 
 namespace rope2d::verify {
 
@@ -25,8 +20,12 @@ std::vector<std::string> nightly_regressions(const json& now, const json& previo
   for (const json& cur : now_verify) {
     for (const json& before : before_verify) {
       if (before.value("kernel", "") != cur.value("kernel", "")) continue;
+      // One run per kernel and grad dtype; a summary from before that split has one run of
+      // all dtypes per kernel: its sets (named with their dtype) still compare, its time not.
+      const json dtype = cur.value("grad_dtype", json()), before_dtype = before.value("grad_dtype", json());
+      if (!dtype.is_null() && !before_dtype.is_null() && dtype != before_dtype) continue;
       const std::string kernel = cur.value("kernel", "");
-      if (cur.value("seconds", 0.0) > 1.25 * before.value("seconds", 1e9) + 2)
+      if (dtype == before_dtype && cur.value("seconds", 0.0) > 1.25 * before.value("seconds", 1e9) + 2)
         out.push_back(fmt::format("{}: verify took {:.1f} s, was {:.1f} s", kernel, cur.value("seconds", 0.0),
                                   before.value("seconds", 0.0)));
       const json sets = cur.value("sets", json::object());
@@ -43,6 +42,12 @@ std::vector<std::string> nightly_regressions(const json& now, const json& previo
       }
     }
   }
+  const json before_golden = previous.value("golden", json::object()).value("results", json::array());
+  for (const json& g : now.value("golden", json::object()).value("results", json::array()))
+    for (const json& b : before_golden)
+      if (b.value("problem", "") == g.value("problem", "") && b.value("disposition", "") == "passed" &&
+          g.value("disposition", "") != "passed")
+        out.push_back(fmt::format("golden {}: newly {}", g.value("problem", "?"), g.value("disposition", "?")));
   const json ps = previous.value("sweep", json::object()), ns = now.value("sweep", json::object());
   if (ns.value("ran", false) && ps.value("ran", false) &&
       ns.value("max_scaled_error", 0.0) > 1.5 * ps.value("max_scaled_error", 0.0) + 0.5)
@@ -59,30 +64,6 @@ bool valid_run_date(const std::string& d) {
   return month >= 1 && month <= 12 && day >= 1 && day <= 31;
 }
 
-std::uint64_t nightly_seed(const std::string& date) {
-  std::uint64_t seed = 1469598103934665603ull;
-  for (char ch : date) seed = (seed ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-  return seed & 0xffffffff;
-}
-
-int run_logged(const std::vector<std::string>& argv, const std::string& log_path) {
-  if (argv.empty()) return 127;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return 127;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return 127;
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
-}
+std::uint64_t nightly_seed(const std::string& date) { return fnv1a64(date) & 0xffffffff; }
 
 }  // namespace rope2d::verify

@@ -1,4 +1,4 @@
-// posix_spawn with a pipe for the child's output and a time limit (spawn.hpp).
+// posix_spawn with a pipe for the child's output or a log file, and a time limit (spawn.hpp).
 #include "rope2d/verify/spawn.hpp"
 
 #include <fcntl.h>
@@ -11,10 +11,54 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 extern char** environ;
 
 namespace rope2d::verify {
+
+namespace {
+
+// The inherited environment with `extra` ("NAME=value") replacing or adding entries.
+std::vector<std::string> environment_with(const std::vector<std::string>& extra) {
+  std::vector<std::string> out;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    bool replaced = false;
+    for (const std::string& x : extra)
+      replaced = replaced || entry.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
+    if (!replaced) out.push_back(entry);
+  }
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
+
+// posix_spawnp of argv with the file actions fa and the environment (extra added); fills r.
+pid_t start(const std::vector<std::string>& argv, const posix_spawn_file_actions_t& fa, const std::vector<std::string>& extra,
+            SpawnResult& r) {
+  std::vector<char*> args, envp;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const std::vector<std::string> env = environment_with(extra);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), extra.empty() ? environ : envp.data());
+  if (rc != 0) {
+    r.start_error = "cannot run " + argv[0] + ": " + std::strerror(rc);
+    return -1;
+  }
+  r.started = true;
+  return pid;
+}
+
+}  // namespace
+
+int SpawnResult::code() const {
+  if (!started) return 127;
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
+}
 
 std::string SpawnResult::exit_text() const {
   if (!started) return "not started: " + start_error;
@@ -38,19 +82,13 @@ SpawnResult run_program(const std::vector<std::string>& argv, const std::string&
   if (stderr_path.empty()) posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
   else posix_spawn_file_actions_addopen(&fa, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());  // after the open: stderr_path as given
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  const pid_t pid = start(argv, fa, {}, r);
   posix_spawn_file_actions_destroy(&fa);
   ::close(fds[1]);
-  if (rc != 0) {
+  if (pid < 0) {
     ::close(fds[0]);
-    r.start_error = "cannot run " + argv[0] + ": " + std::strerror(rc);
     return r;
   }
-  r.started = true;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   double killed_at = -1;
@@ -76,6 +114,33 @@ SpawnResult run_program(const std::vector<std::string>& argv, const std::string&
   }
   ::close(fds[0]);
   while (::waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {
+  }
+  return r;
+}
+
+SpawnResult run_logged(const std::vector<std::string>& argv, const std::string& log_path, const std::vector<std::string>& env,
+                       double timeout_s) {
+  SpawnResult r;
+  if (argv.empty()) {
+    r.start_error = "no program";
+    return r;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  const pid_t pid = start(argv, fa, env, r);
+  posix_spawn_file_actions_destroy(&fa);
+  if (pid < 0) return r;
+  const auto t0 = std::chrono::steady_clock::now();
+  double killed_at = -1;
+  for (;;) {
+    const pid_t w = ::waitpid(pid, &r.status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (timeout_s > 0 && t > timeout_s && killed_at < 0) r.timed_out = true, ::kill(pid, SIGTERM), killed_at = t;
+    if (killed_at >= 0 && t > killed_at + 5) ::kill(pid, SIGKILL);
   }
   return r;
 }

@@ -3,10 +3,13 @@
 
 #include <unistd.h>
 
+#include <csignal>
+
 #include <filesystem>
 #include <fstream>
 
 #include "rope2d/verify/nightly.hpp"
+#include "rope2d/verify/spawn.hpp"
 
 using rope2d::verify::nightly_regressions;
 using nlohmann::json;
@@ -77,14 +80,23 @@ TEST(Nightly, ChildProcessesGetTheirArgumentsVerbatim) {
   std::filesystem::create_directories(dir);
   const std::string log = (dir / "echo.log").string();
   const std::string evil = "x'; touch " + (dir / "PWNED").string() + "; echo '";
-  EXPECT_EQ(rope2d::verify::run_logged({"/bin/echo", evil, "$(touch " + (dir / "PWNED2").string() + ")"}, log), 0);
+  EXPECT_EQ(rope2d::verify::run_logged({"/bin/echo", evil, "$(touch " + (dir / "PWNED2").string() + ")"}, log).code(), 0);
   std::ifstream in(log);
   std::string text((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(text, evil + " $(touch " + (dir / "PWNED2").string() + ")\n");
   EXPECT_FALSE(std::filesystem::exists(dir / "PWNED"));
   EXPECT_FALSE(std::filesystem::exists(dir / "PWNED2"));
-  EXPECT_EQ(rope2d::verify::run_logged({"/bin/sh", "-c", "exit 3"}, log), 3);
-  EXPECT_EQ(rope2d::verify::run_logged({(dir / "no-such-program").string()}, log), 127);
+  EXPECT_EQ(rope2d::verify::run_logged({"/bin/sh", "-c", "exit 3"}, log).code(), 3);
+  // The extra environment reaches the child, replacing an inherited entry of the same name.
+  setenv("ROPE2D_SPAWN_TEST", "inherited", 1);
+  EXPECT_EQ(rope2d::verify::run_logged({"/bin/sh", "-c", "echo \"$ROPE2D_SPAWN_TEST $CUDA_VISIBLE_DEVICES\""}, log,
+                                       {"ROPE2D_SPAWN_TEST=given", "CUDA_VISIBLE_DEVICES=3"}).code(), 0);
+  std::ifstream env_log(log);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(env_log)), {}), "given 3\n");
+  const auto slow = rope2d::verify::run_logged({"/bin/sleep", "30"}, log, {}, 0.2);
+  EXPECT_TRUE(slow.timed_out);
+  EXPECT_EQ(slow.code(), 128 + SIGTERM);
+  EXPECT_EQ(rope2d::verify::run_logged({(dir / "no-such-program").string()}, log).code(), 127);
   std::filesystem::remove_all(dir);
 }
 

@@ -31,6 +31,7 @@ struct DeviceInfo {
 
 // Never throws and never aborts: without a driver or a GPU it says so in `reason`.
 DeviceInfo probe_device();
+int device_count();  // the CUDA devices this process sees; 0 without a driver
 
 struct Integrity {
   std::string call_error;        // the ABI call's return code or a CUDA error after it

@@ -14,7 +14,8 @@ namespace rope2d::verify {
 // Regressions, one sentence each: a set that passed and no longer does; a larger max error on
 // a set of at least 65,536 elements (beyond 1.25x + 0.25 units of 2^-24 S; smaller sets draw
 // too few fresh inputs each night for their maximum to be stable); a verifier run more than
-// 1.25x + 2 s slower; a larger sweep max error (beyond 1.5x + 0.5 units).
+// 1.25x + 2 s slower (the same kernel and grad dtype); a golden problem that passed and no
+// longer does; a larger sweep max error (beyond 1.5x + 0.5 units).
 std::vector<std::string> nightly_regressions(const nlohmann::json& now, const nlohmann::json& previous);
 
 }  // namespace rope2d::verify
@@ -27,10 +28,5 @@ bool valid_run_date(const std::string& date);
 
 // The nightly seed of a date (FNV-1a, 32 bits): fresh inputs each night, reproducible.
 std::uint64_t nightly_seed(const std::string& date);
-
-// Runs argv[0] with the arguments argv[1..] (no shell: nothing in them is interpreted), stdout
-// and stderr to log_path. Returns the exit status, or 127 when it could not be started, 128 +
-// the signal when one killed it.
-int run_logged(const std::vector<std::string>& argv, const std::string& log_path);
 
 }  // namespace rope2d::verify

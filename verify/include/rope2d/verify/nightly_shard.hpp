@@ -1,0 +1,62 @@
+// The nightly run split into shards and merged again. A plan (the config made explicit: the
+// kernels, grad dtypes, the golden set's problems, the sweep's range of angle bit patterns)
+// lists the work; shard i of N takes the items the stable rule below gives it and writes a
+// shard result; merging checks that the shard results belong together and cover the plan
+// exactly, then makes one summary, the same as one process running everything would.
+//
+// The rule (stable: adding a submission or a golden problem moves no other item):
+//   verifier run (kernel, dtype)  ->  (FNV-1a(kernel name) + dtype's position in bf16, fp16,
+//                                     fp32) mod N: a kernel's dtypes land on different shards;
+//   golden problem file           ->  FNV-1a(file name) mod N;
+//   sweep over bit patterns [lo, hi) ->  shard i checks split_range(lo, hi, i, N), every grad pair.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rope2d/verify/nightly_config.hpp"
+
+namespace rope2d::verify {
+
+inline constexpr const char* nightly_shard_schema = "rope2d.nightly-shard/1";
+
+struct ShardId {
+  int index = 0, count = 1;
+};
+
+// "i/N" with 0 <= i < N <= 4096; throws std::invalid_argument naming `option`.
+ShardId parse_shard(const std::string& text, const std::string& option = "--shard");
+
+// FNV-1a, 64 bits.
+std::uint64_t fnv1a64(std::string_view s);
+
+// The i-th of n near-equal consecutive pieces of the half-open range [lo, hi).
+std::pair<std::uint64_t, std::uint64_t> split_range(std::uint64_t lo, std::uint64_t hi, int i, int n);
+
+// The plan of a night: {"submissions": [paths], "grad_dtypes": [...], "golden": {"dir", "files"},
+// "sweep": {"from", "to", "lo", "hi", "grads", "budget_s"}, "quick"}. lo and hi are the bit
+// patterns of the swept float32 angles (hi exclusive; --quick stops at 4).
+nlohmann::json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_dir,
+                            const std::vector<std::string>& golden_files);
+
+// The kernel name of a submission path ("" is this project's kernel, "rope2d").
+std::string kernel_name(const std::string& submission);
+
+// Shard s's work items, in the plan's order: {"kind": "verify", "kernel", "path", "grad_dtype"},
+// {"kind": "golden", "file"}, {"kind": "sweep", "lo", "hi"}.
+std::vector<nlohmann::json> nightly_items(const nlohmann::json& plan, ShardId s);
+
+// The digest a shard result carries of its plan (FNV-1a 64 of its compact JSON, hex).
+std::string plan_digest(const nlohmann::json& plan);
+
+// Combines shard results (file name, parsed JSON) into one summary: "date", "seed", "commit",
+// "config_digest", "shards", "gpu", "verify" (plan order), "golden", "sweep" (merged, with its
+// "ranges"), "problems". Refuses, with std::invalid_argument naming the file and field, a result
+// that is not a shard result, shards of different commits, plans, dates or counts, a duplicate
+// or missing shard, and a shard whose items or results are not its share of the plan.
+nlohmann::json merge_nightly_shards(const std::vector<std::pair<std::string, nlohmann::json>>& shards);
+
+}  // namespace rope2d::verify

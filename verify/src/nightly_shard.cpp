@@ -1,0 +1,267 @@
+// The nightly's plan, its shards and their merge (nightly_shard.hpp).
+#include "rope2d/verify/nightly_shard.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "rope2d/ref/dtype.hpp"
+#include "rope2d/ref/input.hpp"
+
+namespace rope2d::verify {
+
+using nlohmann::json;
+using ref::bad_input;
+using ref::brief;
+
+ShardId parse_shard(const std::string& text, const std::string& option) {
+  const std::size_t slash = text.find('/');
+  auto number = [&](const std::string& s) {
+    if (s.empty() || s.size() > 4 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stoi(s);
+  };
+  const int i = slash == std::string::npos ? -1 : number(text.substr(0, slash));
+  const int n = slash == std::string::npos ? -1 : number(text.substr(slash + 1));
+  if (i < 0 || n < 1 || n > 4096 || i >= n)
+    throw std::invalid_argument(option + ": expected i/N with 0 <= i < N <= 4096 (shard i of N, counted from 0), found '" +
+                                text.substr(0, 40) + "'");
+  return {i, n};
+}
+
+std::uint64_t fnv1a64(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (char ch : s) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  return h;
+}
+
+std::pair<std::uint64_t, std::uint64_t> split_range(std::uint64_t lo, std::uint64_t hi, int i, int n) {
+  const std::uint64_t size = hi > lo ? hi - lo : 0;
+  auto at = [&](int k) { return lo + static_cast<std::uint64_t>((static_cast<unsigned __int128>(size) * k) / n); };
+  return {at(i), at(i + 1)};
+}
+
+json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_dir, const std::vector<std::string>& golden_files) {
+  const std::uint64_t lo = std::bit_cast<std::uint32_t>(c.sweep_from);
+  const std::uint64_t hi = std::bit_cast<std::uint32_t>(quick ? std::min(c.sweep_to, 4.0f) : c.sweep_to);
+  json grads = json::array();
+  for (const auto& [gc, gs] : c.sweep_grads) grads.push_back({gc, gs});
+  return {{"submissions", c.submissions},
+          {"grad_dtypes", c.grad_dtypes},
+          {"golden", {{"dir", golden_dir}, {"files", golden_files}}},
+          {"sweep", {{"from", c.sweep_from}, {"to", c.sweep_to}, {"lo", lo}, {"hi", std::max(lo, hi)}, {"grads", grads},
+                     {"budget_s", c.sweep_budget_s}}},
+          {"quick", quick}};
+}
+
+std::string kernel_name(const std::string& submission) {
+  return submission.empty() ? "rope2d" : std::filesystem::path(submission).stem().string();
+}
+
+std::vector<json> nightly_items(const json& plan, ShardId s) {
+  std::vector<json> items;
+  std::vector<std::string> kernels{""};
+  for (const auto& k : plan.at("submissions")) kernels.push_back(k.get<std::string>());
+  for (const std::string& k : kernels)
+    for (const auto& d : plan.at("grad_dtypes")) {
+      const auto dtype = ref::parse_dtype(d.get<std::string>());
+      const int position = dtype ? static_cast<int>(*dtype) : 0;
+      if ((fnv1a64(kernel_name(k)) + position) % s.count == static_cast<std::uint64_t>(s.index))
+        items.push_back({{"kind", "verify"}, {"kernel", kernel_name(k)}, {"path", k}, {"grad_dtype", d}});
+    }
+  for (const auto& f : plan.at("golden").at("files"))
+    if (fnv1a64(f.get<std::string>()) % s.count == static_cast<std::uint64_t>(s.index)) items.push_back({{"kind", "golden"}, {"file", f}});
+  const json& sw = plan.at("sweep");
+  const auto [lo, hi] = split_range(sw.at("lo").get<std::uint64_t>(), sw.at("hi").get<std::uint64_t>(), s.index, s.count);
+  if (hi > lo) items.push_back({{"kind", "sweep"}, {"lo", lo}, {"hi", hi}});
+  return items;
+}
+
+std::string plan_digest(const json& plan) { return fmt::format("{:016x}", fnv1a64(plan.dump())); }
+
+namespace {
+
+// The keys by which a shard's results answer its items.
+json keys_of(const std::vector<json>& items, const std::string& kind) {
+  json out = json::array();
+  for (const json& it : items) {
+    if (it["kind"] != kind) continue;
+    if (kind == "verify") out.push_back({it["kernel"], it["grad_dtype"]});
+    if (kind == "golden") out.push_back(it["file"]);
+    if (kind == "sweep") out.push_back({it["lo"], it["hi"]});
+  }
+  return out;
+}
+
+json keys_of_results(const json& results, const std::string& kind) {
+  json out = json::array();
+  for (const json& r : results) {
+    if (kind == "verify") out.push_back({r.value("kernel", json()), r.value("grad_dtype", json())});
+    if (kind == "golden") out.push_back(r.value("file", json()));
+    if (kind == "sweep") out.push_back({r.value("lo", json()), r.value("hi", json())});
+  }
+  return out;
+}
+
+// The merged sweep: ranges in order, sums of counts, the largest error and its element (ties
+// go to the first grad pair, then the lowest angle, as in one process going through them in order).
+json merge_sweep(const json& plan, std::vector<json> ranges) {
+  std::sort(ranges.begin(), ranges.end(), [](const json& a, const json& b) { return a["lo"] < b["lo"]; });
+  const json& p = plan["sweep"];
+  json m = {{"from", p["from"]}, {"to", p["to"]}, {"lo", p["lo"]}, {"hi", p["hi"]}, {"grads", p["grads"]}, {"ranges", ranges}};
+  bool ran = !ranges.empty(), complete = ran;
+  std::string skipped = ranges.empty() ? "an empty range" : "";
+  std::int64_t angles = 0, count = 0, cr = 0, over = 0;
+  double seconds = 0, max = 0, reached = 0;
+  json worst;
+  for (const json& r : ranges) {
+    ran = ran && r.value("ran", false);
+    if (skipped.empty() && !r.value("skipped", std::string()).empty()) skipped = r["skipped"];
+    complete = complete && r.value("complete", false);
+    angles += r.value("angles", std::int64_t{0});
+    count += r.value("count", std::int64_t{0});
+    cr += r.value("correctly_rounded", std::int64_t{0});
+    over += r.value("over_float32_bound", std::int64_t{0});
+    seconds = std::max(seconds, r.value("seconds", 0.0));
+    max = std::max(max, r.value("max_scaled_error", 0.0));
+    if (r.contains("reached") && (reached == 0 || complete)) reached = r["reached"];
+    const json w = r.value("worst", json());
+    auto key = [](const json& e) { return std::make_tuple(-e.value("scaled_error", 0.0), e.value("grad", 0), e.value("angle_bits", std::uint64_t{0})); };
+    if (w.is_object() && (worst.is_null() || key(w) < key(worst))) worst = w;
+  }
+  m.update({{"ran", ran},
+            {"skipped", ran ? std::string() : skipped},
+            {"complete", complete},
+            {"reached", reached},
+            {"angles", angles},
+            {"seconds", seconds},
+            {"count", count},
+            {"max_scaled_error", max},
+            {"over_strict", over},  // the old name, kept for old readers
+            {"over_float32_bound", over},
+            {"correctly_rounded_fraction", count ? double(cr) / double(count) : 0.0},
+            {"worst", worst}});
+  return m;
+}
+
+std::vector<std::string> problems_of(const json& summary) {
+  std::vector<std::string> out;
+  for (const json& v : summary["verify"]) {
+    const std::string name = v["kernel"].get<std::string>() + " " + v["grad_dtype"].get<std::string>();
+    if (v.value("report", false) && v["verdict"] != "passed") out.push_back(name + ": verdict " + v["verdict"].get<std::string>());
+    if (!v.value("report", false) && v.value("exit", 0) != 0) out.push_back(name + ": verify exited " + std::to_string(v.value("exit", 0)));
+  }
+  for (const json& g : summary["golden"]["results"])
+    if (g["disposition"] != "passed")
+      out.push_back("golden " + g["problem"].get<std::string>() + ": " + g["disposition"].get<std::string>() + " (" +
+                    g.value("integrity", std::string()) + ")");
+  const json& sw = summary["sweep"];
+  if (sw["ran"] && sw["over_float32_bound"].get<std::int64_t>() > 0)
+    out.push_back(fmt::format("sweep: {} elements over the float32-bound tier", sw["over_float32_bound"].get<std::int64_t>()));
+  for (const json& r : sw["ranges"])
+    if (r.value("ran", false) && !r.value("complete", false))
+      out.push_back(fmt::format("sweep: time box reached at angle {} (bit patterns [{}, {}))", r.value("reached", 0.0),
+                                r["lo"].get<std::uint64_t>(), r["hi"].get<std::uint64_t>()));
+  return out;
+}
+
+}  // namespace
+
+json merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shards) {
+  if (shards.empty()) throw std::invalid_argument("nightly merge: expected shard results, found none");
+  const std::string& first_file = shards[0].first;
+  const json& first = shards[0].second;
+  std::map<int, std::string> seen;
+  json verify = json::array(), golden = json::array();
+  std::vector<json> ranges;
+  bool gpu = true;
+  int count = 0;
+  for (const auto& [file, s] : shards) {
+    if (!s.is_object()) bad_input(file, "(top)", "a nightly shard result (an object)", brief(s));
+    if (s.value("schema", json()) != nightly_shard_schema)
+      bad_input(file, "schema", std::string("\"") + nightly_shard_schema + "\"", brief(s.value("schema", json())));
+    const json sh = s.value("shard", json());
+    if (!sh.is_object() || !sh.value("index", json()).is_number_integer() || !sh.value("count", json()).is_number_integer() ||
+        sh["count"].get<int>() < 1 || sh["index"].get<int>() < 0 || sh["index"].get<int>() >= sh["count"].get<int>())
+      bad_input(file, "shard", "{\"index\": i, \"count\": N} with 0 <= i < N", brief(sh));
+    for (const char* field : {"commit", "config_digest", "date"}) {
+      if (!s.value(field, json()).is_string()) bad_input(file, field, "a string", brief(s.value(field, json())));
+      if (s[field] != first[field])
+        bad_input(file, field, brief(first[field]) + " (as in " + first_file + ")", brief(s[field]));
+    }
+    if (sh["count"] != first["shard"]["count"])
+      bad_input(file, "shard.count", brief(first["shard"]["count"]) + " (as in " + first_file + ")", brief(sh["count"]));
+    if (!s.value("config", json()).is_object()) bad_input(file, "config", "the plan of the night (an object)", brief(s.value("config", json())));
+    if (plan_digest(s["config"]) != s["config_digest"])
+      bad_input(file, "config_digest", plan_digest(s["config"]) + " (the digest of its config)", brief(s["config_digest"]));
+    const ShardId id{sh["index"].get<int>(), sh["count"].get<int>()};
+    count = id.count;
+    if (const auto it = seen.find(id.index); it != seen.end())
+      bad_input(file, "shard.index", fmt::format("each shard once, shard {}/{} already in {}", id.index, id.count, it->second),
+                brief(sh["index"]) + " again");
+    seen[id.index] = file;
+    std::vector<json> items;
+    try {
+      items = nightly_items(s["config"], id);
+    } catch (const json::exception& e) {
+      bad_input(file, "config", "the plan of the night", std::string("a malformed plan: ") + e.what());
+    }
+    const json want_items = items;
+    if (s.value("items", json()) != want_items)
+      bad_input(file, "items", fmt::format("shard {}/{}'s share of its config ({} items)", id.index, id.count, items.size()),
+                brief(s.value("items", json())));
+    const json results = {{"verify", s.value("verify", json())}, {"golden", s.value("golden", json()).value("results", json())},
+                          {"sweep", s.value("sweep", json())}};
+    for (const std::string kind : {"verify", "golden", "sweep"}) {
+      const std::string field = kind == "golden" ? "golden.results" : kind;
+      if (!results[kind].is_array() || keys_of_results(results[kind], kind) != keys_of(items, kind))
+        bad_input(file, field, fmt::format("one result per {} item of the shard, in order ({})", kind, keys_of(items, kind).dump()),
+                  brief(results[kind]));
+    }
+    for (const json& v : results["verify"]) verify.push_back(v);
+    for (const json& g : results["golden"]) golden.push_back(g);
+    for (const json& r : results["sweep"]) ranges.push_back(r);
+    gpu = gpu && s.value("gpu", false);
+  }
+  std::string missing;
+  for (int i = 0; i < count; ++i)
+    if (!seen.count(i)) missing += (missing.empty() ? "" : ", ") + fmt::format("{}/{}", i, count);
+  if (!missing.empty())
+    bad_input(first_file + " and the other shard results", "shard.index",
+              fmt::format("all {} shards of the night", count), "shard " + missing + " missing");
+  // Plan order: the order one process runs them in.
+  const json& plan = first["config"];
+  std::vector<std::string> kernel_order{"rope2d"};
+  for (const auto& k : plan["submissions"]) kernel_order.push_back(kernel_name(k));
+  auto verify_rank = [&](const json& v) {
+    const auto k = std::find(kernel_order.begin(), kernel_order.end(), v["kernel"].get<std::string>()) - kernel_order.begin();
+    const json& dt = plan["grad_dtypes"];
+    const auto d = std::find(dt.begin(), dt.end(), v["grad_dtype"]) - dt.begin();
+    return std::make_pair(k, d);
+  };
+  std::vector<json> v(verify.begin(), verify.end()), g(golden.begin(), golden.end());
+  std::stable_sort(v.begin(), v.end(), [&](const json& a, const json& b) { return verify_rank(a) < verify_rank(b); });
+  const json& files = plan["golden"]["files"];
+  auto golden_rank = [&](const json& x) { return std::find(files.begin(), files.end(), x["file"]) - files.begin(); };
+  std::stable_sort(g.begin(), g.end(), [&](const json& a, const json& b) { return golden_rank(a) < golden_rank(b); });
+  json summary = {{"date", first["date"]},
+                  {"seed", first.value("seed", json())},
+                  {"commit", first["commit"]},
+                  {"config_digest", first["config_digest"]},
+                  {"shards", count},
+                  {"gpu", gpu},
+                  {"verify", v},
+                  {"golden",
+                   {{"dir", plan["golden"]["dir"]},
+                    {"skipped", files.empty() ? "golden set " + plan["golden"]["dir"].get<std::string>() + " not found" : ""},
+                    {"results", g}}},
+                  {"sweep", merge_sweep(plan, ranges)}};
+  summary["problems"] = problems_of(summary);
+  return summary;
+}
+
+}  // namespace rope2d::verify

@@ -1,0 +1,262 @@
+// The nightly's shards: the rule that places work (complete, disjoint, stable), the sweep's
+// range split, and the merge: the merge of N shards equals the merge of one, and every
+// mismatched or incomplete set of shard results is refused naming the file and field.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <map>
+#include <set>
+
+#include "rope2d/verify/nightly.hpp"
+#include "rope2d/verify/nightly_shard.hpp"
+
+using namespace rope2d::verify;
+using nlohmann::json;
+
+namespace {
+
+json plan_with(std::vector<std::string> submissions, float from = 1.0f, float to = 1.0001f) {
+  NightlyConfig c;
+  c.submissions = std::move(submissions);
+  c.sweep_from = from;
+  c.sweep_to = to;
+  return nightly_plan(c, false, "data/golden-smoke", {"a_bf16_1x32.safetensors", "b_fp16_1x32.safetensors", "c_fp32_1x128.safetensors",
+                                                      "d_bf16_2x64.safetensors", "e_fp32_1x64.safetensors"});
+}
+
+std::string key(const json& item) {
+  if (item["kind"] == "verify") return "verify " + item["kernel"].get<std::string>() + " " + item["grad_dtype"].get<std::string>();
+  if (item["kind"] == "golden") return "golden " + item["file"].get<std::string>();
+  return "sweep";
+}
+
+// A made-up error for each angle bit pattern and grad pair, with many ties; the largest (3)
+// only in the upper half of the range for the first grad pair and only in the lower half for
+// the others, so that the worst element depends on the order of grads and angles.
+double error_of(std::uint64_t bits, int grad, std::uint64_t mid) {
+  const double e = static_cast<double>((bits * 7919 + grad * 31) % 13) / 4;
+  return e == 3 && (grad == 0) == (bits < mid) ? 2.75 : e;
+}
+
+// The sweep of [lo, hi) as one process goes through it: grad pairs in order, angles in order;
+// the first largest error is the worst.
+json sweep_result(const json& plan, std::uint64_t lo, std::uint64_t hi) {
+  json worst;
+  double max = 0;
+  std::int64_t count = 0, exact = 0;
+  const int grads = static_cast<int>(plan["sweep"]["grads"].size());
+  const std::uint64_t mid = (plan["sweep"]["lo"].get<std::uint64_t>() + plan["sweep"]["hi"].get<std::uint64_t>()) / 2;
+  for (int g = 0; g < grads; ++g)
+    for (std::uint64_t b = lo; b < hi; ++b, ++count) {
+      const double e = error_of(b, g, mid);
+      exact += e == 0;
+      if (worst.is_null() || e > max) {
+        max = e;
+        worst = {{"angle", std::bit_cast<float>(static_cast<std::uint32_t>(b))}, {"angle_bits", b}, {"grad", g},
+                 {"gc", plan["sweep"]["grads"][g][0]}, {"gs", plan["sweep"]["grads"][g][1]}, {"ref", 0.5}, {"got", 0.5},
+                 {"scaled_error", e}};
+      }
+    }
+  return {{"lo", lo},          {"hi", hi},       {"ran", true},     {"skipped", ""},
+          {"angles", count},   {"complete", true}, {"reached", std::bit_cast<float>(static_cast<std::uint32_t>(hi - 1))},
+          {"seconds", 1.0},    {"count", count}, {"correctly_rounded", exact},
+          {"max_scaled_error", max}, {"over_float32_bound", 0}, {"worst", worst}};
+}
+
+// A shard result as `rope2d nightly --shard` writes it, with results made up from the items.
+json shard_result(const json& plan, ShardId s, const std::string& date = "2026-12-03") {
+  const std::vector<json> items = nightly_items(plan, s);
+  json verify = json::array(), golden = json::array(), sweep = json::array();
+  for (const json& it : items) {
+    if (it["kind"] == "verify") {
+      const bool bad = it["kernel"] == "broken";
+      verify.push_back({{"kernel", it["kernel"]}, {"grad_dtype", it["grad_dtype"]}, {"exit", bad ? 1 : 0}, {"seconds", 2.0},
+                        {"report", true}, {"verdict", bad ? "incorrect" : "passed"},
+                        {"sets", {{"randn/" + it["grad_dtype"].get<std::string>() + "/4x64",
+                                   {{"disposition", bad ? "incorrect" : "passed"}, {"max", 1.5}, {"elements", 256}}}}}});
+    }
+    if (it["kind"] == "golden")
+      golden.push_back({{"file", it["file"]}, {"problem", "p/" + it["file"].get<std::string>()}, {"disposition", "passed"},
+                        {"integrity", "ok"}, {"elements", 32}, {"max", 0.0}, {"worst", "WORST " + it["file"].get<std::string>()}});
+    if (it["kind"] == "sweep") sweep.push_back(sweep_result(plan, it["lo"], it["hi"]));
+  }
+  return {{"schema", nightly_shard_schema}, {"commit", "v1-test"}, {"config_digest", plan_digest(plan)}, {"config", plan},
+          {"date", date}, {"seed", nightly_seed(date)}, {"shard", {{"index", s.index}, {"count", s.count}}}, {"items", items},
+          {"gpu", true}, {"verify", verify}, {"golden", {{"results", golden}}}, {"sweep", sweep}};
+}
+
+std::vector<std::pair<std::string, json>> shards_of(const json& plan, int n) {
+  std::vector<std::pair<std::string, json>> out;
+  for (int i = 0; i < n; ++i) out.emplace_back("shard-" + std::to_string(i) + "-of-" + std::to_string(n) + ".json", shard_result(plan, {i, n}));
+  return out;
+}
+
+// The merge's message for these shards ("" when it accepts them).
+std::string refusal(const std::vector<std::pair<std::string, json>>& shards) {
+  try {
+    merge_nightly_shards(shards);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(NightlyShard, ShardsAreIOfN) {
+  EXPECT_EQ(parse_shard("0/1").count, 1);
+  EXPECT_EQ(parse_shard("3/4").index, 3);
+  for (const char* bad : {"4/4", "-1/2", "a/b", "1", "0/0", "1/5000", "", "1/2/3", " 1/2"})
+    EXPECT_THROW(parse_shard(bad), std::invalid_argument) << bad;
+  try {
+    parse_shard("2/2");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--shard: expected i/N"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("found '2/2'"), std::string::npos);
+  }
+}
+
+TEST(NightlyShard, SplitRangeTilesTheRange) {
+  for (const auto& [lo, hi] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{0, 1ull << 32}, {0x3f800000, 0x3f800007}, {5, 5}, {0, 3}})
+    for (int n : {1, 2, 3, 7, 8}) {
+      std::uint64_t at = lo, smallest = ~0ull, largest = 0;
+      for (int i = 0; i < n; ++i) {
+        const auto [a, b] = split_range(lo, hi, i, n);
+        EXPECT_EQ(a, at);
+        EXPECT_GE(b, a);
+        smallest = std::min(smallest, b - a), largest = std::max(largest, b - a);
+        at = b;
+      }
+      EXPECT_EQ(at, hi);
+      EXPECT_LE(largest - smallest, 1u);
+    }
+}
+
+TEST(NightlyShard, EveryItemOnExactlyOneShardAndAddingASubmissionMovesNothing) {
+  const json before = plan_with({"kernels/a.cu", "kernels/b.so"}), after = plan_with({"kernels/a.cu", "kernels/b.so", "kernels/c.cu"});
+  for (int n : {1, 2, 3, 5}) {
+    std::map<std::string, int> where_before, where_after;
+    for (int i = 0; i < n; ++i) {
+      for (const json& it : nightly_items(before, {i, n})) EXPECT_TRUE(where_before.emplace(key(it), i).second || key(it) == "sweep");
+      for (const json& it : nightly_items(after, {i, n})) EXPECT_TRUE(where_after.emplace(key(it), i).second || key(it) == "sweep");
+    }
+    EXPECT_EQ(where_before.size(), 3 * 3 + 5 + 1u);  // every kernel and dtype, every golden file, the sweep
+    EXPECT_EQ(where_after.size(), 4 * 3 + 5 + 1u);
+    for (const auto& [k, shard] : where_before)
+      if (k != "sweep") EXPECT_EQ(where_after.at(k), shard) << k << " moved with " << n << " shards";
+    if (n >= 3) {  // a kernel's three dtypes on three shards
+      std::set<int> of_a;
+      for (const char* d : {"bf16", "fp16", "fp32"}) of_a.insert(where_after.at(std::string("verify a ") + d));
+      EXPECT_EQ(of_a.size(), 3u);
+    }
+  }
+}
+
+TEST(NightlyShard, MergedShardsEqualOneProcess) {
+  const json plan = plan_with({"kernels/a.cu", "kernels/broken.cu"});
+  const json one = merge_nightly_shards(shards_of(plan, 1));
+  for (int n : {2, 3, 4, 7}) {
+    json merged = merge_nightly_shards(shards_of(plan, n));
+    EXPECT_EQ(merged["shards"], n);
+    EXPECT_EQ(merged["verify"], one["verify"]) << n;
+    EXPECT_EQ(merged["golden"], one["golden"]) << n;
+    EXPECT_EQ(merged["problems"], one["problems"]) << n;
+    EXPECT_EQ(merged["sweep"]["worst"], one["sweep"]["worst"]) << n;
+    for (const char* f : {"angles", "count", "max_scaled_error", "over_float32_bound", "correctly_rounded_fraction", "complete", "ran", "lo", "hi"})
+      EXPECT_EQ(merged["sweep"][f], one["sweep"][f]) << n << " " << f;
+    EXPECT_EQ(merged["sweep"]["ranges"].size(), static_cast<std::size_t>(n));
+  }
+  // The order one process runs them in: kernels as listed, dtypes as listed.
+  ASSERT_EQ(one["verify"].size(), 9u);
+  EXPECT_EQ(one["verify"][0]["kernel"], "rope2d");
+  EXPECT_EQ(one["verify"][8]["kernel"], "broken");
+  EXPECT_EQ(one["verify"][8]["grad_dtype"], "fp32");
+  ASSERT_EQ(one["problems"].size(), 3u);
+  EXPECT_EQ(one["problems"][0], "broken bf16: verdict incorrect");
+  // The worst sweep element is the first largest in grad-then-angle order (checked by a scan).
+  const auto& sw = plan["sweep"];
+  EXPECT_EQ(one["sweep"]["worst"], sweep_result(plan, sw["lo"], sw["hi"])["worst"]);
+  EXPECT_EQ(one["sweep"]["worst"]["grad"], 0);
+  EXPECT_EQ(one["sweep"]["worst"]["scaled_error"], 3.0);
+}
+
+TEST(NightlyShard, MergeRefusesShardsThatDoNotBelongTogether) {
+  const json plan = plan_with({"kernels/a.cu"});
+  auto expect_refused = [](const std::vector<std::pair<std::string, json>>& shards, const std::string& file, const std::string& field,
+                           const std::string& found) {
+    const std::string msg = refusal(shards);
+    EXPECT_NE(msg.find(file), std::string::npos) << msg;
+    EXPECT_NE(msg.find(field), std::string::npos) << msg;
+    EXPECT_NE(msg.find(found), std::string::npos) << msg;
+  };
+  ASSERT_EQ(refusal(shards_of(plan, 3)), "");
+  auto s = shards_of(plan, 3);
+  s[2].second["commit"] = "v2-other";
+  expect_refused(s, "shard-2-of-3.json", "commit", "v2-other");
+  s = shards_of(plan, 3);
+  s[1].second["date"] = "2026-12-04";
+  expect_refused(s, "shard-1-of-3.json", "date", "2026-12-04");
+  // Another config: its digest differs from the first shard's.
+  s = shards_of(plan, 3);
+  s[1].second = shard_result(plan_with({"kernels/a.cu", "kernels/z.cu"}), {1, 3});
+  expect_refused(s, "shard-1-of-3.json", "config_digest", plan_digest(plan_with({"kernels/a.cu", "kernels/z.cu"})));
+  // A config edited without its digest.
+  s = shards_of(plan, 3);
+  s[0].second["config"]["grad_dtypes"] = {"bf16"};
+  expect_refused(s, "shard-0-of-3.json", "config_digest", "the digest of its config");
+  // Different counts, a duplicate, a missing shard.
+  s = shards_of(plan, 3);
+  s[2] = {"shard-2-of-4.json", shard_result(plan, {2, 4})};
+  expect_refused(s, "shard-2-of-4.json", "shard.count", "4");
+  s = shards_of(plan, 3);
+  s[2] = {"copy-of-shard-1.json", s[1].second};
+  expect_refused(s, "copy-of-shard-1.json", "shard.index", "shard 1/3 already in shard-1-of-3.json");
+  s = shards_of(plan, 3);
+  s.erase(s.begin() + 1);
+  expect_refused(s, "shard-0-of-3.json", "shard.index", "shard 1/3 missing");
+  // Work that is not the shard's share, or results that do not answer its items.
+  s = shards_of(plan, 3);
+  s[0].second["items"].erase(0);
+  expect_refused(s, "shard-0-of-3.json", "items", "share of its config");
+  s = shards_of(plan, 3);
+  for (auto& [f, r] : s)
+    if (!r["verify"].empty()) {
+      r["verify"].erase(0);
+      expect_refused(s, f, "verify", "one result per verify item");
+      break;
+    }
+  s = shards_of(plan, 3);
+  s[0].second["sweep"] = json::array();
+  expect_refused(s, "shard-0-of-3.json", "sweep", "one result per sweep item");
+  // Not a shard result at all.
+  s = shards_of(plan, 3);
+  s[1].second = json::parse(R"({"date": "2026-12-03", "verify": []})");
+  expect_refused(s, "shard-1-of-3.json", "schema", "rope2d.nightly-shard/1");
+  s[1].second = shard_result(plan, {1, 3});
+  s[1].second["shard"] = {{"index", 3}, {"count", 3}};
+  expect_refused(s, "shard-1-of-3.json", "shard", "0 <= i < N");
+  EXPECT_NE(refusal({}).find("found none"), std::string::npos);
+}
+
+TEST(NightlyShard, RegressionsCompareTheSameKernelAndDtype) {
+  const json plan = plan_with({"kernels/a.cu"});
+  json now = merge_nightly_shards(shards_of(plan, 2)), before = merge_nightly_shards(shards_of(plan, 1));
+  EXPECT_TRUE(nightly_regressions(now, before).empty());
+  now["verify"][1]["seconds"] = 30.0;  // rope2d fp16, slower
+  now["golden"]["results"][0]["disposition"] = "incorrect";
+  const auto r = nightly_regressions(now, before);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_NE(r[0].find("rope2d: verify took 30.0 s, was 2.0 s"), std::string::npos) << r[0];
+  EXPECT_NE(r[1].find("golden p/a_bf16_1x32.safetensors: newly incorrect"), std::string::npos) << r[1];
+  // A summary from before the split into dtypes: sets compare, times do not.
+  json old = before;
+  old["verify"] = json::array({{{"kernel", "rope2d"}, {"seconds", 1.0}, {"sets", json::object()}}});
+  for (const json& v : before["verify"])
+    if (v["kernel"] == "rope2d") old["verify"][0]["sets"].update(v["sets"]);
+  EXPECT_TRUE(nightly_regressions(merge_nightly_shards(shards_of(plan, 2)), old).empty());
+  json worse = merge_nightly_shards(shards_of(plan, 2));
+  worse["verify"][2]["sets"]["randn/fp32/4x64"]["disposition"] = "incorrect";
+  const auto r2 = nightly_regressions(worse, old);
+  ASSERT_EQ(r2.size(), 1u);
+  EXPECT_NE(r2[0].find("rope2d randn/fp32/4x64: newly incorrect"), std::string::npos) << r2[0];
+}
