@@ -217,6 +217,7 @@ json run_shard(const NightlyArgs& a, const json& plan, ShardId s, const std::str
           {"seed", seed},
           {"shard", {{"index", s.index}, {"count", s.count}}},
           {"items", items},
+          {"cuda_visible_devices", std::getenv("CUDA_VISIBLE_DEVICES") ? json(std::getenv("CUDA_VISIBLE_DEVICES")) : json()},
           {"gpu", gpu},
           {"verify", verify},
           {"golden", golden},

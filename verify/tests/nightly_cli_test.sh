@@ -24,7 +24,7 @@ JSON
 "$rope2d" nightly --config cfg.json --root root --date 2026-01-02 --quick --quiet >nightly.log 2>&1; rc=$?
 [ $rc = 1 ] && ok "nightly with broken submissions exits 1" || { bad "nightly exit $rc"; tail -5 nightly.log; }
 [ ! -e PWNED ] && [ ! -e PWNED2 ] && [ ! -e root/2026-01-02/PWNED ] && ok "no shell ran the config's paths" || bad "an injected command ran"
-log="root/2026-01-02/verify-x'; touch PWNED; echo '.log"
+log="root/2026-01-02/verify-x'; touch PWNED; echo '-bf16.log"
 grep -qF "x'; touch PWNED; echo '.cu" "$log" 2>/dev/null && ok "the path reached verify verbatim" ||
   { bad "verify log lacks the verbatim path"; ls root/2026-01-02; }
 grep -q "verify exited [23]" root/2026-01-02/summary.md && ok "summary names the failed verify" || bad "summary: $(head -12 root/2026-01-02/summary.md)"

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# rope2d nightly in shards on the CPU: --shard i/N for every i and `nightly merge`, and --gpus
+# (child processes; here without a GPU), each give the same report as one process (sets,
+# verdicts, worst elements, regressions against the night before); merge refuses shards that do
+# not belong together, naming the file and field, exit 2.
+#   nightly_shard_cli_test.sh ROPE2D SOURCE_DIR
+rope2d=$1
+src=$2
+source "$(dirname "$0")/testlib.sh"
+cd "$tmp" || exit 1
+python3 "$src/verify/tests/nudge_golden.py" "$src/data/golden-smoke" golden >/dev/null  # failing problems with worst elements
+echo "not CUDA" >broken.cu
+echo '{"submissions": ["broken.cu"], "grad_dtypes": ["bf16", "fp32"], "sweep": {"to": 1}}' >cfg.json
+args=(--config cfg.json --golden golden --quick --quiet)
+d=2026-03-02
+for root in single sharded gpus; do
+  "$rope2d" nightly --config cfg.json --golden "$src/data/golden-smoke" --quick --quiet --out $root --date 2026-03-01 >/dev/null 2>&1
+done
+"$rope2d" nightly "${args[@]}" --out single --date $d >single.log 2>&1; rc=$?
+[ $rc = 1 ] && ok "one process: exit 1" || { bad "one process: exit $rc"; tail -5 single.log; }
+for i in 0 1 2 3; do
+  "$rope2d" nightly "${args[@]}" --out sharded --date $d --shard $i/4 >shard$i.log 2>&1 || bad "shard $i/4: exit $?"
+done
+[ -s sharded/$d/shard-3-of-4.json ] && [ ! -e sharded/$d/summary.json ] && ok "each shard writes its result, no report" ||
+  bad "shard files: $(ls sharded/$d)"
+"$rope2d" nightly merge --out sharded --date $d >merge.log 2>&1; rc=$?
+[ $rc = 1 ] && ok "merge: exit 1 like the one process" || { bad "merge: exit $rc"; cat merge.log; }
+python3 "$src/verify/tests/same_night.py" single/$d/summary.json sharded/$d/summary.json 4 &&
+  ok "4 shards merged == one process" || bad "4 shards merged differ"
+grep -q "golden .*: newly incorrect" sharded/$d/summary.md && ok "the merge compares with the night before" || bad "no regressions in the merge"
+"$rope2d" nightly "${args[@]}" --out gpus --date $d --gpus 0,1,2 >gpus.log 2>&1; rc=$?
+[ $rc = 1 ] && grep -q "3 shards on GPUs \[0,1,2\]" gpus.log && ok "--gpus 0,1,2: three children and the merge" ||
+  { bad "--gpus: exit $rc"; tail -5 gpus.log; }
+grep -q "no GPU found; running the shards anyway" gpus.log && ok "--gpus says no GPU was found" || bad "gpus.log: $(head -3 gpus.log)"
+grep -q '"cuda_visible_devices": "1"' gpus/$d/shard-1-of-3.json && ok "the child of shard 1 saw CUDA_VISIBLE_DEVICES=1" ||
+  bad "shard 1's CUDA_VISIBLE_DEVICES: $(grep cuda_visible gpus/$d/shard-1-of-3.json)"
+python3 "$src/verify/tests/same_night.py" single/$d/summary.json gpus/$d/summary.json 3 && ok "--gpus merged == one process" ||
+  bad "--gpus merged differs"
+"$rope2d" nightly "${args[@]}" --out all --date $d --gpus all >all.log 2>&1; rc=$?
+[ $rc = 1 ] && grep -q "no GPU found; running in one process" all.log && ok "--gpus all without a GPU: one process, as before" ||
+  { bad "--gpus all: exit $rc"; head -3 all.log; }
+
+# Refusals: exit 2, the file and the field named.
+refused() {  # refused NAME PATTERN ARGS...
+  local name=$1 pattern=$2; shift 2
+  out=$("$rope2d" nightly merge --out refused "$@" 2>&1); rc=$?
+  [ $rc = 2 ] && grep -qE -- "$pattern" <<<"$out" && [ ! -e refused/$d/summary.json ] && ok "merge refuses $name" ||
+    bad "merge $name: exit $rc: $out"
+}
+s=sharded/$d
+refused "a missing shard" "shard-0-of-4.json and the other shard results: shard.index: .*shard 2/4 missing" \
+  $s/shard-0-of-4.json $s/shard-1-of-4.json $s/shard-3-of-4.json
+refused "a duplicate shard" "shard-1-of-4.json: shard.index: .*already in" $s/shard-{0,1,2,3}-of-4.json $s/shard-1-of-4.json
+refused "shards of different counts" "gpus/$d/shard-2-of-3.json: shard.count: expected the number 4 \\(as in $s/shard-0-of-4.json\\), found the number 3" $s/shard-{0,1}-of-4.json gpus/$d/shard-2-of-3.json $s/shard-3-of-4.json
+"$rope2d" nightly "${args[@]}" --out other --date 2026-03-03 --shard 2/4 >/dev/null 2>&1
+refused "a shard of another date" "other/2026-03-03/shard-2-of-4.json: date: expected the string \"$d\".*found the string \"2026-03-03\"" $s/shard-{0,1}-of-4.json other/2026-03-03/shard-2-of-4.json $s/shard-3-of-4.json
+echo '{"submissions": ["broken.cu"], "grad_dtypes": ["bf16", "fp16"], "sweep": {"to": 1}}' >cfg2.json
+"$rope2d" nightly --config cfg2.json --golden golden --quick --quiet --out other --date $d --shard 2/4 >/dev/null 2>&1
+refused "a shard of another config" "other/$d/shard-2-of-4.json: config_digest: expected" $s/shard-{0,1}-of-4.json other/$d/shard-2-of-4.json $s/shard-3-of-4.json
+python3 - $s/shard-2-of-4.json commit.json <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1])); s["commit"] = "another-build"; json.dump(s, open(sys.argv[2], "w"))
+PY
+refused "a shard of another build" "commit.json: commit: expected .*found the string \"another-build\"" $s/shard-{0,1}-of-4.json commit.json $s/shard-3-of-4.json
+python3 - $s/shard-2-of-4.json dropped.json <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1])); s["golden"]["results"] = s["golden"]["results"][1:]; json.dump(s, open(sys.argv[2], "w"))
+PY
+refused "a shard missing a result" "dropped.json: golden.results: expected one result per golden item" $s/shard-{0,1}-of-4.json dropped.json $s/shard-3-of-4.json
+echo '{"verify": [' >truncated.json
+refused "a file that is not JSON" "truncated.json" $s/shard-{0,1,3}-of-4.json truncated.json
+refused "--date other than the shards'" "date: expected '2026-03-09' \(--date\)" --date 2026-03-09 $s/shard-{0,1,2,3}-of-4.json
+refused "a folder without shards" "found none" --date 2026-03-09
+out=$("$rope2d" nightly --out x --shard 4/4 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "--shard: expected i/N" <<<"$out" && ok "--shard 4/4 exits 2" || bad "--shard 4/4: exit $rc: $out"
+for g in "0,0" "x" "0,-1"; do
+  out=$("$rope2d" nightly --out x --gpus "$g" 2>&1); rc=$?
+  [ $rc = 2 ] && grep -q -- "--gpus: expected" <<<"$out" && ok "--gpus $g exits 2" || bad "--gpus $g: exit $rc: $out"
+done
+out=$("$rope2d" nightly --out x --gpus all --shard 0/2 2>&1); rc=$?
+[ $rc = 2 ] && ok "--gpus with --shard exits 2" || bad "--gpus --shard: exit $rc"
+finish "nightly shards"

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Compares two nightly summaries (summary.json) as the issue asks of a sharded night against
+one process: the same verifier runs with the same sets and verdicts, the same golden problems
+with the same worst elements, the same sweep (its ranges and times aside), problems,
+regressions and status. Exit 0 when equal; else prints both.
+    same_night.py ONE_PROCESS/summary.json SHARDED/summary.json SHARDS"""
+import json
+import sys
+
+one, sharded = (json.load(open(p)) for p in sys.argv[1:3])
+shards = int(sys.argv[3])
+
+
+def essence(s):
+    return {
+        "verify": [{k: v for k, v in e.items() if k != "seconds"} for e in s["verify"]],
+        "golden": s["golden"],
+        "sweep": {k: v for k, v in s["sweep"].items() if k not in ("seconds", "ranges")},
+        "problems": s["problems"],
+        "regressions": s["regressions"],
+        "previous": s.get("previous"),
+        "status": s["status"],
+        "seed": s["seed"],
+    }
+
+
+failing = [g for g in one["golden"]["results"] if g["disposition"] != "passed"]
+checks = {
+    "same essence": essence(one) == essence(sharded),
+    "shard counts": one["shards"] == 1 and sharded["shards"] == shards,
+    "a sweep range per shard": len(sharded["sweep"]["ranges"]) == (shards if sharded["sweep"]["hi"] > sharded["sweep"]["lo"] else 0),
+    "verifier runs present": len(one["verify"]) >= 3,
+    "failing golden problems with worst elements": len(failing) >= 5 and all(g["worst"] for g in failing),
+}
+for name, good in checks.items():
+    if not good:
+        print("differs:", name)
+if not all(checks.values()):
+    print(json.dumps(essence(one), indent=1)[:4000])
+    print(json.dumps(essence(sharded), indent=1)[:4000])
+sys.exit(0 if all(checks.values()) else 1)
