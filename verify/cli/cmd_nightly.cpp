@@ -89,7 +89,7 @@ json plan_of(const NightlyArgs& a) {
 }
 
 // 1. One verifier run, in its own process (an argument vector: no shell reads the paths).
-json verify_one(const json& item, const fs::path& dir, std::uint64_t seed, bool quick, bool& gpu) {
+json verify_one(const json& item, const fs::path& dir, std::uint64_t seed, bool quick) {
   const std::string name = item["kernel"].get<std::string>() + "-" + item["grad_dtype"].get<std::string>();
   const std::string out = (dir / ("verify-" + name)).string(), path = item["path"];
   std::vector<std::string> argv{self_exe(), "verify"};
@@ -113,7 +113,6 @@ json verify_one(const json& item, const fs::path& dir, std::uint64_t seed, bool 
   } else {
     // No report: no GPU (verify checked the CPU side only; exit 0), or it failed before one.
     entry["verdict"] = rc == 0 ? "skipped" : rc == 1 ? "incorrect" : "failed";
-    gpu = false;
   }
   return entry;
 }
@@ -144,7 +143,7 @@ json golden_part(const json& plan, const std::vector<json>& items) {
 }
 
 // 3. The shard's range of the exhaustive angle sweep.
-json sweep_one(const json& plan, const json& item, bool quick, bool gpu, Progress& progress) {
+json sweep_one(const json& plan, const json& item, const DeviceInfo& dev, Progress& progress) {
   SweepResult sw;
   SweepOptions o;
   o.from = std::bit_cast<float>(item["lo"].get<std::uint32_t>());
@@ -152,18 +151,16 @@ json sweep_one(const json& plan, const json& item, bool quick, bool gpu, Progres
   o.budget_s = plan["sweep"]["budget_s"];
   o.grads.clear();
   for (const auto& g : plan["sweep"]["grads"]) o.grads.emplace_back(g[0].get<double>(), g[1].get<double>());
-  (void)quick;  // the plan's range already stops at 4 under --quick
+  // The plan's range already stops at 4 under --quick.
 #ifdef ROPE2D_HAVE_CUDA
-  const DeviceInfo dev = gpu ? probe_device() : DeviceInfo{};
-  if (gpu && dev.available)
+  if (dev.available)
     sw = sweep_angles(&rope2d_backward, o, [&](std::int64_t done, std::int64_t total, const std::string& what) {
       progress.step(static_cast<std::size_t>(done * 100 / std::max<std::int64_t>(1, total)), 100, what);
     });
-  else if (gpu)
-    sw.skipped = dev.reason;
 #else
-  (void)gpu, (void)progress;
+  (void)progress;
 #endif
+  if (!sw.ran) sw.skipped = dev.reason;
   if (!sw.ran) sw.skipped = sw.skipped.empty() ? "no GPU" : sw.skipped;
   json worst;
   if (sw.metrics.worst) {
@@ -197,17 +194,23 @@ json run_shard(const NightlyArgs& a, const json& plan, ShardId s, const std::str
   const std::uint64_t seed = nightly_seed(date);
   const std::vector<json> items = nightly_items(plan, s);
   Progress progress(a.quiet);
-  bool gpu = true;
   json verify = json::array(), sweep = json::array();
   for (std::size_t k = 0; k < items.size(); ++k)
     if (items[k]["kind"] == "verify") {
       progress.step(k, items.size(), "verify " + items[k]["kernel"].get<std::string>() + " " + items[k]["grad_dtype"].get<std::string>());
-      verify.push_back(verify_one(items[k], dir, seed, a.quick, gpu));
+      verify.push_back(verify_one(items[k], dir, seed, a.quick));
     }
   progress.step(0, 1, "golden set against the reference");
   const json golden = golden_part(plan, items);
+  // The GPU, looked for after the verifier children ran (they each hold it in turn).
+#ifdef ROPE2D_HAVE_CUDA
+  const DeviceInfo dev = probe_device();
+#else
+  const DeviceInfo dev{false, "built without CUDA"};
+#endif
+  const bool gpu = dev.available;
   for (const json& it : items)
-    if (it["kind"] == "sweep") sweep.push_back(sweep_one(plan, it, a.quick, gpu, progress));
+    if (it["kind"] == "sweep") sweep.push_back(sweep_one(plan, it, dev, progress));
   progress.done();
   return {{"schema", nightly_shard_schema},
           {"commit", generator_version()},

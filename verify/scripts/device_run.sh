@@ -35,6 +35,22 @@ PY
              PATH=/usr/local/cuda/bin:$PATH $bin/rope2d nightly --quiet --config /tmp/nightly.json --out reports/nightly \
                ${NIGHTLY_DATE:+--date $NIGHTLY_DATE} 2>&1 | tail -n 40 | tee "$out/nightly.log"
              mkdir -p "$out/nightly" && cp -r "reports/nightly/$(ls -t reports/nightly | head -1)" "$out/nightly/" ;;
+    shards) # The nightly on every GPU of the machine, one shard each, against the same nightly on
+            # one GPU: wall times in shards.txt, both reports in shards/, their equality checked.
+            echo '{"sweep": {"from": 0, "to": '"${SHARDS_SWEEP_TO:-16384}"', "budget_s": 600}}' >/tmp/shards.json
+            d=$(date -u +%F); rm -rf /tmp/shards-one /tmp/shards-all
+            t0=$(date +%s.%N)
+            CUDA_VISIBLE_DEVICES=0 $bin/rope2d nightly --quiet --config /tmp/shards.json --out /tmp/shards-one --date "$d" >"$out/shards-one.log" 2>&1
+            t1=$(date +%s.%N)
+            $bin/rope2d nightly --quiet --gpus all --config /tmp/shards.json --out /tmp/shards-all --date "$d" >"$out/shards-all.log" 2>&1
+            t2=$(date +%s.%N)
+            { echo "GPUs: $(nvidia-smi -L | wc -l); sweep [0, ${SHARDS_SWEEP_TO:-16384}), all grad dtypes"
+              echo "one GPU: $(awk "BEGIN {print $t1 - $t0}") s; --gpus all: $(awk "BEGIN {print $t2 - $t1}") s"
+              grep "shards on GPUs" "$out/shards-all.log"
+              python3 verify/tests/same_night.py /tmp/shards-one/$d/summary.json /tmp/shards-all/$d/summary.json \
+                "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["shards"])' /tmp/shards-all/$d/summary.json)" \
+                && echo "the merged report equals the one-GPU report" || echo "the reports DIFFER"; } 2>&1 | tee "$out/shards.txt"
+            mkdir -p "$out/shards" && cp -r /tmp/shards-one/$d "$out/shards/one-gpu" && cp -r /tmp/shards-all/$d "$out/shards/all-gpus" ;;
     solution) for sol in torch_eager torch_fp16_sincos cuda_sincosf cuda_default_flags triton_sincos; do
                 PATH=/usr/local/cuda/bin:$PATH $bin/rope2d verify verify/tests/solutions/$sol.json --quick --quiet --out /tmp/sol-$sol 2>&1 | tail -n 8
                 echo "exit ${PIPESTATUS[0]} for $sol"; done | tee "$out/solution.log" ;;
@@ -46,5 +62,5 @@ PY
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify verifyq tolerance nightly 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify verifyq tolerance nightly shards 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0
