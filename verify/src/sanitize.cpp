@@ -1,40 +1,17 @@
 // Re-executing rope2d under compute-sanitizer with an argument vector (no shell).
 #include "rope2d/verify/sanitize.hpp"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
+
+#include "rope2d/verify/spawn.hpp"
 
 namespace rope2d::verify {
 
 namespace {
 
 constexpr int error_exit = 86;  // the tool's exit code when it found errors
-constexpr int exec_failed = 127;
-
-int run_logged(const std::vector<std::string>& argv, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    std::vector<char*> v;
-    for (const auto& s : argv) v.push_back(const_cast<char*>(s.c_str()));
-    v.push_back(nullptr);
-    execvp(v[0], v.data());
-    _exit(exec_failed);
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+constexpr int exec_failed = 127;  // SpawnResult::code() when it could not start
 
 // The first line of the log that names an error, else its last non-empty line.
 std::string telling_line(const std::string& log) {
@@ -68,8 +45,8 @@ std::vector<SanitizerResult> run_sanitizers(const std::string& sanitizer, const 
     argv.push_back(self);
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--out", out_dir + "/" + tool});
-    const int rc = run_logged(argv, r.log);
-    if (rc == exec_failed || rc < 0) {
+    const int rc = run_logged(argv, r.log).code();
+    if (rc == exec_failed) {
       r.status = "SKIPPED";
       r.detail = sanitizer + " could not be started (not installed or not on PATH)";
     } else if (rc == error_exit) {
