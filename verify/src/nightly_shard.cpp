@@ -100,6 +100,10 @@ json keys_of(const std::vector<json>& items, const std::string& kind) {
 json keys_of_results(const json& results, const std::string& kind) {
   json out = json::array();
   for (const json& r : results) {
+    if (!r.is_object()) {
+      out.push_back(nullptr);
+      continue;
+    }
     if (kind == "verify") out.push_back({r.value("kernel", json()), r.value("grad_dtype", json())});
     if (kind == "golden") out.push_back(r.value("file", json()));
     if (kind == "sweep") out.push_back({r.value("lo", json()), r.value("hi", json())});
@@ -221,6 +225,12 @@ json merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shard
       if (!results[kind].is_array() || keys_of_results(results[kind], kind) != keys_of(items, kind))
         bad_input(file, field, fmt::format("one result per {} item of the shard, in order ({})", kind, keys_of(items, kind).dump()),
                   brief(results[kind]));
+    }
+    // Each result readable as the merge reads it (types included).
+    try {
+      problems_of({{"verify", results["verify"]}, {"golden", {{"results", results["golden"]}}}, {"sweep", merge_sweep(s["config"], results["sweep"])}});
+    } catch (const json::exception& e) {
+      bad_input(file, "verify, golden or sweep", "results as rope2d nightly --shard writes them", e.what());
     }
     for (const json& v : results["verify"]) verify.push_back(v);
     for (const json& g : results["golden"]) golden.push_back(g);

@@ -228,6 +228,16 @@ TEST(NightlyShard, MergeRefusesShardsThatDoNotBelongTogether) {
   s = shards_of(plan, 3);
   s[0].second["sweep"] = json::array();
   expect_refused(s, "shard-0-of-3.json", "sweep", "one result per sweep item");
+  s = shards_of(plan, 3);
+  for (auto& [f, r] : s)
+    if (!r["verify"].empty()) {
+      r["verify"][0]["verdict"] = 3;
+      expect_refused(s, f, "verify, golden or sweep", "results as rope2d nightly --shard writes them");
+      break;
+    }
+  s = shards_of(plan, 3);
+  s[0].second["golden"]["results"] = {1, 2};
+  expect_refused(s, "shard-0-of-3.json", "golden.results", "one result per golden item");
   // Not a shard result at all.
   s = shards_of(plan, 3);
   s[1].second = json::parse(R"({"date": "2026-12-03", "verify": []})");
