@@ -160,8 +160,7 @@ json sweep_one(const json& plan, const json& item, const DeviceInfo& dev, Progre
 #else
   (void)progress;
 #endif
-  if (!sw.ran) sw.skipped = dev.reason;
-  if (!sw.ran) sw.skipped = sw.skipped.empty() ? "no GPU" : sw.skipped;
+  if (!sw.ran) sw.skipped = dev.reason.empty() ? "no GPU" : dev.reason;
   json worst;
   if (sw.metrics.worst) {
     const ElementReport& w = *sw.metrics.worst;
