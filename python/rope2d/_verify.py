@@ -158,6 +158,7 @@ def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, 
             "tier": tier, "only": only or "", "ieee_subnormals": bool(ieee_subnormals),
             "reproduce_prefix": f"rope2d.verify({name}, suite='{suite}', quick={bool(quick)}, seed={seed}, rounds={rounds}, "
                                 f"tier='{tier}', grad_dtypes={list(grad_dtypes)}, "
+                                + (f"device='{device}', " if device is not None else "")
                                 + ("ieee_subnormals=True, " if ieee_subnormals else "")}
     session = ctypes.c_void_p()
     _lib.call("rope2d_session_open", json.dumps(opts).encode(), ctypes.byref(session))
