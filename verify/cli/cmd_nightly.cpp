@@ -21,6 +21,7 @@
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/sweep.hpp"  // the options and result; running it needs CUDA
+#include "rope2d/verify/validate.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "rope2d/rope2d_backward.h"
@@ -231,10 +232,10 @@ int run(const NightlyArgs& a) {
   compare_with_previous(a, n);
   const bool ok = n.regressions.empty() && n.problems.empty();
   n.summary["status"] = ok ? (n.gpu ? "passed" : "skipped (no GPU)") : "FAILED";
-  write_file_atomic((n.dir / "summary.json").string(), n.summary.dump(2) + "\n");
+  write_file_atomic((n.dir / "summary.json").string(), {n.summary.dump(2), "\n"});
   const std::string md = summary_markdown(c, n, sw);
-  write_file_atomic((n.dir / "summary.md").string(), md);
-  write_file_atomic((n.dir / "junit.xml").string(), summary_junit(n, sw));
+  write_file_atomic((n.dir / "summary.md").string(), {md});
+  write_file_atomic((n.dir / "junit.xml").string(), {summary_junit(n, sw)});
   std::cout << md << "\nreport: " << (n.dir / "summary.md").string() << "\n";
   return ok ? Exit::ok : Exit::incorrect;
 }
