@@ -58,6 +58,35 @@ def test_integrity_defects_are_named(tmp_path):
     assert all(r["unwritten"] == 2 for r in report(res)["results"] if r["set"] != "nonfinite")
 
 
+def test_nan_payloads_may_differ_between_calls_unwritten_elements_may_not(tmp_path):
+    calls, flipped = [], []
+
+    def nan_sign_flips(gc, gs, th, out):  # honest: IEEE fixes no NaN's sign or payload
+        accurate(gc, gs, th, out)
+        calls.append(1)
+        if len(calls) % 2 == 0:
+            flat = out.reshape(-1)
+            nan = np.isnan(flat)
+            flat.view(np.uint32)[nan] ^= np.uint32(0x80000000)
+            flipped.append(int(nan.sum()))
+
+    res = rope2d.verify(nan_sign_flips, suite="smoke", device="cpu", out=tmp_path / "flips")
+    assert res.verdict == "passed", res.summary
+    assert sum(flipped) > 0  # the smoke suite's nonfinite set has NaN results
+
+    def leaves_nans_unwritten_on_repeat(gc, gs, th, out):  # the second call skips the NaN results
+        full = np.empty_like(out)
+        accurate(gc, gs, th, full)
+        calls.append(1)
+        keep = ~np.isnan(full) if len(calls) % 2 == 0 else np.ones(full.shape, bool)
+        out[keep] = full[keep]
+
+    calls.clear()
+    res = rope2d.verify(leaves_nans_unwritten_on_repeat, suite="smoke", device="cpu", out=tmp_path / "skips")
+    assert res.verdict == "incorrect"
+    assert any("different bits" in r.get("integrity", "") for r in report(res)["results"] if r["set"] == "nonfinite")
+
+
 def test_a_raising_or_wrong_callable_fails_to_run(tmp_path):
     def raises(gc, gs, th, out):
         raise RuntimeError("boom")
@@ -79,3 +108,12 @@ def test_returning_style_and_only(tmp_path):
     res = rope2d.verify(returns, quick=True, only="odd/bf16/n=1023", destination_passing=False, device="cpu", out=tmp_path / "ret")
     assert res.verdict == "passed", res.summary
     assert [r["name"] for r in report(res)["results"]] == ["odd/bf16/n=1023"]
+
+
+def test_the_verification_suite_with_its_worst_set(tmp_path):
+    # The same sets as `rope2d verify --quick`, the worst-case lists included (they travel with
+    # the library): the accurate kernel passes every one.
+    res = rope2d.verify(accurate, quick=True, device="cpu", out=tmp_path / "quick")
+    assert res.verdict == "passed", res.summary
+    sets = {r["set"] for r in report(res)["results"]}
+    assert {"worst", "randn", "layout", "special", "near_overflow"} <= sets, sets
