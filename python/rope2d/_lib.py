@@ -23,6 +23,15 @@ def _candidates():
     yield here.parent.parent / "build" / "python" / "lib" / NAME
 
 
+def worst_dir():
+    """The committed worst-case lists (reference/worst/): beside the library (CMake copies them
+    there), else in the source tree; None where neither holds them."""
+    for d in (library_path().parent / "worst", Path(__file__).resolve().parent.parent.parent / "reference" / "worst"):
+        if (d / "known.txt").is_file():
+            return d
+    return None
+
+
 def library_path():
     tried = []
     for p in _candidates():

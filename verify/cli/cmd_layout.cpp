@@ -12,6 +12,7 @@
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/verify/layout_svg.hpp"
 #include "rope2d/verify/report.hpp"
+#include "rope2d/verify/validate.hpp"
 
 namespace rope2d::cli {
 
@@ -28,8 +29,8 @@ struct LayoutArgs {
 
 void write_svg(const std::string& path, const std::string& svg) {
   try {
-    verify::write_file_atomic(path, svg);
-  } catch (const std::runtime_error& e) {
+    verify::write_file_atomic(path, {svg});
+  } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--svg: ") + e.what());
   }
 }

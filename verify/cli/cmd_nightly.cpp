@@ -34,6 +34,7 @@
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/spawn.hpp"
 #include "rope2d/verify/sweep.hpp"  // the options and result; running it needs CUDA
+#include "rope2d/verify/validate.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "rope2d/rope2d_backward.h"
@@ -342,10 +343,10 @@ int finish(const std::string& root, json n) {
   n["regressions"] = regressions;
   const bool ok = regressions.empty() && n["problems"].empty();
   n["status"] = ok ? (n["gpu"].get<bool>() ? "passed" : "skipped (no GPU)") : "FAILED";
-  write_file_atomic((dir / "summary.json").string(), n.dump(2) + "\n");
+  write_file_atomic((dir / "summary.json").string(), {n.dump(2), "\n"});
   const std::string md = summary_markdown(n);
-  write_file_atomic((dir / "summary.md").string(), md);
-  write_file_atomic((dir / "junit.xml").string(), summary_junit(n));
+  write_file_atomic((dir / "summary.md").string(), {md});
+  write_file_atomic((dir / "junit.xml").string(), {summary_junit(n)});
   std::cout << md << "\nreport: " << (dir / "summary.md").string() << "\n";
   return ok ? Exit::ok : Exit::incorrect;
 }
@@ -432,7 +433,7 @@ int run(const NightlyArgs& a) {
     const ShardId s = parse_shard(a.shard);
     const json result = run_shard(a, plan, s, date);
     const fs::path f = fs::path(a.root) / date / shard_file(s);
-    write_file_atomic(f.string(), result.dump(2) + "\n");
+    write_file_atomic(f.string(), {result.dump(2), "\n"});
     std::cout << fmt::format("rope2d nightly: shard {}/{} ({} items) written to {}\n", s.index, s.count, result["items"].size(), f.string());
     return Exit::ok;
   }

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "rope2d/verify/report.hpp"
+#include "rope2d/verify/validate.hpp"
 
 namespace rope2d::cli {
 
@@ -40,11 +41,7 @@ int run(const ReportArgs& a) {
       continue;
     }
     const std::string path = (out / w.file).string();
-    try {
-      write_file_atomic(path, w.render(r));
-    } catch (const std::runtime_error& e) {
-      throw std::invalid_argument(e.what());  // an unwritable folder is the environment, not a submission
-    }
+    write_file_atomic(path, {w.render(r)});  // throws invalid_argument: exit 2 for an unwritable folder
     std::cout << "wrote " << path << "\n";
   }
   return Exit::ok;

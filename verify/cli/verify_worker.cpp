@@ -195,12 +195,13 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   };
   if (!judge.context_lost() && a.only.empty()) {
     // The call contract: n == 0, two calls in flight, graph capture; one set per check and dtype.
-    for (ref::Dtype d : parse_grad_dtypes(a.dtypes, "--grad-dtypes")) add_results(contract_checks(sub.backward, d, gate, a.seed, watch));
+    for (ref::Dtype d : parse_grad_dtypes(a.dtypes, "--grad-dtypes"))
+      add_results(contract_checks(sub.backward, d, gate, judge.subnormals, a.seed, watch));
     if (a.huge) {  // past 2^31 elements, judged on a sample
       SuiteOptions o;
       o.seed = a.seed;
       o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
-      add_results(huge_checks(bed, sub.backward, o, gate));
+      add_results(huge_checks(bed, sub.backward, o, gate, judge.subnormals));
     }
   }
   // Each case's inputs and reference are made one round ahead, in the background, so those

@@ -28,6 +28,19 @@ def emit(**kw):
     print(json.dumps(kw), flush=True)
 
 
+POISON = 0x7FC0DEAD  # the verifier's poison pattern
+
+
+def same_results(a, b):
+    """The same bits, except that any NaN equals any NaN (IEEE fixes no NaN's sign or payload,
+    and vector and scalar paths give different ones) - but never the poison (an unwritten element)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    written = [x.view(torch.int32) != POISON if x.dtype == torch.float32 else torch.ones_like(x, dtype=torch.bool) for x in (a, b)]
+    both_nan = torch.isnan(a) & torch.isnan(b) & written[0] & written[1]
+    return bits_equal(torch.where(both_nan, torch.zeros_like(a), a), torch.where(both_nan, torch.zeros_like(b), b))
+
+
 def bits_equal(a, b):
     return a.shape == b.shape and a.dtype == b.dtype and torch.equal(a.contiguous().view(torch.int32 if a.element_size() == 4 else torch.int16),
                                                                     b.contiguous().view(torch.int32 if b.element_size() == 4 else torch.int16))
@@ -61,7 +74,8 @@ def main():
             outs = []
             for _ in range(2):
                 if dps:
-                    out = torch.full_like(th, float("nan"))  # poisoned: unwritten elements stay NaN
+                    # poisoned with the verifier's pattern (a quiet NaN with a payload): unwritten elements keep it
+                    out = torch.full(th.shape, POISON, dtype=torch.int32, device=th.device).view(torch.float32)
                     fn(gc, gs, th, out)
                 else:
                     out = fn(gc, gs, th)
@@ -73,7 +87,7 @@ def main():
             result["shape"] = list(out.shape)
             result["dtype"] = str(out.dtype).replace("torch.", "")
             result["inputs_unchanged"] = all(bits_equal(a, b) for a, b in zip(before, (gc, gs, th)))
-            result["deterministic"] = bits_equal(outs[0], outs[1])
+            result["deterministic"] = same_results(outs[0], outs[1])
             if list(out.shape) == list(th.shape) and out.dtype == torch.float32:
                 save_file({"grad_idx_theta": out.detach().reshape(-1).contiguous().cpu()}, job["output"])
         except Exception as e:

@@ -2,7 +2,7 @@
 # One call on a GPU machine: GPU properties, the verifier and the benchmark, logs under $OUT.
 # Binaries come prebuilt in .device/bin (the GPU image lacks MPFR, Boost, Eigen, RapidCheck):
 #   mkdir -p .device/bin && cp build/verify/rope2d build/properties/kernel_prop build/cuda/librope2d_kernel.so .device/bin/
-#   cp build/python/lib/* .device/bin/     # librope2d_py.so with its MPFR and GMP, for the python step
+#   cp -r build/python/lib/* .device/bin/  # librope2d_py.so with its MPFR and GMP and worst/, for the python step
 # then run this script there with .device carried. Each step's log is kept even if one fails.
 set -uo pipefail
 out=${OUT:-reports/device}

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 #include "capi_common.hpp"
 #include "rope2d/verify/capi.h"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/suites.hpp"
+#include "rope2d/verify/worst.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;
@@ -25,6 +27,7 @@ struct rope2d_session {
   std::uint64_t seed = 1;
   int rounds = 2;
   Subnormals subnormals = Subnormals::flush_allowed;
+  std::string worst_dir;  // the worst-case lists, where the caller gave them
   std::optional<Problem> current;
   std::int64_t current_k = -1;
 };
@@ -36,6 +39,10 @@ std::vector<ProblemSpec> suite_of(const json& o) {
   so.seed = o.value("seed", 1ull);
   so.quick = o.value("quick", true);
   so.grad_dtypes = parse_grad_dtypes(o.value("grad_dtypes", std::vector<std::string>{"bf16"}), "grad_dtypes");
+  // The worst set (one per dtype) joins the verification suite where the lists' folder is given.
+  so.worst_dir = o.value("worst_dir", "");
+  if (!so.worst_dir.empty() && !std::filesystem::is_directory(so.worst_dir))
+    throw std::invalid_argument("worst_dir: expected the folder of the worst-case lists, found no folder '" + so.worst_dir + "'");
   const std::string suite = o.value("suite", "verification");
   std::vector<ProblemSpec> specs;
   if (suite == "verification") specs = verification_suite(so);
@@ -73,6 +80,7 @@ int rope2d_session_open(const char* options, rope2d_session** out) {
       s->rounds = o.value("rounds", 2);
       if (s->rounds < 1 || s->rounds > 100) throw std::invalid_argument("rounds: expected 1 to 100, found " + std::to_string(s->rounds));
       s->specs = suite_of(o);
+      s->worst_dir = o.value("worst_dir", "");
     } catch (const json::exception& e) {
       throw std::invalid_argument(std::string("options: ") + e.what());
     }
@@ -106,7 +114,7 @@ int rope2d_session_inputs(rope2d_session* s, int64_t k, int round, const void** 
     if (k < 0 || k >= static_cast<int64_t>(s->specs.size()) || round < 0 || round >= s->rounds)
       throw std::invalid_argument(fmt::format("problem {} round {}: out of range ({} problems, {} rounds)", k, round,
                                               s->specs.size(), s->rounds));
-    s->current = make_problem(s->specs[k].round(round));  // fresh inputs each round
+    s->current = suite_problem(s->specs[k].round(round), s->worst_dir);  // fresh inputs each round
     s->current_k = k;
     *gc = s->current->gc.data();
     *gs = s->current->gs.data();

@@ -182,7 +182,8 @@ Judged check_graph(BackwardFn fn, ref::Dtype d, const Problem& captured, const P
 // Expected results by problem: a and b are judged by two checks, computed once.
 using ExpectedCache = std::map<const Problem*, Expected>;
 
-SetResult judged(const std::string& check, ref::Dtype d, Tier gate, const Judged& j, const char* wrong, ExpectedCache& cache) {
+SetResult judged(const std::string& check, ref::Dtype d, Tier gate, Subnormals subnormals, const Judged& j, const char* wrong,
+                 ExpectedCache& cache) {
   SetResult r{"contract/" + check + "/" + std::string(ref::name(d)), "contract", std::string(ref::name(d))};
   if (j.finding == "declined") {
     mark_declined(r, d);
@@ -192,7 +193,7 @@ SetResult judged(const std::string& check, ref::Dtype d, Tier gate, const Judged
   for (const auto& [p, out] : j.outputs) {
     auto x = cache.find(p);
     if (x == cache.end()) x = cache.emplace(p, compute_expected(*p)).first;
-    const Metrics m = compare(*p, x->second, out.data(), gate);
+    const Metrics m = compare(*p, x->second, out.data(), gate, 10, subnormals);
     if (!m.passes(gate) && r.integrity == "ok") r.integrity = std::string("contract violation: ") + wrong;
     r.metrics.merge(m, 10);
   }
@@ -201,7 +202,7 @@ SetResult judged(const std::string& check, ref::Dtype d, Tier gate, const Judged
 
 }  // namespace
 
-std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, std::uint64_t seed,
+std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, Subnormals subnormals, std::uint64_t seed,
                                        const std::function<void(const std::string&, bool)>& watch) {
   std::vector<SetResult> out;
   auto guarded = [&](const std::string& check, auto&& body) {
@@ -220,20 +221,20 @@ std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, s
     }
   };
   ExpectedCache cache;
-  guarded("n0", [&] { return judged("n0", d, gate, {check_n_zero(fn, d, seed), {}}, "", cache); });
+  guarded("n0", [&] { return judged("n0", d, gate, subnormals, {check_n_zero(fn, d, seed), {}}, "", cache); });
   // Different sizes and data on the two calls: 1M and 1M + 37 elements keep both in flight.
   const Problem a = make_problem(contract_spec("a", d, (1 << 20), seed));
   const Problem b = make_problem(contract_spec("b", d, (1 << 20) + 37, seed));
   for (bool threads : {false, true}) {
     const std::string check = threads ? "threads" : "streams";
     guarded(check, [&] {
-      return judged(check, d, gate, check_concurrent(fn, d, threads, a, b),
+      return judged(check, d, gate, subnormals, check_concurrent(fn, d, threads, a, b),
                     "two calls in flight at once gave wrong results (not reentrant)", cache);
     });
   }
   const Problem fresh = make_problem(contract_spec("replay", d, (1 << 20), seed));
   guarded("graph", [&] {
-    return judged("graph", d, gate, check_graph(fn, d, a, fresh), "the graph replayed on fresh inputs gave wrong results",
+    return judged("graph", d, gate, subnormals, check_graph(fn, d, a, fresh), "the graph replayed on fresh inputs gave wrong results",
                   cache);
   });
   return out;

@@ -3,12 +3,11 @@
 #include "rope2d/verify/report.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
+
+#include "rope2d/verify/validate.hpp"
 
 namespace rope2d::verify {
 
@@ -74,31 +73,11 @@ std::string summary(const Report& r) {
   return s.str();
 }
 
-void write_file_atomic(const std::string& path, const std::string& text) {
-  static std::atomic<unsigned> serial{0};
-  const std::string tmp = fmt::format("{}.{}.{}.tmp", path, ::getpid(), serial++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error(path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error(path + ": cannot replace: " + ec.message());
-  }
-}
-
 void write_report(const std::string& dir_s, const Report& r) {
   const fs::path dir(dir_s);
   fs::create_directories(dir);
   for (const ReportWriter& w : report_writers())
-    if (r.has_plot_data || !w.needs_plot_data) write_file_atomic((dir / w.file).string(), w.render(r));
+    if (r.has_plot_data || !w.needs_plot_data) write_file_atomic((dir / w.file).string(), {w.render(r)});
 }
 
 }  // namespace rope2d::verify

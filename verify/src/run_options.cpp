@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "rope2d/ref/input.hpp"
 #include "rope2d/verify/suites.hpp"
 
 namespace rope2d::verify {
@@ -57,17 +58,8 @@ std::vector<std::string> reproduce_args(const RunOptions& o, const std::string& 
 
 std::string reproduce_line(const RunOptions& o, const std::string& problem) {
   std::string s = "rope2d verify";
-  for (const auto& x : reproduce_args(o, problem)) s += " " + shell_word(x);
+  for (const auto& x : reproduce_args(o, problem)) s += " " + ref::shell_quote(x);
   return s;
-}
-
-std::string shell_word(const std::string& s) {
-  const bool safe = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                                      "_-+=.,/:@%") == std::string::npos;
-  if (safe) return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
 }
 
 }  // namespace rope2d::verify

@@ -35,8 +35,6 @@ int dtype_size(const std::string& d) {
 
 const char* safetensors_dtype(ref::Dtype d) { return ref::safetensors_name(d).data(); }
 
-std::string shell_quote(const std::string& s) { return ref::shell_quote(s); }
-
 std::int64_t Tensor::elements() const { return ref::checked_product(shape, "tensor shape " + shape_str(shape)); }
 
 void write_safetensors(const std::string& path, const SafeTensors& st) {

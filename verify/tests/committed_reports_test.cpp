@@ -35,7 +35,9 @@ TEST(CommittedReports, EverySvgAndJUnitFileIsWellFormedXml) {
     pugi::xml_document doc;
     const pugi::xml_parse_result res = doc.load_buffer(text.data(), text.size());
     EXPECT_TRUE(res) << f << ": " << res.description() << " at byte " << res.offset;
-    if (f.extension() == ".svg") EXPECT_TRUE(doc.child("svg")) << f;
+    if (f.extension() == ".svg") {
+      EXPECT_TRUE(doc.child("svg")) << f;
+    }
   }
 }
 

@@ -68,6 +68,7 @@ expect int32_index.cu 3 "cudaErrorIllegalAddress" --huge --grad-dtypes bf16
 expect accurate_simple.cu 0 "huge/bf16" --huge --grad-dtypes bf16
 # Accurate ones that must pass: flush-to-zero, a declined dtype, the contract-keeping vector kernel.
 expect accurate_ftz.cu 0 "Verdict: passed"
+expect accurate_ftz.cu 1 "Verdict: incorrect" --ieee-subnormals  # the same kernel when IEEE subnormals are demanded
 expect declines_fp16.cu 0 "| fp16 | not supported |" --grad-dtypes bf16,fp16,fp32
 expect accurate_vector.cu 0 "Verdict: passed"
 # A Triton solution (tl.sin, tl.cos), where Triton is installed.

@@ -56,7 +56,7 @@ expect 2 "not JSON" "$rope2d" report "$tmp/bad"
 expect 0 '"sequences"' "$rope2d" layout --seed 3 --batch 2 --seq-len 3000 --svg "$tmp/layout.svg"
 well_formed "$tmp/layout.svg"
 grep -q '<title>image [0-9]*x[0-9]*: tokens \[' "$tmp/layout.svg" || { echo "FAIL: no image block in the layout drawing"; fails=$((fails + 1)); }
-expect 2 "--svg: .*write failed" "$rope2d" layout --seed 3 --svg "$tmp/no/such/dir/layout.svg"
+expect 2 "--svg: .*layout.svg: cannot create a file beside it" "$rope2d" layout --seed 3 --svg "$tmp/no/such/dir/layout.svg"
 
 [ "$fails" -eq 0 ] && echo "report_cli_test: all passed"
 exit $((fails > 0))

@@ -1,5 +1,5 @@
 // Problem selection and reproduce lines: a fused set's line selects its plain problem, the
-// dtype list keeps its order, and shell words survive quoting.
+// dtype list keeps its order (the quoting itself: ref::shell_quote, validate_test).
 #include <gtest/gtest.h>
 
 #include "rope2d/verify/run_options.hpp"
@@ -31,12 +31,4 @@ TEST(RunOptions, UnknownProblemOrDtypeIsAnError) {
   EXPECT_THROW(select_problems(o, "randn/fp8/1x773"), std::invalid_argument);
   o.grad_dtypes = {"fp8"};
   EXPECT_THROW(select_problems(o), std::invalid_argument);
-}
-
-TEST(RunOptions, ShellWords) {
-  EXPECT_EQ(shell_word("odd/bf16/n=1001+1"), "odd/bf16/n=1001+1");
-  EXPECT_EQ(shell_word("a b"), "'a b'");
-  EXPECT_EQ(shell_word("it's"), "'it'\\''s'");
-  EXPECT_EQ(shell_word(""), "''");
-  EXPECT_EQ(shell_word("$(touch x)"), "'$(touch x)'");
 }

@@ -191,7 +191,9 @@ TEST(Suites, WorstSetAndNearOverflowRegime) {
     }
   EXPECT_EQ(count(v, "near_overflow"), 2);
   for (const auto& p : v)
-    if (p.set == "near_overflow") EXPECT_EQ(p.regime, ref::Regime::near_overflow);
+    if (p.set == "near_overflow") {
+      EXPECT_EQ(p.regime, ref::Regime::near_overflow);
+    }
   o.worst_dir = "/nonexistent/worst";
   EXPECT_THROW(verification_suite(o), std::invalid_argument);
 }

@@ -78,6 +78,8 @@ TEST(Input, ShellQuotingSurvivesAnyString) {
   EXPECT_EQ(ref::shell_quote("data/golden-smoke"), "data/golden-smoke");
   EXPECT_EQ(ref::shell_quote("x'; touch PWNED; echo '.cu"), "'x'\\''; touch PWNED; echo '\\''.cu'");
   EXPECT_EQ(ref::shell_quote(""), "''");
+  EXPECT_EQ(ref::shell_quote("odd/bf16/n=1001+1"), "odd/bf16/n=1001+1");
+  EXPECT_EQ(ref::shell_quote("$(touch x)"), "'$(touch x)'");
   EXPECT_EQ(ref::shell_join({"a b", "$(x)"}), "'a b' '$(x)'");
 }
 

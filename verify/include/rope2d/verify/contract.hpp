@@ -19,8 +19,8 @@ namespace rope2d::verify {
 // One judged SetResult per check, named contract/<check>/<dtype>. A broken contract is an
 // integrity finding ("contract violation: ..."); a declined dtype is not supported.
 // `watch(name, true)` before a check's GPU work and `watch(name, false)` after, so that a
-// supervisor can time a call that hangs.
-std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, std::uint64_t seed,
+// supervisor can time a call that hangs. Outputs are judged as the suite's are (gate, subnormals).
+std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, Subnormals subnormals, std::uint64_t seed,
                                        const std::function<void(const std::string&, bool)>& watch = {});
 
 

@@ -25,6 +25,6 @@ std::vector<std::int64_t> judged_indices(const ProblemSpec& s);
 Problem sample_of(const Problem& p, const std::vector<std::int64_t>& idx);
 
 // Runs and judges every huge set on the testbed.
-std::vector<SetResult> huge_checks(Testbed& bed, BackwardFn fn, const SuiteOptions& o, Tier gate);
+std::vector<SetResult> huge_checks(Testbed& bed, BackwardFn fn, const SuiteOptions& o, Tier gate, Subnormals subnormals);
 
 }  // namespace rope2d::verify

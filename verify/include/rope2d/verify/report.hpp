@@ -90,10 +90,6 @@ JUnitSuite junit_suite(const Report& r);  // one testcase per set
 // One suite gives a <testsuite> document, several a <testsuites> holding them.
 std::string render_junit(std::span<const JUnitSuite> suites);
 
-// Replaces path with text atomically (a unique temporary beside it, then rename); throws
-// std::runtime_error naming the file when the write fails.
-void write_file_atomic(const std::string& path, const std::string& text);
-
 // The counts of every set that ran, merged: the run's subnormal mode and accepted overflows.
 Metrics overall(const Report& r);
 

@@ -41,8 +41,6 @@ inline constexpr std::uint64_t max_safetensors_header = 100ull << 20;  // as the
 int dtype_size(const std::string& dtype);  // bytes per element; 0 when unknown
 const char* safetensors_dtype(ref::Dtype d);  // BF16, F16, F32
 
-// A string quoted for /bin/sh where it needs it (rope2d::ref::shell_quote).
-std::string shell_quote(const std::string& s);
 
 // Writes atomically (a uniquely named temporary file, every write checked, renamed into place).
 void write_safetensors(const std::string& path, const SafeTensors& st);
