@@ -1,8 +1,10 @@
 // rope2d nightly [--config FILE] [--out DIR]: the nightly correctness run on a GPU machine.
 //   1. rope2d verify on the project's kernel and on every submission in the config, every
 //      grad dtype, fresh seeds each night (the date), each in its own process;
-//   2. a sweep of every float32 angle in [from, to) with fixed grads against the certified
-//      reference (default [0, 2^14): about 1.2 billion angles), time-boxed;
+//   2. a sweep of every float32 angle in [from, to) (or all 2^32 bit patterns, "angles":
+//      "all") with fixed grads against the certified reference, judged on the GPU
+//      (default [0, 2^14): about 2.4 billion angle/grad pairs), time-boxed; its worst-case
+//      list goes beside the summary (sweep_worst.txt);
 //   3. a dated report under reports/nightly/<date>/ compared with the previous one: new
 //      failures, worse max errors or slower runs are called out at the top.
 // Exit 0 when all passed and nothing regressed, 1 otherwise, 2 on bad input.
@@ -17,6 +19,7 @@
 
 #include "commands.hpp"
 #include "progress.hpp"
+#include "sweep_summary.hpp"
 #include "rope2d/verify/metrics.hpp"
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/report.hpp"
@@ -103,12 +106,14 @@ void verify_kernels(const NightlyConfig& c, const NightlyArgs& a, Night& n, Prog
 // 2. The exhaustive angle sweep.
 SweepResult sweep(const NightlyConfig& c, const NightlyArgs& a, Night& n, Progress& progress) {
   SweepResult sw;
+  std::string device = "no GPU";
 #ifdef ROPE2D_HAVE_CUDA
   const DeviceInfo dev = n.gpu ? probe_device() : DeviceInfo{};
+  if (dev.available) device = dev.name;
   if (n.gpu && dev.available) {
     SweepOptions o;
-    o.from = c.sweep_from;
-    o.to = c.sweep_to;
+    o.lo = c.sweep_lo;
+    o.hi = c.sweep_hi;
     o.budget_s = c.sweep_budget_s;
     o.quick = a.quick;
     sw = sweep_angles(&rope2d_backward, o, [&](std::int64_t done, std::int64_t total, const std::string& what) {
@@ -121,17 +126,14 @@ SweepResult sweep(const NightlyConfig& c, const NightlyArgs& a, Night& n, Progre
   (void)a, (void)progress;
 #endif
   if (!sw.ran) sw.skipped = sw.skipped.empty() ? "no GPU" : sw.skipped;
-  const double cr = sw.metrics.count ? double(sw.metrics.correctly_rounded) / sw.metrics.count : 0.0;
-  n.summary["sweep"] = {{"ran", sw.ran},           {"skipped", sw.skipped},
-                        {"from", c.sweep_from},    {"to", c.sweep_to},
-                        {"reached", sw.reached},   {"complete", sw.complete},
-                        {"angles", sw.angles},     {"seconds", sw.seconds},
-                        {"max_scaled_error", sw.metrics.max_scaled},
-                        {"over_strict", sw.metrics.over[static_cast<int>(Tier::float32_bound)]},  // the old name, kept for old readers
-                        {"over_float32_bound", sw.metrics.over[static_cast<int>(Tier::float32_bound)]},
-                        {"correctly_rounded_fraction", cr}};
+  n.summary["sweep"] = sweep_json(sw);
+  n.summary["sweep"]["from"] = c.sweep_from;
+  n.summary["sweep"]["to"] = c.sweep_to;
+  n.summary["sweep"]["angles_all"] = c.sweep_all;
+  if (sw.ran) write_sweep_files(n.dir.string(), sw, "rope2d nightly" + (a.config.empty() ? std::string() : " --config " + a.config),
+                                device);
   if (sw.ran && !sw.metrics.passes(Tier::float32_bound)) n.problems.push_back("sweep: elements over the float32-bound tier");
-  if (sw.ran && !sw.complete) n.problems.push_back(fmt::format("sweep: time box reached at angle {}", sw.reached));
+  if (sw.ran && !sw.complete) n.problems.push_back(fmt::format("sweep: time box reached at pattern {:#x}", sw.next));
   return sw;
 }
 
@@ -173,16 +175,8 @@ std::string summary_markdown(const NightlyConfig& c, const Night& n, const Sweep
   for (const auto& v : n.summary["verify"])
     md << fmt::format("| {} | {} | {:.1f} | verify-{}/report.md |\n", v["kernel"].get<std::string>(), v["verdict"].get<std::string>(),
                       v["seconds"].get<double>(), v["kernel"].get<std::string>());
-  md << "\n## Angle sweep\n\n";
-  const SweepOptions grads_of_sweep;  // fixed: the config sets the range and the time box only
-  if (sw.ran)
-    md << fmt::format("Every float32 angle in [{}, {}) with grads {}: {} angles checked up to {} in {:.1f} s; max error {:.3f} x 2^-24 S "
-                      "(float32-bound allows {}); {} over float32-bound; {:.6f} correctly rounded.\n",
-                      c.sweep_from, c.sweep_to, json(grads_of_sweep.grads).dump(), sw.angles, sw.reached, sw.seconds,
-                      sw.metrics.max_scaled, bound_words(), sw.metrics.over[static_cast<int>(Tier::float32_bound)],
-                      sw.metrics.count ? double(sw.metrics.correctly_rounded) / sw.metrics.count : 0.0);
-  else
-    md << "SKIPPED: " << sw.skipped << "\n";
+  md << "\n## Angle sweep\n\n" << sweep_markdown(sw);
+  if (sw.ran) md << "\nfloat32-bound allows " << bound_words() << ". Worst-case list: sweep_worst.txt.\n";
   return md.str();
 }
 
@@ -206,7 +200,7 @@ std::string summary_junit(const Night& n, const SweepResult& sw) {
   if (!sw.ran) s.outcome = Outcome::skipped, s.message = sw.skipped;
   else if (!sw.metrics.passes(Tier::float32_bound))
     s.outcome = Outcome::failure, s.message = fmt::format("{} angles over float32-bound", sw.metrics.over[static_cast<int>(Tier::float32_bound)]);
-  else if (!sw.complete) s.outcome = Outcome::failure, s.message = fmt::format("time box reached at angle {}", sw.reached);
+  else if (!sw.complete) s.outcome = Outcome::failure, s.message = fmt::format("time box reached at pattern {:#x}", sw.next);
   JUnitSuite regressions{"rope2d nightly " + n.date + ": regressions", {}};
   for (const auto& r : n.regressions) regressions.cases.push_back({"rope2d.nightly.regression", r, Outcome::failure, r});
   if (regressions.cases.empty()) regressions.cases.push_back({"rope2d.nightly.regression", "against the previous run"});
@@ -243,7 +237,7 @@ int run(const NightlyArgs& a) {
 
 Action add_nightly(CLI::App& app) {
   auto a = std::make_shared<NightlyArgs>();
-  app.add_option("--config", a->config, "JSON: {submissions: [...], grad_dtypes: [...], sweep: {from, to, budget_s}}");
+  app.add_option("--config", a->config, "JSON: {submissions: [...], grad_dtypes: [...], sweep: {from, to | angles: \"all\", budget_s}}");
   app.add_option("--out", a->root, "where dated reports go")->capture_default_str();
   app.add_option("--root", a->root, "deprecated: --out")->group("")->each([](const std::string&) {
     std::cerr << "rope2d nightly: --root is deprecated; use --out\n";

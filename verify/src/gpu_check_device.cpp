@@ -76,7 +76,11 @@ CheckPass gpu_check_device(const DeviceArrays& d, const CheckOptions& o, void* s
   check(cudaMemcpyAsync(counters, a.counters, sizeof counters, cudaMemcpyDeviceToHost, stream), "copy counters");
   check(cudaMemcpyAsync(partials.data(), a.partials, sizeof(CheckPartial) * blocks, cudaMemcpyDeviceToHost, stream), "copy partials");
   check(cudaStreamSynchronize(stream), "check pass");
-  for (const CheckPartial& p : partials) pass.total.merge(p);  // block order: reproducible
+  for (const CheckPartial& p : partials) {  // block order: reproducible
+    pass.total.merge(p);
+    if (p.has_worst && o.max_candidates > 0) pass.candidates.push_back(p.worst);
+  }
+  keep_worst(pass.candidates, o.max_candidates);
   pass.failures_total = static_cast<std::int64_t>(counters[0]);
   pass.deferred_total = static_cast<std::int64_t>(counters[1]);
   pass.failures.resize(static_cast<std::size_t>(std::min<std::int64_t>(pass.failures_total, max_failures)));

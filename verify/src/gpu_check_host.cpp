@@ -31,6 +31,13 @@ void CheckPartial::merge(const CheckPartial& o) {
   max_scaled = std::max(max_scaled, o.max_scaled);
 }
 
+void keep_worst(std::vector<CheckRecord>& records, std::size_t k) {
+  std::sort(records.begin(), records.end(), [](const CheckRecord& a, const CheckRecord& b) {
+    return a.scaled != b.scaled ? a.scaled > b.scaled : a.index < b.index;
+  });
+  if (records.size() > k) records.resize(k);
+}
+
 namespace {
 
 // One element into a partial, as the device kernel counts it.
@@ -89,6 +96,7 @@ CheckPass host_check(const void* gc, const void* gs, const float* theta, const f
   CheckPass pass;
   for (const Piece& part : parts) {
     pass.total.merge(part.partial);
+    if (part.partial.has_worst && o.max_candidates > 0) pass.candidates.push_back(part.partial.worst);
     pass.failures_total += static_cast<std::int64_t>(part.failures.size());
     for (const CheckRecord& r : part.failures)
       if (pass.failures.size() < o.max_records) pass.failures.push_back(r);
@@ -96,6 +104,7 @@ CheckPass host_check(const void* gc, const void* gs, const float* theta, const f
     for (const DeferredElement& d : part.deferred)
       if (static_cast<std::int64_t>(pass.deferred.size()) < o.max_deferred) pass.deferred.push_back(d);
   }
+  keep_worst(pass.candidates, o.max_candidates);
   pass.deferred_complete = pass.deferred_total == static_cast<std::int64_t>(pass.deferred.size());
   return pass;
 }

@@ -13,7 +13,7 @@
 #include "rope2d/verify/metrics.hpp"
 #include "rope2d/verify/problem.hpp"
 
-namespace rope2d::verify::testing {
+namespace rope2d::verify::compare_test {
 
 // Every regime, the special cross product and layout angles, in every grad dtype.
 inline std::vector<ProblemSpec> check_problems(std::uint64_t seed, std::int64_t per_set) {
@@ -115,4 +115,4 @@ inline void expect_same_metrics(const Metrics& want, const Metrics& got, const s
   }
 }
 
-}  // namespace rope2d::verify::testing
+}  // namespace rope2d::verify::compare_test

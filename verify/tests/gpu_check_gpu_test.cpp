@@ -14,7 +14,7 @@
 #include "rope2d/verify/gpu_check.hpp"
 
 using namespace rope2d::verify;
-using namespace rope2d::verify::testing;
+using namespace rope2d::verify::compare_test;
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include "rope2d/verify/tolerance_core.hpp"
 
 using namespace rope2d::verify;
-using namespace rope2d::verify::testing;
+using namespace rope2d::verify::compare_test;
 
 TEST(GpuCheckHost, SameMetricsAsTheCpuJudgeOnEveryRegimeAndDtype) {
   std::int64_t deferred = 0, total = 0;

@@ -45,6 +45,10 @@ namespace rope2d::verify {
 
 struct CheckPass {
   CheckPartial total;
+  // The worst element of each block (device) or piece (host) of the pass, largest error first,
+  // at most max_candidates: a worst-case list's candidates (not strictly the pass's top K:
+  // two of those may share a block).
+  std::vector<CheckRecord> candidates;
   std::vector<CheckRecord> failures;     // over the gate tier, at most max_records
   std::int64_t failures_total = 0;       // all settled failures
   std::vector<DeferredElement> deferred;
@@ -57,6 +61,7 @@ struct CheckOptions {
   std::size_t max_records = 1024;        // failures kept (the first max_failures of them are reported)
   std::int64_t max_deferred = std::int64_t{1} << 22;
   std::int64_t index_base = 0;           // added to every index (a chunk of a larger range)
+  std::size_t max_candidates = 0;        // worst-case candidates kept (CheckPass::candidates)
 };
 
 // Device arrays of one pass (gc, gs in the ABI's grad dtype code).
@@ -77,6 +82,9 @@ CheckPass gpu_check_device(const DeviceArrays& a, const CheckOptions& o, void* s
 // The same pass on the host, over host arrays, from the same per-element source.
 CheckPass host_check(const void* gc, const void* gs, const float* theta, const float* out, std::int64_t n,
                      ref::Dtype grad_dtype, const CheckOptions& o);
+
+// Keeps the k largest scaled errors of `records`, largest first (ties: the lowest index).
+void keep_worst(std::vector<CheckRecord>& records, std::size_t k);
 
 // Rebuilds the inputs of element `index` (as CheckOptions::index_base + i counts them).
 using ElementLookup = std::function<ref::Element(std::int64_t index)>;
