@@ -157,7 +157,7 @@ std::string bound_words() {
   return fmt::format("{:.7g} x 2^-24 S + {:.3g} x 2^-24 |ref|", b.scale_coeff * 0x1p24, b.ref_coeff * 0x1p24);
 }
 
-std::string summary_markdown(const NightlyConfig& c, const Night& n, const SweepResult& sw) {
+std::string summary_markdown(const Night& n, const SweepResult& sw) {
   std::ostringstream md;
   md << "# rope2d nightly " << n.date << "\n\n**Status: " << n.summary["status"].get<std::string>() << "**\n\n";
   if (!n.regressions.empty()) {
@@ -226,7 +226,7 @@ int run(const NightlyArgs& a) {
   const bool ok = n.regressions.empty() && n.problems.empty();
   n.summary["status"] = ok ? (n.gpu ? "passed" : "skipped (no GPU)") : "FAILED";
   write_file_atomic((n.dir / "summary.json").string(), n.summary.dump(2) + "\n");
-  const std::string md = summary_markdown(c, n, sw);
+  const std::string md = summary_markdown(n, sw);
   write_file_atomic((n.dir / "summary.md").string(), md);
   write_file_atomic((n.dir / "junit.xml").string(), summary_junit(n, sw));
   std::cout << md << "\nreport: " << (n.dir / "summary.md").string() << "\n";

@@ -53,12 +53,7 @@ CheckPass gpu_check_device(const DeviceArrays& d, const CheckOptions& o, void* s
   const std::size_t deferred_bytes = align_up(sizeof(DeferredElement) * std::max<std::int64_t>(o.max_deferred, 1));
   unsigned char* w = static_cast<unsigned char*>(ws.get(256 + partial_bytes + failure_bytes + deferred_bytes));
   detail::CheckLaunch a{};
-  a.gc = d.gc;
-  a.gs = d.gs;
-  a.theta = d.theta;
-  a.out = d.out;
-  a.n = d.n;
-  a.grad_dtype = d.grad_dtype;
+  a.in = d;
   a.gate_bit = 1u << static_cast<int>(o.gate);
   a.index_base = o.index_base;
   a.counters = reinterpret_cast<unsigned long long*>(w);

@@ -36,9 +36,9 @@ __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
   double sum_sq = 0, max_ulp = 0, worst_scaled = -1;
   long long worst = -1;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid; i < a.n; i += stride) {
-    const double gc = gpucheck::decode_grad(a.gc, i, a.grad_dtype), gs = gpucheck::decode_grad(a.gs, i, a.grad_dtype);
-    const float t = a.theta[i], got = a.out[i];
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid; i < a.in.n; i += stride) {
+    const double gc = gpucheck::decode_grad(a.in.gc, i, a.in.grad_dtype), gs = gpucheck::decode_grad(a.in.gs, i, a.in.grad_dtype);
+    const float t = a.in.theta[i], got = a.in.out[i];
     const gpucheck::Verdict v = gpucheck::judge(gc, gs, t, got);
     if (v.defer) {
       const unsigned long long slot = atomicAdd(&a.counters[1], 1ull);
@@ -90,9 +90,9 @@ __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
 
   CheckPartial& p = a.partials[blockIdx.x];
   if (worst >= 0 && worst == s_worst) {  // the block's worst element (ties: the lowest index)
-    const double gc = gpucheck::decode_grad(a.gc, worst, a.grad_dtype), gs = gpucheck::decode_grad(a.gs, worst, a.grad_dtype);
-    const gpucheck::Verdict v = gpucheck::judge(gc, gs, a.theta[worst], a.out[worst]);
-    p.worst = gpucheck::make_record(a.index_base + worst, gc, gs, a.theta[worst], a.out[worst], v);
+    const double gc = gpucheck::decode_grad(a.in.gc, worst, a.in.grad_dtype), gs = gpucheck::decode_grad(a.in.gs, worst, a.in.grad_dtype);
+    const gpucheck::Verdict v = gpucheck::judge(gc, gs, a.in.theta[worst], a.in.out[worst]);
+    p.worst = gpucheck::make_record(a.index_base + worst, gc, gs, a.in.theta[worst], a.in.out[worst], v);
   }
   if (tid == 0) {
     double total = 0;
@@ -123,7 +123,7 @@ int check_blocks(std::int64_t n) {
 
 void launch_check(const CheckLaunch& a, cudaStream_t s) {
   cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), s);
-  check_kernel<<<check_blocks(a.n), check_threads, 0, s>>>(a);
+  check_kernel<<<check_blocks(a.in.n), check_threads, 0, s>>>(a);
 }
 
 }  // namespace rope2d::verify::detail

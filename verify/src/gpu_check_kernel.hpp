@@ -11,12 +11,7 @@
 namespace rope2d::verify::detail {
 
 struct CheckLaunch {
-  const void* gc;
-  const void* gs;
-  const float* theta;
-  const float* out;
-  std::int64_t n;
-  int grad_dtype;                 // ABI code
+  DeviceArrays in;
   unsigned gate_bit;              // 1 << tier index
   std::int64_t index_base;
   CheckPartial* partials;         // one per block

@@ -64,15 +64,6 @@ struct CheckOptions {
   std::size_t max_candidates = 0;        // worst-case candidates kept (CheckPass::candidates)
 };
 
-// Device arrays of one pass (gc, gs in the ABI's grad dtype code).
-struct DeviceArrays {
-  const void* gc;
-  const void* gs;
-  const float* theta;
-  const float* out;
-  std::int64_t n;
-  int grad_dtype;
-};
 
 // The device pass (gpu_check.cu). Synchronises `stream` (a cudaStream_t, or null for the
 // default stream); throws std::runtime_error on a CUDA error. Needs CUDA: a build without it

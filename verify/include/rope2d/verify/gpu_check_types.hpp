@@ -45,4 +45,14 @@ struct DeferredElement {
   float got;
 };
 
+// Device arrays of one pass (gc, gs in the ABI's grad dtype code).
+struct DeviceArrays {
+  const void* gc;
+  const void* gs;
+  const float* theta;
+  const float* out;
+  std::int64_t n;
+  int grad_dtype;
+};
+
 }  // namespace rope2d::verify
