@@ -2,16 +2,20 @@
 // regime, the special cross product, every grad dtype, outputs of honest, flushing, perturbed
 // and defective kernels; the reference of every settled element equal bit for bit (the
 // reference's own bits as output are all settled correctly rounded); and the device pass
-// equal to its host twin. Exits 77 (SKIPPED) without a GPU. ROPE2D_SEED fixes the inputs.
+// equal to its host twin; and the GPU sweep equal to the CPU judge on the kernel's outputs.
+// Exits 77 (SKIPPED) without a GPU. ROPE2D_SEED fixes the inputs.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 
 #include "gpu_check_compare.hpp"
 #include "rope2d/verify/device.hpp"
 #include "rope2d/verify/gpu_check.hpp"
+#include "rope2d/verify/sweep.hpp"
 
 using namespace rope2d::verify;
 using namespace rope2d::verify::compare_test;
@@ -66,6 +70,43 @@ TEST(GpuCheckDevice, DevicePassEqualsItsHostTwin) {
     expect_same_metrics(on_host, on_gpu, s.name());
     EXPECT_LT(host.deferred_total, p.n() / 2) << s.name();
     if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(GpuCheckDevice, SweepEqualsTheCpuJudgeOnTheKernelsOwnOutputs) {
+  // The GPU sweep (angles made on the device, the project's kernel, the GPU comparison) against
+  // the testbed's run of the same kernel on the same angles judged by compare(): around 1, into
+  // the huge angles past 2^31 (Payne-Hanek on both sides) and over Inf and the NaNs.
+  Testbed bed;
+  for (auto [lo, hi] : {std::pair<std::uint64_t, std::uint64_t>{0x3f800000, 0x3f900000}, {0x4f000000, 0x4f040000},
+                        {0x7f7c0000, 0x7f840000}, {0x80000000, 0x80100000}}) {
+    SweepOptions o;
+    o.lo = lo;
+    o.hi = hi;
+    const SweepResult r = sweep_angles(&rope2d_backward, o);
+    ASSERT_TRUE(r.complete);
+    for (const SweepPair& sp : r.pairs) {
+      const std::int64_t n = static_cast<std::int64_t>(hi - lo);
+      Problem p;
+      p.spec.set = "sweep";
+      p.spec.grad_dtype = rope2d::ref::Dtype::fp32;
+      p.spec.elements = n;
+      p.theta.resize(n);
+      p.gc.resize(4 * n);
+      p.gs.resize(4 * n);
+      const float gc = static_cast<float>(sp.grads.gc), gs = static_cast<float>(sp.grads.gs);
+      for (std::int64_t i = 0; i < n; ++i) {
+        p.theta[i] = std::bit_cast<float>(static_cast<std::uint32_t>(lo + i));
+        std::memcpy(&p.gc[4 * i], &gc, 4);
+        std::memcpy(&p.gs[4 * i], &gs, 4);
+      }
+      const DeviceRun run = bed.run(&rope2d_backward, p, {false, false, false});
+      ASSERT_TRUE(run.integrity.ok()) << run.integrity.describe();
+      Metrics want = compare(p, compute_expected(p), run.out.data(), Tier::float32_bound, 10);
+      for (ElementReport& f : want.failures) f.index += static_cast<std::int64_t>(lo);
+      expect_same_metrics(want, sp.metrics, sp.grads.name);
+      if (::testing::Test::HasFailure()) return;
+    }
   }
 }
 

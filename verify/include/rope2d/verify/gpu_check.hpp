@@ -21,13 +21,15 @@
 //   * a verdict within 2^-40 (relative) of its threshold, where CUDA's and glibc's sincos,
 //     a few ulps of double apart, could decide it differently.
 // Settled elements are counted in the partial; deferred ones are not. Failures (over the gate
-// tier) are recorded up to `max_records` (which ones, beyond that, is unspecified); deferred
-// elements up to `max_deferred`: past it `deferred_complete` is false and the caller must judge
-// the whole range on the CPU. settle() turns the pass into Metrics: the partial, the failures,
-// and compare() over the deferred elements, rebuilt by the caller's lookup.
+// tier) are recorded with the lowest indices: all of them when there are at most `max_records`,
+// else every failure below some index (at least a quarter of max_records, at most all of it;
+// the device pass judges prefixes again, by bisection, to find that index). Deferred elements
+// are recorded up to `max_deferred`: past it `deferred_complete` is false and the caller must
+// judge the whole range on the CPU. settle() turns the pass into Metrics: the partial, the
+// failures, and compare() over the deferred elements, rebuilt by the caller's lookup.
 //
 // host_check() runs the same per-element code (gpu_check_element.hpp) on the host, with
-// glibc's sincos, for the CPU tests and for machines without a GPU; gpu_check() is the
+// glibc's sincos, for the CPU tests and for machines without a GPU; gpu_compare() is the
 // host-vector entry that copies a Problem to the device and calls the device pass.
 #pragma once
 
@@ -49,7 +51,7 @@ struct CheckPass {
   // at most max_candidates: a worst-case list's candidates (not strictly the pass's top K:
   // two of those may share a block).
   std::vector<CheckRecord> candidates;
-  std::vector<CheckRecord> failures;     // over the gate tier, at most max_records
+  std::vector<CheckRecord> failures;     // over the gate tier, the lowest indices, at most max_records
   std::int64_t failures_total = 0;       // all settled failures
   std::vector<DeferredElement> deferred;
   std::int64_t deferred_total = 0;
