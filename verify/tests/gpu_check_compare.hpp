@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,24 @@ inline std::vector<ProblemSpec> check_problems(std::uint64_t seed, std::int64_t 
     out.push_back(s);
   }
   return out;
+}
+
+// The sweep's angles [lo, hi) as bit patterns with fp32 grads (gc, gs), as one problem.
+inline Problem sweep_problem(std::uint64_t lo, std::uint64_t hi, float gc, float gs) {
+  const std::int64_t n = static_cast<std::int64_t>(hi - lo);
+  Problem p;
+  p.spec.set = "sweep";
+  p.spec.grad_dtype = ref::Dtype::fp32;
+  p.spec.elements = n;
+  p.theta.resize(n);
+  p.gc.resize(4 * n);
+  p.gs.resize(4 * n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    p.theta[i] = std::bit_cast<float>(static_cast<std::uint32_t>(lo + static_cast<std::uint64_t>(i)));
+    std::memcpy(&p.gc[4 * i], &gc, 4);
+    std::memcpy(&p.gs[4 * i], &gs, 4);
+  }
+  return p;
 }
 
 // Outputs of kinds of kernel (all from the problem, none from the reference's own code but

@@ -86,20 +86,7 @@ TEST(GpuCheckDevice, SweepEqualsTheCpuJudgeOnTheKernelsOwnOutputs) {
     const SweepResult r = sweep_angles(&rope2d_backward, o);
     ASSERT_TRUE(r.complete);
     for (const SweepPair& sp : r.pairs) {
-      const std::int64_t n = static_cast<std::int64_t>(hi - lo);
-      Problem p;
-      p.spec.set = "sweep";
-      p.spec.grad_dtype = rope2d::ref::Dtype::fp32;
-      p.spec.elements = n;
-      p.theta.resize(n);
-      p.gc.resize(4 * n);
-      p.gs.resize(4 * n);
-      const float gc = static_cast<float>(sp.grads.gc), gs = static_cast<float>(sp.grads.gs);
-      for (std::int64_t i = 0; i < n; ++i) {
-        p.theta[i] = std::bit_cast<float>(static_cast<std::uint32_t>(lo + i));
-        std::memcpy(&p.gc[4 * i], &gc, 4);
-        std::memcpy(&p.gs[4 * i], &gs, 4);
-      }
+      const Problem p = sweep_problem(lo, hi, static_cast<float>(sp.grads.gc), static_cast<float>(sp.grads.gs));
       const DeviceRun run = bed.run(&rope2d_backward, p, {false, false, false});
       ASSERT_TRUE(run.integrity.ok()) << run.integrity.describe();
       Metrics want = compare(p, compute_expected(p), run.out.data(), Tier::float32_bound, 10);

@@ -48,23 +48,11 @@ TEST(Sweep, HostSweepEqualsTheCpuJudgeOnTheSameAngles) {
     ASSERT_EQ(r.pairs.size(), o.grads.size());
     for (const SweepPair& sp : r.pairs) {
       // The same angles as one problem, judged by compare().
-      const std::int64_t n = static_cast<std::int64_t>(hi - lo);
-      Problem p;
-      p.spec.set = "sweep";
-      p.spec.grad_dtype = rope2d::ref::Dtype::fp32;
-      p.spec.elements = n;
-      p.theta.resize(n);
-      p.gc.resize(4 * n);
-      p.gs.resize(4 * n);
-      std::vector<float> out(n);
       const float gc = static_cast<float>(sp.grads.gc), gs = static_cast<float>(sp.grads.gs);
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float t = std::bit_cast<float>(static_cast<std::uint32_t>(lo + i));
-        p.theta[i] = t;
-        std::memcpy(&p.gc[4 * i], &gc, 4);
-        std::memcpy(&p.gs[4 * i], &gs, 4);
-        out[i] = -gc * std::sin(t) + gs * std::cos(t);
-      }
+      const Problem p = compare_test::sweep_problem(lo, hi, gc, gs);
+      const std::int64_t n = p.n();
+      std::vector<float> out(n);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = -gc * std::sin(p.theta[i]) + gs * std::cos(p.theta[i]);
       Metrics want = compare(p, compute_expected(p), out.data(), Tier::float32_bound, 10);
       for (ElementReport& f : want.failures) f.index += static_cast<std::int64_t>(lo);
       compare_test::expect_same_metrics(want, sp.metrics, sp.grads.name);
