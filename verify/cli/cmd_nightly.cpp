@@ -26,6 +26,7 @@
 
 #include "commands.hpp"
 #include "progress.hpp"
+#include "sweep_summary.hpp"
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/metrics.hpp"
@@ -144,22 +145,25 @@ json golden_part(const json& plan, const std::vector<json>& items) {
 }
 
 // 3. The shard's range of the exhaustive angle sweep.
-json sweep_one(const json& plan, const json& item, const DeviceInfo& dev, Progress& progress) {
+// Its worst-case list (CORE-MATH form) goes to sweep-<lo>-<hi>/ under the night's folder.
+json sweep_one(const json& plan, const json& item, const DeviceInfo& dev, const fs::path& dir, Progress& progress) {
   SweepResult sw;
   SweepOptions o;
-  o.from = std::bit_cast<float>(item["lo"].get<std::uint32_t>());
-  o.to = std::bit_cast<float>(item["hi"].get<std::uint32_t>());
+  o.lo = item["lo"].get<std::uint64_t>();
+  o.hi = item["hi"].get<std::uint64_t>();
   o.budget_s = plan["sweep"]["budget_s"];
+  o.quick = plan.value("quick", false);  // a sample of the range
   o.grads.clear();
-  for (const auto& g : plan["sweep"]["grads"]) o.grads.emplace_back(g[0].get<double>(), g[1].get<double>());
-  // The plan's range already stops at 4 under --quick.
+  for (const auto& g : plan["sweep"]["grads"]) o.grads.push_back({g[2].get<std::string>(), g[0].get<double>(), g[1].get<double>()});
 #ifdef ROPE2D_HAVE_CUDA
-  if (dev.available)
+  if (dev.available) {
     sw = sweep_angles(&rope2d_backward, o, [&](std::int64_t done, std::int64_t total, const std::string& what) {
       progress.step(static_cast<std::size_t>(done * 100 / std::max<std::int64_t>(1, total)), 100, what);
     });
+    write_sweep_files((dir / fmt::format("sweep-{:#x}-{:#x}", o.lo, o.hi)).string(), sw, "rope2d nightly", dev.name);
+  }
 #else
-  (void)progress;
+  (void)progress, (void)dir;
 #endif
   if (!sw.ran) sw.skipped = dev.reason.empty() ? "no GPU" : dev.reason;
   json worst;
@@ -167,7 +171,7 @@ json sweep_one(const json& plan, const json& item, const DeviceInfo& dev, Progre
     const ElementReport& w = *sw.metrics.worst;
     int grad = 0;
     for (std::size_t g = 0; g < o.grads.size(); ++g)
-      if (static_cast<float>(o.grads[g].first) == static_cast<float>(w.in.gc) && static_cast<float>(o.grads[g].second) == static_cast<float>(w.in.gs))
+      if (static_cast<float>(o.grads[g].gc) == static_cast<float>(w.in.gc) && static_cast<float>(o.grads[g].gs) == static_cast<float>(w.in.gs))
         grad = static_cast<int>(g);
     worst = {{"angle", w.in.t}, {"angle_bits", std::bit_cast<std::uint32_t>(w.in.t)}, {"grad", grad}, {"gc", w.in.gc},
              {"gs", w.in.gs},   {"ref", w.ref},                                      {"got", w.got}, {"scaled_error", w.scaled_error}};
@@ -179,6 +183,7 @@ json sweep_one(const json& plan, const json& item, const DeviceInfo& dev, Progre
           {"angles", sw.angles},
           {"complete", sw.complete},
           {"reached", sw.reached},
+          {"next", sw.next},
           {"seconds", sw.seconds},
           {"count", sw.metrics.count},
           {"correctly_rounded", sw.metrics.correctly_rounded},
@@ -210,7 +215,7 @@ json run_shard(const NightlyArgs& a, const json& plan, ShardId s, const std::str
 #endif
   const bool gpu = dev.available;
   for (const json& it : items)
-    if (it["kind"] == "sweep") sweep.push_back(sweep_one(plan, it, dev, progress));
+    if (it["kind"] == "sweep") sweep.push_back(sweep_one(plan, it, dev, dir, progress));
   progress.done();
   return {{"schema", nightly_shard_schema},
           {"commit", generator_version()},

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   add(add_report, "report", "draw a report folder again from its report.json (Markdown, JUnit, plots)");
   add(add_golden, "golden", "generate golden test data (safetensors + manifest) from a suite or a layout");
   add(add_check, "check", "judge output files against a golden set, or check a golden set against the reference");
+  add(add_sweep, "sweep", "every float32 angle bit pattern (or a range, or a shard) through a kernel, judged on the GPU");
 #ifdef ROPE2D_HAVE_CUDA
   add(add_bench, "bench", "time the kernel on the 16 workloads and real layouts against its peers (GPU)");
 #endif

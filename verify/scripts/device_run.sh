@@ -3,6 +3,7 @@
 # Binaries come prebuilt in .device/bin (the GPU image lacks MPFR, Boost, Eigen, RapidCheck):
 #   mkdir -p .device/bin && cp build/verify/rope2d build/properties/kernel_prop build/cuda/librope2d_kernel.so .device/bin/
 #   cp -r build/python/lib/* .device/bin/  # librope2d_py.so with its MPFR and GMP and worst/, for the python step
+#   cp build/verify/gpu_check_gpu_test .device/bin/   # for the gpucheck step
 # then run this script there with .device carried. Each step's log is kept even if one fails.
 set -uo pipefail
 out=${OUT:-reports/device}
@@ -56,11 +57,20 @@ PY
                 echo "exit ${PIPESTATUS[0]} for $sol"; done | tee "$out/solution.log" ;;
     python) # The Python package's tests with CUDA tensors (librope2d_py.so and its libraries in $bin).
             ROPE2D_LIBRARY=$bin PYTHONPATH=python python3 -m pytest -v -p no:cacheprovider python/tests 2>&1 | tail -n 80 | tee "$out/python.log" ;;
+    gpucheck) # The GPU comparison against the CPU judge on fresh inputs (copy build/verify/gpu_check_gpu_test to $bin).
+              $bin/gpu_check_gpu_test 2>&1 | tail -n 80 | tee "$out/gpu_check.log" ;;
+    exhaustive) # Every one of the 2^32 float32 angle bit patterns with six grad pairs through the project's kernel,
+                # judged on the GPU; time-boxed (EXHAUSTIVE_BUDGET s, default 540), resumable: the log says at which
+                # pattern to go on, and EXHAUSTIVE_RANGE=LO:HI (or EXHAUSTIVE_SHARD=I/N) runs that part only.
+                /usr/bin/time -f "exhaustive wall %e s" $bin/rope2d sweep --quiet --budget-s ${EXHAUSTIVE_BUDGET:-540} \
+                  ${EXHAUSTIVE_RANGE:+--range $EXHAUSTIVE_RANGE} ${EXHAUSTIVE_SHARD:+--shard $EXHAUSTIVE_SHARD} --out "$out/exhaustive" \
+                  2>&1 | tail -n 60 | tee "$out/exhaustive.log"
+                cp "$out/exhaustive/sweep_worst.txt" "$out/sweep_worst.txt" 2>/dev/null ;;
     sincosf) timeout 300 $bin/sincosf_ulp 2>&1 | tee "$out/sincosf_ulp.log" ;;
     verifyq) /usr/bin/time -f "verify --quick wall %e s" $bin/rope2d verify --quick --quiet ${VERIFY_FLAGS:-} --out "$out/verifyq" 2>&1 | tail -n 30 | tee "$out/verifyq.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify verifyq tolerance nightly shards 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify verifyq tolerance nightly shards exhaustive 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0

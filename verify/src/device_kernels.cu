@@ -16,6 +16,12 @@ __global__ void fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value) {
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = value;
 }
 
+__global__ void iota32(std::uint32_t* p, std::int64_t n, std::uint32_t first) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    p[i] = first + static_cast<std::uint32_t>(i);
+}
+
 __global__ void spin(std::uint64_t nanoseconds) {
   std::uint64_t start, now;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
@@ -26,6 +32,10 @@ __global__ void spin(std::uint64_t nanoseconds) {
 
 void launch_fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value, cudaStream_t s) {
   if (n > 0) fill32<<<1024, 256, 0, s>>>(p, n, value);
+}
+
+void launch_iota32(std::uint32_t* p, std::int64_t n, std::uint32_t first, cudaStream_t s) {
+  if (n > 0) iota32<<<1024, 256, 0, s>>>(p, n, first);
 }
 
 void launch_spin(std::uint64_t nanoseconds, cudaStream_t s) { spin<<<1, 1, 0, s>>>(nanoseconds); }

@@ -1,6 +1,7 @@
 // Reading and checking the nightly configuration (nightly_config.hpp).
 #include "rope2d/verify/nightly_config.hpp"
 
+#include <bit>
 #include <filesystem>
 #include <set>
 #include <stdexcept>
@@ -37,9 +38,15 @@ NightlyConfig read_nightly_config(const std::string& path) {
   if (j.contains("sweep")) {
     const json& s = j["sweep"];
     const std::string& where = path;
-    if (!s.is_object()) bad_input(path, "sweep", "an object of from, to, budget_s", brief(s));
+    if (!s.is_object()) bad_input(path, "sweep", "an object of from, to, angles, budget_s", brief(s));
     for (const auto& [k, v] : s.items())
-      if (k != "from" && k != "to" && k != "budget_s") bad_input(where, "sweep." + k.substr(0, 40), "only from, to and budget_s", "this field");
+      if (k != "from" && k != "to" && k != "budget_s" && k != "angles")
+        bad_input(where, "sweep." + k.substr(0, 40), "only from, to, angles and budget_s", "this field");
+    if (s.contains("angles")) {
+      if (!s["angles"].is_string() || s["angles"] != "all") bad_input(where, "sweep.angles", "\"all\"", brief(s["angles"]));
+      if (s.contains("from") || s.contains("to")) bad_input(where, "sweep.angles", "angles or from/to, not both", "both");
+      c.sweep_all = true;
+    }
     // Angles are float32: the sweep's ends must be exact float32 values in range.
     if (s.contains("from")) c.sweep_from = static_cast<float>(ref::number_field(s, "from", where, 0.0, 3.4e38, "sweep."));
     if (s.contains("to")) c.sweep_to = static_cast<float>(ref::number_field(s, "to", where, 0.0, 3.4e38, "sweep."));
@@ -47,6 +54,8 @@ NightlyConfig read_nightly_config(const std::string& path) {
     if (!(c.sweep_to > c.sweep_from))
       bad_input(where, "sweep.to", "a value above from (" + std::to_string(c.sweep_from) + ")", std::to_string(c.sweep_to));
   }
+  c.sweep_lo = c.sweep_all ? 0 : std::bit_cast<std::uint32_t>(c.sweep_from);
+  c.sweep_hi = c.sweep_all ? std::uint64_t{1} << 32 : std::bit_cast<std::uint32_t>(c.sweep_to);
   if (j.contains("submissions")) {
     const json& s = j["submissions"];
     if (!s.is_array()) bad_input(path, "submissions", "an array of paths", brief(s));

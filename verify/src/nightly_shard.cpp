@@ -39,17 +39,11 @@ std::uint64_t fnv1a64(std::string_view s) {
   return h;
 }
 
-std::pair<std::uint64_t, std::uint64_t> split_range(std::uint64_t lo, std::uint64_t hi, int i, int n) {
-  const std::uint64_t size = hi > lo ? hi - lo : 0;
-  auto at = [&](int k) { return lo + static_cast<std::uint64_t>((static_cast<unsigned __int128>(size) * k) / n); };
-  return {at(i), at(i + 1)};
-}
-
 json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_dir, const std::vector<std::string>& golden_files) {
-  const std::uint64_t lo = std::bit_cast<std::uint32_t>(c.sweep_from);
-  const std::uint64_t hi = std::bit_cast<std::uint32_t>(quick ? std::min(c.sweep_to, 4.0f) : c.sweep_to);
+  // The range in bit patterns (all 2^32 with "angles": "all"); --quick sweeps a sample of it.
+  const std::uint64_t lo = c.sweep_lo, hi = c.sweep_hi;
   json grads = json::array();
-  for (const auto& [gc, gs] : c.sweep_grads) grads.push_back({gc, gs});
+  for (const SweepGrads& g : default_sweep_grads()) grads.push_back({g.gc, g.gs, g.name});
   return {{"submissions", c.submissions},
           {"grad_dtypes", c.grad_dtypes},
           {"golden", {{"dir", golden_dir}, {"files", golden_files}}},
@@ -168,8 +162,9 @@ std::vector<std::string> problems_of(const json& summary) {
     out.push_back(fmt::format("sweep: {} elements over the float32-bound tier", sw["over_float32_bound"].get<std::int64_t>()));
   for (const json& r : sw["ranges"])
     if (r.value("ran", false) && !r.value("complete", false))
-      out.push_back(fmt::format("sweep: time box reached at angle {} (bit patterns [{}, {}))", r.value("reached", 0.0),
-                                r["lo"].get<std::uint64_t>(), r["hi"].get<std::uint64_t>()));
+      out.push_back(fmt::format("sweep: time box reached at angle {} (bit patterns [{:#x}, {:#x}); resume with --range {:#x}:{:#x})",
+                                r.value("reached", 0.0), r["lo"].get<std::uint64_t>(), r["hi"].get<std::uint64_t>(),
+                                r.value("next", r["lo"].get<std::uint64_t>()), r["hi"].get<std::uint64_t>()));
   return out;
 }
 

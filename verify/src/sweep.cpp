@@ -1,5 +1,6 @@
-// The nightly angle sweep (sweep.hpp): chunks of consecutive float32 angles as cases of the
-// judge, without the stream, repeat and input checks (the sweep is about the arithmetic).
+// The angle sweep's loop (sweep.hpp): grad pairs and chunks of consecutive bit patterns, each
+// chunk's pass settled (the deferred elements judged on the CPU), merged, time-boxed, with a
+// worst-case list per pair; and the host chunk that runs the loop without a GPU.
 #include "rope2d/verify/sweep.hpp"
 
 #include <fmt/format.h>
@@ -7,70 +8,139 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
-#include <cstring>
+#include <cmath>
 #include <stdexcept>
 
-#include "rope2d/verify/device_judge.hpp"
+#include "rope2d/ref/floats.hpp"
+#include "rope2d/ref/worst_list.hpp"
 
 namespace rope2d::verify {
 
+std::uint64_t pattern_of(float f) { return std::bit_cast<std::uint32_t>(f); }
+
+std::pair<std::uint64_t, std::uint64_t> split_range(std::uint64_t lo, std::uint64_t hi, int i, int n) {
+  if (n < 1 || i < 0 || i >= n) throw std::invalid_argument(fmt::format("split_range: shard {} of {}: expected 0 <= i < n", i, n));
+  if (lo > hi || hi > all_patterns)
+    throw std::invalid_argument(fmt::format("split_range: [{:#x}, {:#x}): expected lo <= hi <= 2^32", lo, hi));
+  const std::uint64_t size = hi - lo;  // <= 2^32, so size * n fits in 64 bits
+  const auto at = [&](std::uint64_t k) { return lo + size * k / static_cast<std::uint64_t>(n); };
+  return {at(static_cast<std::uint64_t>(i)), at(static_cast<std::uint64_t>(i) + 1)};
+}
+
+std::vector<SweepGrads> default_sweep_grads() {
+  return {{"ordinary", 0.75, -1.25}, {"equal", 1.0, 1.0},  {"cancelling", 1.0, -1.0},
+          {"gs zero", 1.0, 0.0},     {"gc zero", 0.0, 1.0}, {"subnormal gc", 0x1p-140, 1.0}};
+}
+
 namespace {
 
-constexpr std::int64_t chunk = std::int64_t{1} << 25;
+// Largest errors first; a NaN error (NaN against a number) counts as the largest.
+double rank(double scaled) { return std::isnan(scaled) ? INFINITY : scaled; }
 
-// n angles from the float with bits `first`, grads (gc, gs) in fp32.
-Case sweep_case(std::int64_t first, std::int64_t n, float gc, float gs) {
-  Case c;
-  Problem& p = c.problem;
-  p.spec.set = "sweep";
-  p.spec.grad_dtype = ref::Dtype::fp32;
-  p.spec.elements = n;
-  p.theta.resize(n);
-  p.gc.resize(n * 4);
-  p.gs.resize(n * 4);
-  parallel_chunks(n, 1 << 20, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i) {
-      p.theta[i] = std::bit_cast<float>(static_cast<std::uint32_t>(first + i));
-      std::memcpy(&p.gc[i * 4], &gc, 4);
-      std::memcpy(&p.gs[i * 4], &gs, 4);
-    }
+void keep_worst_reports(std::vector<ElementReport>& v, std::size_t k) {
+  std::sort(v.begin(), v.end(), [](const ElementReport& a, const ElementReport& b) {
+    return rank(a.scaled_error) != rank(b.scaled_error) ? rank(a.scaled_error) > rank(b.scaled_error) : a.index < b.index;
   });
-  c.expected = compute_expected(p);
-  return c;
+  v.erase(std::unique(v.begin(), v.end(), [](const ElementReport& a, const ElementReport& b) { return a.index == b.index; }),
+          v.end());
+  if (v.size() > k) v.resize(k);
 }
 
 }  // namespace
 
-SweepResult sweep_angles(BackwardFn fn, const SweepOptions& o, const SweepProgress& progress) {
+SweepResult run_sweep(const SweepOptions& o, const SweepChunk& chunk, std::int64_t chunk_patterns,
+                      const SweepProgress& progress) {
+  if (!(o.lo < o.hi) || o.hi > all_patterns)
+    throw std::invalid_argument(fmt::format("sweep range [{:#x}, {:#x}): expected lo < hi <= 2^32", o.lo, o.hi));
   SweepResult r;
   r.ran = true;
-  const auto t0 = std::chrono::steady_clock::now();
-  Testbed bed;
-  Judge judge(Tier::float32_bound, 1);
-  const Entry entry{"", [&](const Problem& p, int) { return call_result(bed.run(fn, p, {false, false, false})); }, {}};
-  const std::uint32_t first = std::bit_cast<std::uint32_t>(o.from);
-  const std::uint32_t last = std::bit_cast<std::uint32_t>(o.quick ? std::min(o.to, 4.0f) : o.to);
-  const std::int64_t total = static_cast<std::int64_t>(last - first) * static_cast<std::int64_t>(o.grads.size());
-  for (const auto& [gc, gs] : o.grads) {
-    for (std::int64_t b = first; b < last; b += chunk) {
-      const std::int64_t n = std::min<std::int64_t>(chunk, last - b);
-      ProblemSpec spec;
-      spec.set = "sweep";
-      spec.grad_dtype = ref::Dtype::fp32;
-      spec.elements = n;
-      const SetResult s = judge.judge(spec, [&](int) { return sweep_case(b, n, static_cast<float>(gc), static_cast<float>(gs)); },
-                                      {entry}).at(0);
-      if (!s.ran()) throw std::runtime_error("sweep: " + s.error);
-      r.metrics.merge(s.metrics, 10);
-      r.angles += n;
-      r.reached = std::bit_cast<float>(static_cast<std::uint32_t>(b + n - 1));
-      if (progress) progress(r.angles, total, fmt::format("sweep gc={} gs={}: angles up to {}", gc, gs, r.reached));
-      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (r.seconds > o.budget_s) return r;  // time box: the report says how far it got
+  r.lo = o.lo;
+  r.hi = o.hi;
+  r.next = r.lo;
+  // The pieces swept: the range, or (quick) the first 2^16 patterns of each of its 16 shards,
+  // so a short run still meets negative, huge and non-finite angles of a wide range.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> pieces;
+  if (o.quick)
+    for (int k = 0; k < 16; ++k) {
+      const auto [a, b] = split_range(o.lo, o.hi, k, 16);
+      if (a < b) pieces.push_back({a, std::min(b, a + (std::uint64_t{1} << 16))});
     }
+  else
+    pieces.push_back({o.lo, o.hi});
+  std::int64_t per_pair = 0;
+  for (const auto& [a, b] : pieces) per_pair += static_cast<std::int64_t>(b - a);
+  const std::int64_t total = per_pair * static_cast<std::int64_t>(o.grads.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckOptions co;
+  co.gate = Tier::float32_bound;
+  co.max_records = 64;
+  co.max_deferred = chunk_patterns;  // never overflows: a chunk is judged whole
+  co.max_candidates = o.worst_per_pair;
+  // Chunks outside, pairs inside: when the time box closes, every pair is done up to `next`,
+  // so --range next:hi resumes exactly.
+  for (const SweepGrads& g : o.grads) r.pairs.push_back({g});
+  for (const auto& [lo, hi] : pieces)
+    for (std::uint64_t b = lo; b < hi; b += static_cast<std::uint64_t>(chunk_patterns)) {
+      const std::int64_t n = static_cast<std::int64_t>(std::min<std::uint64_t>(chunk_patterns, hi - b));
+      r.next = b;
+      for (SweepPair& sp : r.pairs) {
+        const auto start = std::chrono::steady_clock::now();
+        const float gc = static_cast<float>(sp.grads.gc), gs = static_cast<float>(sp.grads.gs);
+        const CheckPass pass = chunk(b, n, gc, gs, co);
+        const Metrics m = settle(pass, [&](std::int64_t i) {
+          return ref::Element{gc, gs, std::bit_cast<float>(static_cast<std::uint32_t>(i))};
+        }, Tier::float32_bound, 10);
+        for (const CheckRecord& c : pass.candidates) sp.worst.push_back({c.index, {c.gc, c.gs, c.t}, c.ref, c.got, c.scaled, c.ulps});
+        if (m.worst) sp.worst.push_back(*m.worst);
+        keep_worst_reports(sp.worst, o.worst_per_pair);
+        sp.metrics.merge(m, 10);
+        sp.angles += n;
+        sp.deferred += pass.deferred_total;
+        sp.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        r.angles += n;
+        if (progress) progress(r.angles, total, fmt::format("sweep {}: patterns up to {:#x}", sp.grads.name, b + n));
+      }
+      r.next = b + static_cast<std::uint64_t>(n);
+      r.reached = std::bit_cast<float>(static_cast<std::uint32_t>(r.next - 1));
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r.seconds > o.budget_s && r.angles < total) {  // time box: the result says where to resume
+        for (const SweepPair& sp : r.pairs) r.metrics.merge(sp.metrics, 10);
+        return r;
+      }
+    }
+  for (SweepPair& sp : r.pairs) {
+    sp.complete = true;
+    r.metrics.merge(sp.metrics, 10);
   }
   r.complete = true;
   return r;
+}
+
+CheckPass host_sweep_chunk(std::uint64_t first, std::int64_t n, float gc, float gs, const CheckOptions& o) {
+  std::vector<float> theta(n), out(n), gcs(n, gc), gss(n, gs);
+  parallel_chunks(n, 1 << 16, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) {
+      const float t = std::bit_cast<float>(static_cast<std::uint32_t>(first + static_cast<std::uint64_t>(i)));
+      theta[i] = t;
+      out[i] = -gc * std::sin(t) + gs * std::cos(t);  // float32 throughout: sinf, cosf
+    }
+  });
+  CheckOptions c = o;
+  c.index_base = static_cast<std::int64_t>(first);
+  return host_check(gcs.data(), gss.data(), theta.data(), out.data(), n, ref::Dtype::fp32, c);
+}
+
+std::string sweep_worst_list(const SweepResult& r, const std::vector<std::string>& header_lines) {
+  std::string s = ref::format_worst_list(header_lines, {}, {});
+  for (const SweepPair& p : r.pairs) {
+    std::vector<std::vector<double>> cases;
+    for (const ElementReport& e : p.worst) cases.push_back({e.in.gc, e.in.gs, e.in.t});
+    s += fmt::format("# {} (gc={}, gs={}): {} angles, max error {:.4g} x 2^-24 S, {} over float32-bound{}\n", p.grads.name,
+                     ref::hex(p.grads.gc), ref::hex(p.grads.gs), p.angles, p.metrics.max_scaled,
+                     p.metrics.over[static_cast<int>(Tier::float32_bound)], p.complete ? "" : " (incomplete)");
+    s += ref::format_worst_list({}, cases, {true, true, true});
+  }
+  return s;
 }
 
 }  // namespace rope2d::verify

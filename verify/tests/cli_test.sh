@@ -129,5 +129,22 @@ check sol-absolute 0 resolve "$tmp/ga" /nonexistent absolute
 grep -q 'solexecbench-paths absolute' "$tmp/ga/manifest.json" && passes=$((passes+1)) || { echo "FAIL manifest command lacks --solexecbench-paths"; fails=$((fails+1)); }
 check golden-paths-bad 2 "$rope2d" golden --layout "$tmp/l.json" --out "$tmp/gb" --solexecbench-paths up
 
+# The angle sweep alone: --quick keeps it short with or without a GPU (without one, the host path).
+check sweep-quick 0 "$rope2d" sweep --quick --quiet --out "$tmp/sw"
+expect sweep-summary 'over float32-bound'
+expect sweep-pairs '| subnormal gc | 0x1p-140 |'
+[ -s "$tmp/sw/sweep_worst.txt" ] && [ -s "$tmp/sw/sweep.json" ] && passes=$((passes+1)) || { echo "FAIL sweep files missing"; fails=$((fails+1)); }
+grep -q '^# made by: rope2d sweep --range 0x0:0x100000000 --quick' "$tmp/sw/sweep_worst.txt" && passes=$((passes+1)) ||
+  { echo "FAIL sweep worst list header"; fails=$((fails+1)); }
+check sweep-shard 0 "$rope2d" sweep --quick --quiet --range 0x3f800000:0x40000000 --shard 1/4 --out "$tmp/sw2"
+expect sweep-shard-range 'bit patterns \[0x3fa00000, 0x3fc00000)'
+check sweep-bad-range 2 "$rope2d" sweep --range 5:3 --out "$tmp/sw3"
+expect sweep-bad-range-says '--range: expected LO < HI'
+check sweep-bad-number 2 "$rope2d" sweep --range 0:zz --out "$tmp/sw3"
+expect sweep-bad-number-says '--range HI: expected a bit pattern'
+check sweep-too-far 2 "$rope2d" sweep --range 0:0x100000001 --out "$tmp/sw3"
+check sweep-bad-shard 2 "$rope2d" sweep --shard 3/2 --out "$tmp/sw3"
+check sweep-all-and-range 2 "$rope2d" sweep --all --range 0:5 --out "$tmp/sw3"
+
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -106,6 +106,15 @@ TEST(NightlyConfig, ReadsTheDocumentedForm) {
   EXPECT_EQ(c.sweep_to, 64.0f);
   EXPECT_EQ(c.sweep_budget_s, 5.0);
   EXPECT_EQ(verify::read_nightly_config("").grad_dtypes.size(), 3u);
+  EXPECT_EQ(c.sweep_lo, 0u);
+  EXPECT_EQ(c.sweep_hi, 0x42800000u);  // the bit pattern of 64.0f: [from, to) in patterns
+  EXPECT_FALSE(c.sweep_all);
+  const std::string all = temp("nightly_all.json");
+  std::ofstream(all) << R"({"sweep": {"angles": "all", "budget_s": 500}})";
+  const auto a = verify::read_nightly_config(all);
+  EXPECT_TRUE(a.sweep_all);
+  EXPECT_EQ(a.sweep_lo, 0u);
+  EXPECT_EQ(a.sweep_hi, std::uint64_t{1} << 32);
 }
 
 TEST(NightlyConfig, BadConfigsNameTheField) {
@@ -119,7 +128,11 @@ TEST(NightlyConfig, BadConfigsNameTheField) {
   EXPECT_NE(config(R"({"sweep": {"budget_s": "600"}})").find("sweep.budget_s: expected a number"), std::string::npos);
   EXPECT_NE(config(R"({"sweep": {"to": 1e300}})").find("sweep.to: expected a number in"), std::string::npos);
   EXPECT_NE(config(R"({"sweep": {"from": 5, "to": 5}})").find("sweep.to: expected a value above from"), std::string::npos);
-  EXPECT_NE(config(R"({"sweep": {"budget": 5}})").find("sweep.budget: expected only from, to and budget_s"), std::string::npos);
+  EXPECT_NE(config(R"({"sweep": {"budget": 5}})").find("sweep.budget: expected only from, to, angles and budget_s"),
+            std::string::npos);
+  EXPECT_NE(config(R"({"sweep": {"angles": "some"}})").find("sweep.angles: expected \"all\""), std::string::npos);
+  EXPECT_NE(config(R"({"sweep": {"angles": "all", "to": 5}})").find("sweep.angles: expected angles or from/to, not both"),
+            std::string::npos);
   EXPECT_NE(config(R"({"date": "../../x"})").find("date: expected only submissions"), std::string::npos);
   EXPECT_NE(config(R"([1, 2])").find("(top): expected an object"), std::string::npos);
 }

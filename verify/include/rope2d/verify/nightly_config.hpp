@@ -1,9 +1,12 @@
 // The nightly run's configuration file, read and checked in full before anything runs:
 //   {"submissions": ["kernels/candidate.cu"], "grad_dtypes": ["bf16", "fp16", "fp32"],
 //    "sweep": {"from": 0, "to": 16384, "budget_s": 600}}
+// The sweep's range is [from, to) in float values, or "angles": "all" for every one of the 2^32
+// float32 bit patterns (then from and to are refused).
 // Every field is optional; unknown fields, wrong types and out-of-range numbers are bad input.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,7 +17,8 @@ struct NightlyConfig {
   std::vector<std::string> submissions;  // paths to .cu, .so or solution.json files, each a regular file
   std::vector<std::string> grad_dtypes{"bf16", "fp16", "fp32"};
   float sweep_from = 0.0f, sweep_to = 16384.0f;
-  std::vector<std::pair<double, double>> sweep_grads{{0.75, -1.25}, {1.0, 0.0}, {0.0, 1.0}};
+  bool sweep_all = false;                         // "angles": "all"
+  std::uint64_t sweep_lo = 0, sweep_hi = 0x46800000;  // the bit patterns swept, [lo, hi)
   double sweep_budget_s = 600;
 };
 

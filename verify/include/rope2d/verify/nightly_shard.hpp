@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "rope2d/verify/nightly_config.hpp"
+#include "rope2d/verify/sweep.hpp"  // split_range, the sweep's grad pairs
 
 namespace rope2d::verify {
 
@@ -33,12 +34,10 @@ ShardId parse_shard(const std::string& text, const std::string& option = "--shar
 // FNV-1a, 64 bits.
 std::uint64_t fnv1a64(std::string_view s);
 
-// The i-th of n near-equal consecutive pieces of the half-open range [lo, hi).
-std::pair<std::uint64_t, std::uint64_t> split_range(std::uint64_t lo, std::uint64_t hi, int i, int n);
-
 // The plan of a night: {"submissions": [paths], "grad_dtypes": [...], "golden": {"dir", "files"},
 // "sweep": {"from", "to", "lo", "hi", "grads", "budget_s"}, "quick"}. lo and hi are the bit
-// patterns of the swept float32 angles (hi exclusive; --quick stops at 4).
+// patterns of the swept float32 angles (hi exclusive; 2^32 for "angles": "all"; --quick sweeps a
+// sample of the range); grads are [gc, gs, name].
 nlohmann::json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_dir,
                             const std::vector<std::string>& golden_files);
 

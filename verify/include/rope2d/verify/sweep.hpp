@@ -1,6 +1,11 @@
-// The nightly sweep: every float32 angle in [from, to), with a few fixed grad pairs, run by a
-// kernel in chunks on the GPU and judged by the float32-bound tier against the certified reference,
-// within a time box.
+// The angle sweep: every float32 bit pattern in a half-open range [lo, hi) of 32-bit patterns
+// (all 2^32 of them at most: negative, subnormal, huge, Inf and NaN included), for a few
+// fixed grad pairs, run by a kernel in chunks and judged by the float32-bound tier against the
+// certified reference, within a time box. On a GPU the angles are made on the device, the
+// kernel runs there and the GPU comparison (gpu_check.hpp) judges each chunk; the elements it
+// cannot settle go to the CPU judge. The same loop runs on the host over the host twin with a
+// float32 evaluation (glibc's sinf/cosf) standing in for the kernel, to test the machinery
+// where there is no GPU.
 #pragma once
 
 #include <cstdint>
@@ -10,31 +15,80 @@
 #include <vector>
 
 #include "rope2d/verify/device.hpp"
+#include "rope2d/verify/gpu_check.hpp"
 #include "rope2d/verify/metrics.hpp"
 
 namespace rope2d::verify {
 
+inline constexpr std::uint64_t all_patterns = std::uint64_t{1} << 32;  // hi of the whole range
+
+// The bit pattern of a float, as the range counts angles.
+std::uint64_t pattern_of(float f);
+
+// Shard i of n (0 <= i < n) of [lo, hi): consecutive, near-equal, covering it exactly.
+std::pair<std::uint64_t, std::uint64_t> split_range(std::uint64_t lo, std::uint64_t hi, int i, int n);
+
+struct SweepGrads {
+  std::string name;
+  double gc, gs;  // exact in fp32
+};
+
+// equal, cancelling (the two terms cancel at t = pi/4 + k pi, resp. -pi/4), one zero each
+// way, a subnormal grad beside an ordinary one, and an ordinary pair.
+std::vector<SweepGrads> default_sweep_grads();
+
 struct SweepOptions {
-  float from = 0.0f, to = 16384.0f;
-  std::vector<std::pair<double, double>> grads{{0.75, -1.25}, {1.0, 0.0}, {0.0, 1.0}};  // (gc, gs), fp32
+  std::uint64_t lo = 0, hi = 0x46800000;  // [0, 16384) in float values by default
+  std::vector<SweepGrads> grads = default_sweep_grads();
   double budget_s = 600;  // the time box: the result says how far it got
-  bool quick = false;     // angles below 4 only
+  bool quick = false;     // a sample: the first 2^16 patterns of each of the range's 16 shards
+  std::size_t worst_per_pair = 16;  // elements kept for the worst-case list
+};
+
+struct SweepPair {
+  SweepGrads grads;
+  Metrics metrics;
+  std::int64_t angles = 0;
+  std::int64_t deferred = 0;            // judged on the CPU
+  std::vector<ElementReport> worst;     // largest errors first
+  bool complete = false;
+  double seconds = 0;                   // wall time of this pair
 };
 
 struct SweepResult {
   bool ran = false;
   std::string skipped;  // why not, when it did not run
-  std::int64_t angles = 0;
-  Metrics metrics;
-  float reached = 0;
-  bool complete = false;  // every angle of every grad pair checked within the time box
+  std::string backend;  // "gpu" or "host (float32 evaluation with glibc sinf/cosf)"
+  std::uint64_t lo = 0, hi = 0;
+  std::int64_t angles = 0;  // angle/grad pairs checked
+  Metrics metrics;          // over every pair
+  std::vector<SweepPair> pairs;
+  float reached = 0;              // the last angle checked (the pattern before `next`)
+  std::uint64_t next = 0;         // the first pattern of the last pair not checked (resume there)
+  bool complete = false;          // every angle of every grad pair checked within the time box
   double seconds = 0;
 };
 
 // Called after each chunk: elements done of total, and what was checked.
 using SweepProgress = std::function<void(std::int64_t done, std::int64_t total, const std::string& what)>;
 
-// Needs a GPU (throws std::runtime_error when a call fails).
+// One chunk: the angles of patterns [first, first + n) with grads (gc, gs) in fp32, run and
+// judged into a pass whose indices are the patterns themselves.
+using SweepChunk = std::function<CheckPass(std::uint64_t first, std::int64_t n, float gc, float gs, const CheckOptions& o)>;
+
+// The loop over pairs and chunks, the settling of each pass and the time box.
+SweepResult run_sweep(const SweepOptions& o, const SweepChunk& chunk, std::int64_t chunk_patterns,
+                      const SweepProgress& progress = {});
+
+// The host chunk: glibc's float32 evaluation, judged by the host twin.
+CheckPass host_sweep_chunk(std::uint64_t first, std::int64_t n, float gc, float gs, const CheckOptions& o);
+
+// The GPU sweep of a kernel (needs CUDA; throws std::runtime_error when a call fails).
 SweepResult sweep_angles(BackwardFn fn, const SweepOptions& o, const SweepProgress& progress = {});
+
+// The worst elements of every pair as a CORE-MATH-style list ("gc gs t" hex floats, '#'
+// header with `header_lines`, each pair's max error in a '#' line before its cases);
+// reference/src/worst_list.cpp reads it back.
+std::string sweep_worst_list(const SweepResult& r, const std::vector<std::string>& header_lines);
 
 }  // namespace rope2d::verify

@@ -1,0 +1,210 @@
+// rope2d sweep [SUBMISSION] [--all | --range LO:HI] [--shard I/N] [--out DIR]: the angle
+// sweep alone. Every float32 bit pattern of the range (all 2^32 with --all, the default) with
+// the sweep's grad pairs, run by the kernel (this project's, or a .cu/.so submission) on the
+// GPU and judged by the GPU comparison against the float32-bound tier; writes sweep.json and
+// the worst-case list sweep_worst.txt under --out. Without a GPU the kernel runs are SKIPPED
+// and the sweep's machinery runs on the host over the first 2^20 patterns of the range, with
+// a float32 evaluation standing in for the kernel. Exit 0 passed, 1 over the bound or time box
+// reached, 2 bad input, 3 the submission failed to build or load.
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "commands.hpp"
+#include "progress.hpp"
+#include "rope2d/ref/floats.hpp"
+#include "rope2d/verify/report.hpp"
+#include "rope2d/verify/validate.hpp"
+#include "sweep_summary.hpp"
+
+#ifdef ROPE2D_HAVE_CUDA
+#include "rope2d/rope2d_backward.h"
+#include "rope2d/verify/submission.hpp"
+#endif
+
+namespace rope2d::cli {
+
+using namespace rope2d::verify;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string sweep_range_words(std::uint64_t lo, std::uint64_t hi) {
+  if (lo == 0 && hi == all_patterns) return "all 2^32 float32 bit patterns";
+  std::string s = fmt::format("bit patterns [{:#x}, {:#x})", lo, hi);
+  const float a = std::bit_cast<float>(static_cast<std::uint32_t>(lo));
+  if (hi <= 0x7f800000 && std::isfinite(a))
+    s += fmt::format(" (angles [{}, {}))", ref::hex(a), ref::hex(std::bit_cast<float>(static_cast<std::uint32_t>(hi))));
+  return s;
+}
+
+json sweep_json(const SweepResult& r) {
+  json pairs = json::array();
+  for (const SweepPair& p : r.pairs)
+    pairs.push_back({{"name", p.grads.name},
+                     {"gc", ref::hex(p.grads.gc)},
+                     {"gs", ref::hex(p.grads.gs)},
+                     {"angles", p.angles},
+                     {"deferred_to_cpu", p.deferred},
+                     {"complete", p.complete},
+                     {"seconds", p.seconds},
+                     {"max_scaled_error", p.metrics.max_scaled},
+                     {"max_ulp", p.metrics.max_ulp},
+                     {"rms_scaled_error", p.metrics.rms_scaled()},
+                     {"over_float32_bound", p.metrics.over[static_cast<int>(Tier::float32_bound)]},
+                     {"passed", p.metrics.passes(Tier::float32_bound)},
+                     {"worst", p.worst.empty() ? std::string() : p.worst.front().line("sweep", "worst")}});
+  const double cr = r.metrics.count ? double(r.metrics.correctly_rounded) / r.metrics.count : 0.0;
+  return {{"ran", r.ran},
+          {"skipped", r.skipped},
+          {"backend", r.backend},
+          {"lo", fmt::format("{:#x}", r.lo)},
+          {"hi", fmt::format("{:#x}", r.hi)},
+          {"next", fmt::format("{:#x}", r.next)},
+          {"reached", r.reached},
+          {"complete", r.complete},
+          {"angles", r.angles},
+          {"seconds", r.seconds},
+          {"max_scaled_error", r.metrics.max_scaled},
+          {"over_strict", r.metrics.over[static_cast<int>(Tier::float32_bound)]},  // the old name, kept for old readers
+          {"over_float32_bound", r.metrics.over[static_cast<int>(Tier::float32_bound)]},
+          {"correctly_rounded_fraction", cr},
+          {"pairs", pairs}};
+}
+
+std::string sweep_markdown(const SweepResult& r) {
+  if (!r.ran) return "SKIPPED: " + r.skipped + "\n";
+  std::string md = fmt::format(
+      "{} ({}), {} grad pairs: {} angle/grad pairs checked in {:.1f} s{}; max error {:.3f} x 2^-24 S; {} over float32-bound; "
+      "{:.6f} correctly rounded.\n\n| grads | gc | gs | angles | seconds | max err (2^-24 S) | max ulp | over | to the CPU |\n"
+      "|---|---|---|---|---|---|---|---|---|\n",
+      sweep_range_words(r.lo, r.hi), r.backend, r.pairs.size(), r.angles, r.seconds,
+      r.complete ? "" : fmt::format(" (time box reached: resume at pattern {:#x})", r.next), r.metrics.max_scaled,
+      r.metrics.over[static_cast<int>(Tier::float32_bound)],
+      r.metrics.count ? double(r.metrics.correctly_rounded) / r.metrics.count : 0.0);
+  for (const SweepPair& p : r.pairs)
+    md += fmt::format("| {} | {} | {} | {} | {:.1f} | {:.3f} | {:.3g} | {} | {} |\n", p.grads.name, ref::hex(p.grads.gc),
+                      ref::hex(p.grads.gs), p.angles, p.seconds, p.metrics.max_scaled, p.metrics.max_ulp, p.metrics.over[static_cast<int>(Tier::float32_bound)],
+                      p.deferred);
+  for (const SweepPair& p : r.pairs)
+    for (const ElementReport& f : p.metrics.failures) md += "\n    " + f.line("sweep/" + p.grads.name);
+  return md;
+}
+
+void write_sweep_files(const std::string& dir, const SweepResult& r, const std::string& command, const std::string& device) {
+  fs::create_directories(dir);
+  write_file_atomic((fs::path(dir) / "sweep.json").string(), {sweep_json(r).dump(2), "\n"});
+  const std::vector<std::string> header = {
+      " made by: " + command,
+      " Inputs \"gc gs t\" (fp32 grads, float32 angle) with the largest errors of the kernel against the correctly",
+      " rounded result, in units of 2^-24 S (S = |gc sin t| + |gs cos t|): the worst of each GPU block (or host piece)",
+      fmt::format(" of every chunk, {} per grad pair, over {}.", r.pairs.empty() ? 0 : r.pairs.front().worst.size(),
+                  sweep_range_words(r.lo, r.hi)),
+      " device: " + device + "; " + fmt::format("{:.1f} s", r.seconds)};
+  write_file_atomic((fs::path(dir) / "sweep_worst.txt").string(), {sweep_worst_list(r, header)});
+}
+
+namespace {
+
+struct SweepArgs {
+  std::string submission, out = "reports/sweep", range, shard, nvcc = "nvcc";
+  bool all = false, quiet = false, quick = false;
+  double budget_s = 600;
+};
+
+std::uint64_t parse_pattern(const std::string& text, const std::string& what) {
+  std::size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &used, 0);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || v > all_patterns)
+    throw std::invalid_argument(what + ": expected a bit pattern from 0 to 0x100000000 (decimal or 0x hex), found '" +
+                                text.substr(0, 60) + "'");
+  return v;
+}
+
+int run(const SweepArgs& a) {
+  SweepOptions o;
+  o.budget_s = a.budget_s;
+  o.quick = a.quick;
+  o.lo = 0;
+  o.hi = all_patterns;
+  if (!a.range.empty()) {
+    const std::size_t colon = a.range.find(':');
+    if (colon == std::string::npos) throw std::invalid_argument("--range: expected LO:HI, found '" + a.range.substr(0, 60) + "'");
+    o.lo = parse_pattern(a.range.substr(0, colon), "--range LO");
+    o.hi = parse_pattern(a.range.substr(colon + 1), "--range HI");
+    if (!(o.lo < o.hi)) throw std::invalid_argument("--range: expected LO < HI, found '" + a.range.substr(0, 60) + "'");
+  }
+  if (!a.shard.empty()) {
+    int i = -1, n = 0;
+    char tail = 0;
+    if (std::sscanf(a.shard.c_str(), "%d/%d%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
+      throw std::invalid_argument("--shard: expected I/N with 0 <= I < N, found '" + a.shard.substr(0, 60) + "'");
+    std::tie(o.lo, o.hi) = split_range(o.lo, o.hi, i, n);
+  }
+  const std::string command = "rope2d sweep" + std::string(a.submission.empty() ? "" : " " + a.submission) +
+                              fmt::format(" --range {:#x}:{:#x}", o.lo, o.hi) + (a.quick ? " --quick" : "");
+  Progress progress(a.quiet);
+  const auto show = [&](std::int64_t done, std::int64_t total, const std::string& what) {
+    progress.step(static_cast<std::size_t>(done * 100 / std::max<std::int64_t>(1, total)), 100, what);
+  };
+  SweepResult r;
+  std::string device = "host CPU";
+  std::string skipped = "no GPU";
+#ifdef ROPE2D_HAVE_CUDA
+  BackwardFn fn = &rope2d_backward;
+  const DeviceInfo dev = probe_device();
+  skipped = dev.available ? "" : dev.reason;
+  if (dev.available && !a.submission.empty()) {
+    const Submission sub = load_submission(a.submission, a.out + "/build", a.nvcc, {}, repo_file("cuda/include"));
+    if (!sub.error.empty()) {
+      std::cout << "rope2d sweep: submission " << a.submission << " failed: " << sub.error.substr(0, 4000) << "\n";
+      return Exit::submission_failed;
+    }
+    fn = sub.backward;
+  }
+  if (dev.available) {
+    device = dev.name;
+    r = sweep_angles(fn, o, show);
+  }
+#endif
+  if (!r.ran) {
+    // The machinery without a GPU: the loop, the host twin and the CPU judge on a small range.
+    std::cout << "rope2d sweep: kernel runs SKIPPED (" << skipped << "); the sweep's host path on a sample (2^16 patterns from each of 16 shards) of "
+              << sweep_range_words(o.lo, o.hi) << ", a float32 evaluation (glibc sinf/cosf) standing in for the kernel\n";
+    o.quick = true;
+    r = run_sweep(o, host_sweep_chunk, std::int64_t{1} << 18, show);
+    r.backend = "host (float32 evaluation with glibc sinf/cosf; kernel runs SKIPPED: " + skipped + ")";
+  }
+  progress.done();
+  write_sweep_files(a.out, r, command, device);
+  std::cout << sweep_markdown(r) << "\nreport: " << (fs::path(a.out) / "sweep.json").string() << ", "
+            << (fs::path(a.out) / "sweep_worst.txt").string() << "\n";
+  return r.complete && r.metrics.passes(Tier::float32_bound) ? Exit::ok : Exit::incorrect;
+}
+
+}  // namespace
+
+Action add_sweep(CLI::App& app) {
+  auto a = std::make_shared<SweepArgs>();
+  app.add_option("submission", a->submission, ".cu or .so exporting rope2d_backward (default: this project's kernel)");
+  app.add_flag("--all", a->all, "every one of the 2^32 float32 bit patterns (the default)");
+  app.add_option("--range", a->range, "a half-open range LO:HI of bit patterns (0x hex or decimal, HI <= 0x100000000)")
+      ->excludes(app.get_option("--all"));
+  app.add_option("--shard", a->shard, "I/N: the I-th of N consecutive shards of the range (0 <= I < N)");
+  app.add_option("--budget-s", a->budget_s, "time box in seconds: the result says where to resume")->capture_default_str()
+      ->check(CLI::Range(1e-3, 86400.0));
+  app.add_option("--out", a->out, "folder for sweep.json and sweep_worst.txt")->capture_default_str();
+  app.add_option("--nvcc", a->nvcc, "nvcc to compile a .cu submission")->capture_default_str();
+  app.add_flag("--quick", a->quick, "a sample: the first 2^16 patterns of each of the range's 16 shards");
+  app.add_flag("--quiet", a->quiet, "no progress display");
+  return [a] { return run(*a); };
+}
+
+}  // namespace rope2d::cli

@@ -1,0 +1,128 @@
+// The angle sweep without a GPU: the range split into shards, the loop over pairs and chunks
+// through the host twin against compare() on the same angles, the time box and where it
+// says to resume, and the worst-case list read back by the reference's reader.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "gpu_check_compare.hpp"
+#include "rope2d/ref/worst_list.hpp"
+#include "rope2d/verify/sweep.hpp"
+
+using namespace rope2d::verify;
+
+TEST(Sweep, SplitRangeCoversTheRangeInNearEqualConsecutiveShards) {
+  for (auto [lo, hi] : {std::pair<std::uint64_t, std::uint64_t>{0, all_patterns}, {5, 6}, {0x3f800000, 0x46800000}, {7, 7}})
+    for (int n : {1, 2, 3, 7, 64, 1000}) {
+      std::uint64_t at = lo, smallest = ~0ull, largest = 0;
+      for (int i = 0; i < n; ++i) {
+        const auto [a, b] = split_range(lo, hi, i, n);
+        EXPECT_EQ(a, at);
+        EXPECT_LE(a, b);
+        smallest = std::min(smallest, b - a);
+        largest = std::max(largest, b - a);
+        at = b;
+      }
+      EXPECT_EQ(at, hi);
+      EXPECT_LE(largest - smallest, 1u) << n << " shards";
+    }
+  EXPECT_THROW(split_range(0, 10, 2, 2), std::invalid_argument);
+  EXPECT_THROW(split_range(0, 10, -1, 2), std::invalid_argument);
+  EXPECT_THROW(split_range(0, all_patterns + 1, 0, 2), std::invalid_argument);
+  EXPECT_THROW(split_range(9, 3, 0, 2), std::invalid_argument);
+}
+
+TEST(Sweep, HostSweepEqualsTheCpuJudgeOnTheSameAngles) {
+  // Around 1.0, the largest subnormals and the top of the range into Inf and NaN.
+  for (auto [lo, hi] : {std::pair<std::uint64_t, std::uint64_t>{0x3f7f0000, 0x3f810000}, {0x007f8000, 0x00808000},
+                        {0x7f7f8000, 0x7f808000}, {0xff7f8000, 0xff808000}}) {
+    SweepOptions o;
+    o.lo = lo;
+    o.hi = hi;
+    const SweepResult r = run_sweep(o, host_sweep_chunk, 1 << 14);
+    ASSERT_TRUE(r.complete);
+    ASSERT_EQ(r.pairs.size(), o.grads.size());
+    for (const SweepPair& sp : r.pairs) {
+      // The same angles as one problem, judged by compare().
+      const float gc = static_cast<float>(sp.grads.gc), gs = static_cast<float>(sp.grads.gs);
+      const Problem p = compare_test::sweep_problem(lo, hi, gc, gs);
+      const std::int64_t n = p.n();
+      std::vector<float> out(n);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = -gc * std::sin(p.theta[i]) + gs * std::cos(p.theta[i]);
+      Metrics want = compare(p, compute_expected(p), out.data(), Tier::float32_bound, 10);
+      for (ElementReport& f : want.failures) f.index += static_cast<std::int64_t>(lo);
+      compare_test::expect_same_metrics(want, sp.metrics, sp.grads.name);
+      EXPECT_EQ(sp.angles, n);
+      ASSERT_EQ(sp.worst.empty(), !want.worst.has_value()) << sp.grads.name;
+      if (want.worst) {
+        EXPECT_TRUE(compare_test::close(sp.worst.front().scaled_error, want.worst->scaled_error)) << sp.grads.name;
+      }
+    }
+  }
+}
+
+TEST(Sweep, TheTimeBoxSaysWhereToResume) {
+  SweepOptions o;
+  o.lo = 0x3f800000;
+  o.hi = o.lo + (1 << 16);
+  o.budget_s = 1e-9;
+  const SweepResult r = run_sweep(o, host_sweep_chunk, 1 << 12);
+  EXPECT_FALSE(r.complete);
+  // One chunk done for every pair, then the box closed: [lo, next) is done for all of them.
+  EXPECT_EQ(r.next, o.lo + (1 << 12));
+  EXPECT_EQ(r.angles, static_cast<std::int64_t>(o.grads.size()) << 12);
+  ASSERT_EQ(r.pairs.size(), o.grads.size());
+  for (const SweepPair& p : r.pairs) {
+    EXPECT_FALSE(p.complete);
+    EXPECT_EQ(p.angles, 1 << 12);
+  }
+  EXPECT_EQ(r.metrics.count, r.angles);
+}
+
+TEST(Sweep, QuickSamplesEveryShardOfTheRange) {
+  SweepOptions o;
+  o.lo = 0;
+  o.hi = all_patterns;
+  o.quick = true;
+  o.grads = {{"ordinary", 0.75, -1.25}};
+  const SweepResult r = run_sweep(o, host_sweep_chunk, 1 << 16);
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.angles, 16 << 16);
+  EXPECT_EQ(r.metrics.count, 16 << 16);
+  // Negative and huge angles were met: errors recorded in the top binades.
+  EXPECT_GT(r.metrics.max_by_angle[25], 0);
+}
+
+TEST(Sweep, WorstListReadsBackAsCases) {
+  SweepOptions o;
+  o.lo = 0x44800000;  // [1024, 1056)
+  o.hi = 0x44840000;
+  const SweepResult r = run_sweep(o, host_sweep_chunk, 1 << 14);
+  const std::string text = sweep_worst_list(r, {" made by: test", " device: host"});
+  const std::string path = (std::filesystem::temp_directory_path() / "rope2d_sweep_worst_test.txt").string();
+  std::ofstream(path) << text;
+  const rope2d::ref::WorstList list = rope2d::ref::read_worst_list(path, 3);
+  std::filesystem::remove(path);
+  std::size_t cases = 0;
+  for (const SweepPair& p : r.pairs) cases += p.worst.size();
+  ASSERT_EQ(list.cases.size(), cases);
+  EXPECT_GT(cases, o.grads.size());
+  EXPECT_EQ(list.header.front(), " made by: test");
+  // The first case is the first pair's worst element, which has that pair's max error.
+  const SweepPair& first = r.pairs.front();
+  EXPECT_EQ(list.cases[0][2], first.worst.front().in.t);
+  EXPECT_EQ(first.worst.front().scaled_error, first.metrics.max_scaled);
+}
+
+TEST(Sweep, BadRangesAreRefused) {
+  SweepOptions o;
+  o.lo = 10;
+  o.hi = 10;
+  EXPECT_THROW(run_sweep(o, host_sweep_chunk, 1 << 12), std::invalid_argument);
+  o.hi = all_patterns + 1;
+  EXPECT_THROW(run_sweep(o, host_sweep_chunk, 1 << 12), std::invalid_argument);
+}
