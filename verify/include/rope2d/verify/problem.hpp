@@ -66,6 +66,9 @@ struct Problem {
   std::vector<float> theta;          // idx_theta
   std::vector<std::int32_t> positions;  // (y, x) per token, layout sets only
   std::vector<float> theta_table;       // layout sets only
+  // Inputs from the counter (ref/counter_random.hpp: randn and layout sources): element i
+  // is a pure function of (spec.seed, i) and the positions, so the GPU can make them itself.
+  bool counter = false;
 
   std::int64_t n() const { return static_cast<std::int64_t>(theta.size()); }
   double gc_at(std::int64_t i) const { return decode(gc, i); }
