@@ -2,6 +2,7 @@
 # One call on a GPU machine: GPU properties, the verifier and the benchmark, logs under $OUT.
 # Binaries come prebuilt in .device/bin (the GPU image lacks MPFR, Boost, Eigen, RapidCheck):
 #   mkdir -p .device/bin && cp build/verify/rope2d build/properties/kernel_prop build/cuda/librope2d_kernel.so .device/bin/
+#   cp build/verify/counter_gpu_test .device/bin/     # for the counter step
 #   cp build/python/lib/* .device/bin/     # librope2d_py.so with its MPFR and GMP, for the python step
 # then run this script there with .device carried. Each step's log is kept even if one fails.
 set -uo pipefail
@@ -40,6 +41,8 @@ PY
                 echo "exit ${PIPESTATUS[0]} for $sol"; done | tee "$out/solution.log" ;;
     python) # The Python package's tests with CUDA tensors (librope2d_py.so and its libraries in $bin).
             ROPE2D_LIBRARY=$bin PYTHONPATH=python python3 -m pytest -v -p no:cacheprovider python/tests 2>&1 | tail -n 80 | tee "$out/python.log" ;;
+    counter) # Counter-based inputs made on the GPU against the CPU's, bit for bit; the testbed's GPU-made inputs.
+             $bin/counter_gpu_test 2>&1 | tail -n 40 | tee "$out/counter_gpu_test.log" ;;
     sincosf) timeout 300 $bin/sincosf_ulp 2>&1 | tee "$out/sincosf_ulp.log" ;;
     verifyq) /usr/bin/time -f "verify --quick wall %e s" $bin/rope2d verify --quick --quiet ${VERIFY_FLAGS:-} --out "$out/verifyq" 2>&1 | tail -n 30 | tee "$out/verifyq.log" ;;
     *) echo "unknown step $step" ;;

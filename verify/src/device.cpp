@@ -137,6 +137,7 @@ struct Testbed::Impl {
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   Buffer gc, gs, theta, out, positions, table;
+  Buffer made_gc, made_gs, made_theta;  // counter_mismatch's own fill, apart from the call's buffers
   bool lost = false;
   std::vector<float> spun, again;  // outputs of the checking calls, reused across calls
   std::vector<unsigned char> back;  // an input read back
@@ -179,6 +180,50 @@ struct Testbed::Impl {
   void upload(Buffer& b, const void* host, std::size_t n, std::size_t misalign, bool flush = false) {
     b.layout(n, misalign, flush, stream);
     if (n) check(cudaMemcpyAsync(b.data(), host, n, cudaMemcpyHostToDevice, stream), "upload");
+  }
+
+  // The inputs of a counter-based problem made here, on the GPU, into gc and gs (and theta when
+  // given), laid out as upload() lays them out: guards, misalignment, flush end. A layout
+  // problem's positions and theta table go up first (kilobytes), its angles are formed here.
+  void make_inputs(const Problem& p, Buffer& bgc, Buffer& bgs, Buffer* btheta, bool placed = true) {
+    const std::size_t es = ref::size_bytes(p.spec.grad_dtype), n = static_cast<std::size_t>(p.n());
+    const auto& o = p.spec.offset;
+    const bool flush = placed && p.spec.flush_end;
+    bgc.layout(n * es, placed ? o[op_grad_cos] * es : 0, flush, stream);
+    bgs.layout(n * es, placed ? o[op_grad_sin] * es : 0, flush, stream);
+    if (btheta) btheta->layout(n * 4, placed ? o[op_idx_theta] * 4 : 0, flush, stream);
+    const bool layout = !p.positions.empty();
+    if (layout && btheta) {
+      upload(positions, p.positions.data(), p.positions.size() * 4, 0);
+      upload(table, p.theta_table.data(), p.theta_table.size() * 4, 0);
+    }
+    detail::launch_counter_fill(bgc.data(), bgs.data(), btheta ? reinterpret_cast<float*>(btheta->data()) : nullptr, p.n(),
+                                p.spec.seed, ref::counter::encoding_of(p.spec.grad_dtype),
+                                layout ? reinterpret_cast<const std::int32_t*>(positions.data()) : nullptr,
+                                layout ? reinterpret_cast<const float*>(table.data()) : nullptr, p.spec.head_dim, stream);
+    check(cudaGetLastError(), "counter fill launch");
+  }
+
+  // "" when the GPU's counter-based inputs of p equal the CPU's bit for bit, else the first
+  // difference in words.
+  std::string counter_mismatch(const Problem& p) {
+    make_inputs(p, made_gc, made_gs, &made_theta, false);
+    const std::pair<const Buffer*, const void*> pairs[] = {{&made_gc, p.gc.data()}, {&made_gs, p.gs.data()}, {&made_theta, p.theta.data()}};
+    const char* names[] = {"grad_cos", "grad_sin", "idx_theta"};
+    for (int k = 0; k < 3; ++k) {
+      const Buffer& b = *pairs[k].first;
+      back.resize(b.bytes);
+      check(cudaMemcpyAsync(back.data(), b.data(), b.bytes, cudaMemcpyDeviceToHost, stream), "copy back made input");
+      check(cudaStreamSynchronize(stream), "sync");
+      const auto* host = static_cast<const unsigned char*>(pairs[k].second);
+      const auto at = std::mismatch(back.begin(), back.end(), host).first - back.begin();
+      if (static_cast<std::size_t>(at) < b.bytes) {
+        const std::size_t es = k == 2 ? 4 : ref::size_bytes(p.spec.grad_dtype);
+        return std::string(names[k]) + " element " + std::to_string(at / es) + " of " + p.spec.name() + " (seed " +
+               std::to_string(p.spec.seed) + ")";
+      }
+    }
+    return "";
   }
 
   bool unchanged(const Buffer& b, const void* host) {
@@ -281,6 +326,10 @@ struct Testbed::Impl {
     r.integrity.guards_intact = guards_intact(guarded);
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (checks.inputs && !unchanged(*inputs[i], host_inputs[i])) r.integrity.inputs_unchanged = false;
+    // Inputs the GPU made that differ from the CPU's are the verifier's fault, not the kernel's.
+    if (!r.integrity.inputs_unchanged && p.counter)
+      if (const std::string d = counter_mismatch(p); !d.empty())
+        throw std::runtime_error("verifier error: the GPU's counter-based inputs differ from the CPU's at " + d);
     return r;
   }
 };
@@ -293,9 +342,13 @@ DeviceRun Testbed::run(BackwardFn fn, const Problem& p, const RunChecks& checks)
   const std::size_t es = ref::size_bytes(p.spec.grad_dtype);
   const auto& o = p.spec.offset;
   const bool flush = p.spec.flush_end;
-  m.upload(m.gc, p.gc.data(), p.gc.size(), o[op_grad_cos] * es, flush);
-  m.upload(m.gs, p.gs.data(), p.gs.size(), o[op_grad_sin] * es, flush);
-  m.upload(m.theta, p.theta.data(), p.theta.size() * 4, o[op_idx_theta] * 4, flush);
+  if (p.counter) {  // made on the GPU from the counter: no copy of the inputs
+    m.make_inputs(p, m.gc, m.gs, &m.theta);
+  } else {
+    m.upload(m.gc, p.gc.data(), p.gc.size(), o[op_grad_cos] * es, flush);
+    m.upload(m.gs, p.gs.data(), p.gs.size(), o[op_grad_sin] * es, flush);
+    m.upload(m.theta, p.theta.data(), p.theta.size() * 4, o[op_idx_theta] * 4, flush);
+  }
   const int dtype = ref::abi_code(p.spec.grad_dtype);
   auto call = [&](cudaStream_t s) {
     return fn(m.gc.data(), m.gs.data(), reinterpret_cast<const float*>(m.theta.data()),
@@ -309,8 +362,12 @@ DeviceRun Testbed::run_fused(FusedFn fn, const Problem& p, const RunChecks& chec
   Impl& m = *impl_;
   const std::size_t es = ref::size_bytes(p.spec.grad_dtype);
   const auto& o = p.spec.offset;
-  m.upload(m.gc, p.gc.data(), p.gc.size(), o[op_grad_cos] * es, p.spec.flush_end);
-  m.upload(m.gs, p.gs.data(), p.gs.size(), o[op_grad_sin] * es, p.spec.flush_end);
+  if (p.counter) {
+    m.make_inputs(p, m.gc, m.gs, nullptr);
+  } else {
+    m.upload(m.gc, p.gc.data(), p.gc.size(), o[op_grad_cos] * es, p.spec.flush_end);
+    m.upload(m.gs, p.gs.data(), p.gs.size(), o[op_grad_sin] * es, p.spec.flush_end);
+  }
   m.upload(m.positions, p.positions.data(), p.positions.size() * 4, 0);
   m.upload(m.table, p.theta_table.data(), p.theta_table.size() * 4, 0);
   const int dtype = ref::abi_code(p.spec.grad_dtype);
@@ -322,6 +379,11 @@ DeviceRun Testbed::run_fused(FusedFn fn, const Problem& p, const RunChecks& chec
   };
   return m.run(p, checks, call, {&m.gc, &m.gs, &m.positions, &m.table},
                {p.gc.data(), p.gs.data(), p.positions.data(), p.theta_table.data()});
+}
+
+std::string Testbed::counter_mismatch(const Problem& p) {
+  if (!p.counter) throw std::invalid_argument(p.spec.name() + ": not a counter-based problem");
+  return impl_->counter_mismatch(p);
 }
 
 }  // namespace rope2d::verify

@@ -4,6 +4,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "rope2d/rope2d_backward.h"
@@ -29,6 +30,32 @@ void launch_fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value, cudaSt
 }
 
 void launch_spin(std::uint64_t nanoseconds, cudaStream_t s) { spin<<<1, 1, 0, s>>>(nanoseconds); }
+
+__global__ void counter_fill(void* gc, void* gs, float* theta, std::int64_t n, std::uint64_t seed, ref::counter::Encoding enc,
+                             const std::int32_t* positions, const float* table, std::int64_t head_dim) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    std::uint32_t a, b;
+    ref::counter::normal_grads(seed, static_cast<std::uint64_t>(i), enc, a, b);
+    if (enc.width == 16) {
+      static_cast<std::uint16_t*>(gc)[i] = static_cast<std::uint16_t>(a);
+      static_cast<std::uint16_t*>(gs)[i] = static_cast<std::uint16_t>(b);
+    } else {
+      static_cast<std::uint32_t*>(gc)[i] = a;
+      static_cast<std::uint32_t*>(gs)[i] = b;
+    }
+    if (theta)
+      theta[i] = positions ? ref::counter::layout_angle(positions, table, i, head_dim)
+                           : ref::counter::normal_angle(seed, static_cast<std::uint64_t>(i));
+  }
+}
+
+void launch_counter_fill(void* gc, void* gs, float* theta, std::int64_t n, std::uint64_t seed, ref::counter::Encoding enc,
+                         const std::int32_t* positions, const float* table, std::int64_t head_dim, cudaStream_t s) {
+  if (n <= 0) return;
+  const std::int64_t blocks = std::min<std::int64_t>((n + 255) / 256, 132 * 32);
+  counter_fill<<<static_cast<unsigned>(blocks), 256, 0, s>>>(gc, gs, theta, n, seed, enc, positions, table, head_dim);
+}
 
 }  // namespace rope2d::verify::detail
 

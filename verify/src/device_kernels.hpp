@@ -7,10 +7,18 @@
 
 #include <cstdint>
 
+#include "rope2d/ref/counter_random.hpp"
+
 namespace rope2d::verify::detail {
 
 void launch_fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value, cudaStream_t s);
 void launch_spin(std::uint64_t nanoseconds, cudaStream_t s);
+// Inputs of a counter-based set made on the GPU (ref/counter_random.hpp, the same source as the
+// CPU's make_problem): grads of elements [0, n) in `enc` into gc and gs (2- or 4-byte
+// elements), and, when theta is not null, the angles: the layout's fl32(pos * table[k]) when
+// positions is not null, else the randn angle.
+void launch_counter_fill(void* gc, void* gs, float* theta, std::int64_t n, std::uint64_t seed, ref::counter::Encoding enc,
+                         const std::int32_t* positions, const float* table, std::int64_t head_dim, cudaStream_t s);
 // Pointers must be 16-byte aligned (the benchmark's are).
 void launch_io_floor(const void* gc, const void* gs, const float* theta, float* out, std::int64_t n, int grad_dtype,
                      cudaStream_t s);

@@ -67,6 +67,11 @@ class Testbed {
   DeviceRun run(BackwardFn fn, const Problem& p, const RunChecks& checks = {});
   // The fused entry point, on a problem with positions (layout sets).
   DeviceRun run_fused(FusedFn fn, const Problem& p, const RunChecks& checks = {});
+  // A counter-based problem's inputs (Problem::counter; run() and run_fused() make them on
+  // the GPU) made on the GPU and compared with p's host bits: "" when every bit agrees, else
+  // the first difference. run() calls it when a changed input is found, so that the GPU and
+  // CPU disagreeing is reported as the verifier's error, not the kernel's.
+  std::string counter_mismatch(const Problem& p);
 
  private:
   struct Impl;
