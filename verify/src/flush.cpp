@@ -8,18 +8,15 @@
 #include <bit>
 #include <cmath>
 
+#include "rope2d/verify/tolerance_core.hpp"
+
 namespace rope2d::verify {
 
 namespace {
 
-constexpr double tiny = 0x1p-126;  // smallest normal float32
-
-bool subnormal(double x) { return x != 0 && std::fabs(x) < tiny; }
-
-// The product of a grad and sin or cos, as the float32 evaluation may see it: subnormal?
-bool product_may_be_subnormal(double g, double f) {
-  return g != 0 && f != 0 && (subnormal(g) || std::fabs(g * f) < tiny * (1 + 0x1p-20));
-}
+using core::product_may_be_subnormal;
+using core::subnormal;
+using core::tiny;
 
 }  // namespace
 
@@ -36,15 +33,7 @@ std::string flush_mask_name(unsigned mask) {
 }
 
 bool may_involve_subnormal(const ref::Element& e, float ref) {
-  // |sin t| >= min(|t|/2, 2^-40) and |cos t| >= 2^-40 for every float32 t (|sin t| >= 0.84|t|
-  // below 1; beyond, no float32 comes within 2^-40 of a multiple of pi/2: FLOAT32_BOUND.md), so
-  // a product can be subnormal only if the grad times that lower bound is below 2^-126 (with a
-  // factor 2 to spare for the kernel's rounding).
-  constexpr double floor_sc = 0x1p-40;
-  const double t = std::fabs(static_cast<double>(e.t));
-  const double sin_low = std::min(t / 2, floor_sc);
-  return subnormal(e.t) || (e.gc != 0 && std::fabs(e.gc) * sin_low < 2 * tiny) ||
-         (e.gs != 0 && std::fabs(e.gs) * floor_sc < 2 * tiny) || (ref != 0 && std::fabs(ref) <= tiny);
+  return core::may_involve_subnormal(e.gc, e.gs, e.t, ref);
 }
 
 namespace {
@@ -70,9 +59,9 @@ Flushable flushable(const ref::Element& e) {
 }  // namespace
 
 bool involves_subnormal(const ref::Element& e, float ref) {
-  if (ref != 0 && std::fabs(ref) <= tiny) return true;
-  const Flushable f = flushable(e);
-  return f.angle || f.sin_term[0] || f.cos_term[0];
+  double s, c;
+  ::sincos(static_cast<double>(e.t), &s, &c);
+  return core::involves_subnormal(e.gc, e.gs, e.t, ref, s, c);
 }
 
 std::vector<FlushedProblem> flushed_problems(const ref::Element& e) {

@@ -8,17 +8,11 @@
 #include <mutex>
 
 #include "rope2d/ref/floats.hpp"
+#include "rope2d/verify/tolerance_core.hpp"
 
 namespace rope2d::verify {
 
-namespace {
-
-double ulp_of(float r) {
-  const int e = std::max(std::ilogb(r == 0.0f ? 0x1p-149f : r), -126);
-  return std::ldexp(1.0, e - 23);
-}
-
-}  // namespace
+using core::ulp_of;
 
 std::string ElementReport::line(const std::string& set, const char* label) const {
   char buf[512];
@@ -130,10 +124,8 @@ void record(Metrics& part, const ElementReport& base, double scale, Subnormals m
   if (std::isfinite(r.scaled_error)) part.sum_sq_scaled += r.scaled_error * r.scaled_error;
   part.max_ulp = std::max(part.max_ulp, r.ulps);
   const double se = r.scaled_error;
-  const int bin = se == 0 ? 0 : !std::isfinite(se) ? 19 : std::clamp(static_cast<int>(std::ceil(std::log2(se))) + 9, 1, 19);
-  ++part.histogram[bin];
-  const float at = std::fabs(r.in.t);
-  const int abin = std::isfinite(at) && at >= 1 ? std::min(std::ilogb(at) + 1, 25) : 0;
+  ++part.histogram[core::error_bin(se)];
+  const int abin = core::angle_bin(r.in.t);
   if (std::isfinite(se)) part.max_by_angle[abin] = std::max(part.max_by_angle[abin], se);
   if (r.scaled_error > part.max_scaled || !part.worst) {
     part.max_scaled = std::max(part.max_scaled, r.scaled_error);

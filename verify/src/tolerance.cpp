@@ -6,30 +6,33 @@
 
 #include "rope2d/ref/float32_bound.hpp"
 #include "rope2d/ref/overflow.hpp"
+#include "rope2d/verify/tolerance_core.hpp"
 
 namespace rope2d::verify {
 
 namespace {
 
-constexpr double u = 0x1p-24;
+static_assert(core::tier_count == tier_count);
 
-// Judged against the correctly rounded ref rather than the exact value, every tier but
-// solexecbench adds half an ulp of ref (at most u |ref|) to what it allows against the exact
-// value, so an honest kernel is never failed for the reference's own rounding.
+// The numbers come from core::tier_coeffs (tolerance_core.hpp, shared with the GPU judge);
+// each row says where its numbers come from.
+constexpr TierRule row(Tier t, std::string_view name, std::string_view old_name, double ratio, std::string_view source) {
+  const core::TierCoeffs c = core::tier_coeffs(static_cast<int>(t));
+  return {t, name, old_name, c.scale_coeff, c.ref_coeff, c.atol, ratio, c.bound_based, source};
+}
+
 const TierRule table[] = {
-    {Tier::float32_bound, "float32-bound", "strict", ref::cuda_sincosf_bound.c * u, ref::cuda_sincosf_bound.d + u, 0,
-     1.0, true,
+    row(Tier::float32_bound, "float32-bound", "strict", 1.0,
      "the proven error bound of a float32 evaluation with sin/cos within 2 ulp of the correctly rounded value "
-     "(CUDA sincosf as documented), reference/FLOAT32_BOUND.md: c = 6 + 19u, d = u"},
-    {Tier::bf16_noise, "bf16-noise", "faithful-bf16", 0x1p-8, u, 0, 1.0, true,
-     "rounding the grads to bf16 moves the result by up to 2^-8 S: an error below that is below the input's noise"},
-    {Tier::fp16_noise, "fp16-noise", "faithful-fp16", 0x1p-11, u, 0, 1.0, true,
-     "rounding the grads to fp16 moves the result by up to 2^-11 S"},
-    {Tier::fp32_noise, "fp32-noise", "faithful-fp32", u, u, 0, 1.0, true,
+     "(CUDA sincosf as documented), reference/FLOAT32_BOUND.md: c = 6 + 19u, d = u"),
+    row(Tier::bf16_noise, "bf16-noise", "faithful-bf16", 1.0,
+        "rounding the grads to bf16 moves the result by up to 2^-8 S: an error below that is below the input's noise"),
+    row(Tier::fp16_noise, "fp16-noise", "faithful-fp16", 1.0, "rounding the grads to fp16 moves the result by up to 2^-11 S"),
+    row(Tier::fp32_noise, "fp32-noise", "faithful-fp32", 1.0,
      "rounding the grads to fp32 moves the result by up to 2^-24 S; stricter than float32-bound: float32 evaluation "
-     "alone errs by more, so only kernels that compute in higher precision meet it"},
-    {Tier::solexecbench, "solexecbench", "", 0, 1e-5, 1e-5, 0.99, false,
-     "SOL-ExecBench workload.jsonl: max_atol = max_rtol = 1e-5, required_matched_ratio 0.99; any NaN/Inf fails"},
+     "alone errs by more, so only kernels that compute in higher precision meet it"),
+    row(Tier::solexecbench, "solexecbench", "", 0.99,
+        "SOL-ExecBench workload.jsonl: max_atol = max_rtol = 1e-5, required_matched_ratio 0.99; any NaN/Inf fails"),
 };
 
 bool finite_inputs(const ref::Element& e) { return std::isfinite(e.gc) && std::isfinite(e.gs) && std::isfinite(e.t); }
@@ -64,12 +67,7 @@ std::string tier_names() {
 }
 
 double allowance(Tier t, double ref, double scale, double gc) {
-  const TierRule& r = rule(t);
-  if (!r.bound_based) return r.atol + r.ref_coeff * std::fabs(ref);
-  // The subnormal-range term of the proven bound (eta), for every bound-based tier, plus
-  // half the smallest subnormal spacing for the reference's own rounding there.
-  const double eta = (ref::cuda_sincosf_bound.k_ulp + 1) * 0x1p-149 * std::fabs(gc) + 0x1p-148 + 0x1p-150;
-  return r.scale_coeff * scale + r.ref_coeff * std::fabs(ref) + eta;
+  return core::allowance(static_cast<int>(t), ref, scale, gc);
 }
 
 namespace {

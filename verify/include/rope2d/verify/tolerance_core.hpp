@@ -1,0 +1,107 @@
+// The per-element numbers of the tolerance table and of the comparison, for the host and the
+// device from one source (ROPE2D_HD): each tier's coefficients, the allowance of one element,
+// the ulp of a float32 reference, the histogram bins of the error and of the angle, and the
+// cheap test for subnormal values. tolerance.cpp, flush.cpp and metrics.cpp use these; so does
+// the GPU judge (gpu_check.cu) and its host twin.
+#pragma once
+
+#include <math.h>
+
+#include "rope2d/ref/float32_bound.hpp"
+#include "rope2d/ref/hd.hpp"
+
+namespace rope2d::verify::core {
+
+inline constexpr double u24 = 0x1p-24;
+// Scalars (usable in device code): the float32 bound for CUDA's documented sincosf.
+inline constexpr double bound_c = ref::cuda_sincosf_bound.c;
+inline constexpr double bound_d = ref::cuda_sincosf_bound.d;
+inline constexpr double bound_k_ulp = ref::cuda_sincosf_bound.k_ulp;
+inline constexpr int tier_count = 5;  // Tier's order: float32_bound, bf16/fp16/fp32-noise, solexecbench
+
+struct TierCoeffs {
+  double scale_coeff;  // times S = |gc sin t| + |gs cos t|
+  double ref_coeff;    // times |ref|
+  double atol;         // absolute
+  bool bound_based;    // a bound on an evaluation's error: the subnormal term, overflow accepted
+};
+
+// Judged against the correctly rounded ref rather than the exact value, every tier but
+// solexecbench adds half an ulp of ref (at most u |ref|) to what it allows against the exact
+// value, so an honest kernel is never failed for the reference's own rounding. The sources of
+// the numbers are in tolerance.cpp's table, which is built from these.
+ROPE2D_HD constexpr TierCoeffs tier_coeffs(int k) {
+  switch (k) {
+    case 0: return {bound_c * u24, bound_d + u24, 0, true};  // float32-bound
+    case 1: return {0x1p-8, u24, 0, true};                   // bf16-noise
+    case 2: return {0x1p-11, u24, 0, true};                  // fp16-noise
+    case 3: return {u24, u24, 0, true};                      // fp32-noise
+    default: return {0, 1e-5, 1e-5, false};                  // solexecbench
+  }
+}
+
+// The largest |out - ref| tier k accepts for one element (ref correctly rounded, or the exact
+// value near overflow; S its condition scale; gc the grad, for the subnormal term).
+ROPE2D_HD inline double allowance(int k, double ref, double scale, double gc) {
+  const TierCoeffs r = tier_coeffs(k);
+  if (!r.bound_based) return r.atol + r.ref_coeff * fabs(ref);
+  // The subnormal-range term of the proven bound (eta), for every bound-based tier, plus
+  // half the smallest subnormal spacing for the reference's own rounding there.
+  const double eta = (bound_k_ulp + 1) * 0x1p-149 * fabs(gc) + 0x1p-148 + 0x1p-150;
+  return r.scale_coeff * scale + r.ref_coeff * fabs(ref) + eta;
+}
+
+// ulp of a float32 reference (the subnormal spacing below 2^-126).
+ROPE2D_HD inline double ulp_of(float r) {
+  int e = ilogbf(r == 0.0f ? 0x1p-149f : r);
+  if (e < -126) e = -126;
+  return ldexp(1.0, e - 23);
+}
+
+// Error histogram: bin 0 exact, bin k >= 1 scaled error in (2^(k-9), 2^(k-8)], 19 beyond.
+ROPE2D_HD inline int error_bin(double se) {
+  if (se == 0) return 0;
+  if (!isfinite(se)) return 19;
+  const int b = static_cast<int>(ceil(log2(se))) + 9;
+  return b < 1 ? 1 : b > 19 ? 19 : b;
+}
+
+// Largest scaled error by angle binade: bin k holds |t| in [2^(k-1), 2^k), bin 0 below 1.
+ROPE2D_HD inline int angle_bin(float t) {
+  const float at = fabsf(t);
+  if (!isfinite(at) || at < 1) return 0;
+  const int b = ilogbf(at) + 1;
+  return b < 25 ? b : 25;
+}
+
+inline constexpr double tiny = 0x1p-126;  // smallest normal float32
+
+ROPE2D_HD inline bool subnormal(double x) { return x != 0 && fabs(x) < tiny; }
+
+// Cheap and conservative: false only when no value of the float32 evaluation can be
+// subnormal (see flush.hpp). |sin t| >= min(|t|/2, 2^-40) and |cos t| >= 2^-40 for every
+// float32 t (|sin t| >= 0.84|t| below 1; beyond, no float32 comes within 2^-40 of a multiple
+// of pi/2: FLOAT32_BOUND.md), so a product can be subnormal only if the grad times that lower
+// bound is below 2^-126 (with a factor 2 to spare for the kernel's rounding).
+ROPE2D_HD inline bool may_involve_subnormal(double gc, double gs, float t, float ref) {
+  constexpr double floor_sc = 0x1p-40;
+  const double at = fabs(static_cast<double>(t));
+  const double sin_low = at / 2 < floor_sc ? at / 2 : floor_sc;
+  return subnormal(t) || (gc != 0 && fabs(gc) * sin_low < 2 * tiny) || (gs != 0 && fabs(gs) * floor_sc < 2 * tiny) ||
+         (ref != 0 && fabs(ref) <= tiny);
+}
+
+// The product of a grad and sin or cos, as the float32 evaluation may see it: subnormal? (the
+// exact product below 2^-126, widened by 2^-20 for the kernel's own rounding)
+ROPE2D_HD inline bool product_may_be_subnormal(double g, double f) {
+  return g != 0 && f != 0 && (subnormal(g) || fabs(g * f) < tiny * (1 + 0x1p-20));
+}
+
+// Exact given s and c (the double sin t and cos t): whether some value of the float32
+// evaluation may be subnormal, so that a flushed problem exists (flush.hpp).
+ROPE2D_HD inline bool involves_subnormal(double gc, double gs, float t, float ref, double s, double c) {
+  if (ref != 0 && fabs(ref) <= tiny) return true;
+  return subnormal(t) || product_may_be_subnormal(gc, s) || product_may_be_subnormal(gs, c);
+}
+
+}  // namespace rope2d::verify::core

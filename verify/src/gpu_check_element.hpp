@@ -1,0 +1,147 @@
+// One element of the GPU comparison (gpu_check.hpp), for the device and its host twin from one
+// source (ROPE2D_HD): the certified reference, the error in units of 2^-24 S and in ulps, and
+// the verdict of every tier, or "defer" where the CPU judge must settle it (see the contract in
+// gpu_check.hpp). Every number is the one metrics.cpp computes, through the same functions
+// (certified_enclosure.hpp, tolerance_core.hpp).
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rope2d/ref/certified_enclosure.hpp"
+#include "rope2d/verify/gpu_check_types.hpp"
+#include "rope2d/verify/tolerance_core.hpp"
+
+namespace rope2d::verify::gpucheck {
+
+// A verdict is settled on the GPU only when it is at least this far (relative) from each
+// threshold it is tested against: S and the products come from CUDA's sincos on the device
+// and from glibc's on the host, which differ by a few ulps of double (2^-50 relative at most),
+// so a verdict nearer its threshold than 2^-40 could differ between the two.
+inline constexpr double borderline = 0x1p-40;
+
+ROPE2D_HD inline double decode_grad(const void* p, int64_t i, int grad_dtype) {
+  if (grad_dtype == grad_fp32) {
+    float f;
+    memcpy(&f, static_cast<const unsigned char*>(p) + 4 * i, 4);
+    return f;
+  }
+  uint16_t h;
+  memcpy(&h, static_cast<const unsigned char*>(p) + 2 * i, 2);
+  if (grad_dtype == grad_bf16) {
+    const uint32_t w = static_cast<uint32_t>(h) << 16;
+    float f;
+    memcpy(&f, &w, 4);
+    return f;
+  }
+  const int e = (h >> 10) & 31, m = h & 1023;  // fp16: exact in double
+  const double v = e == 0 ? ldexp(static_cast<double>(m), -24)
+                 : e == 31 ? (m ? NAN : INFINITY)
+                           : ldexp(static_cast<double>(m + 1024), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+ROPE2D_HD inline uint32_t float_bits(float f) {
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  return b;
+}
+
+struct Verdict {
+  bool defer = false;       // the CPU judge settles it (nothing else below is set)
+  bool bit_equal = false;   // bit-equal to the reference (NaN for NaN included)
+  bool subnormal_ieee = false;  // a subnormal value takes part and the IEEE evaluation fits
+  bool correctly_rounded = false;
+  bool nonzero_ref = false, nonzero_out = false;
+  float ref = 0;
+  double scaled = 0, ulps = 0;  // of an element that is not bit-equal
+  unsigned over = 0;            // bit k: over tier k's allowance
+};
+
+ROPE2D_HD inline bool near_threshold(double x, double threshold) { return fabs(x - threshold) <= borderline * threshold; }
+
+// The judgement metrics.cpp's compare() makes of (gc, gs, t) -> got, or defer.
+ROPE2D_HD inline Verdict judge(double gc, double gs, float t, float got) {
+  Verdict v;
+  const bool finite = isfinite(gc) && isfinite(gs) && isfinite(t);
+  if (!finite || t == 0 || (gc == 0 && gs == 0)) {
+    // Special cases (backward.hpp): only a NaN reference met by a NaN is settled here, where
+    // no subnormal value takes part; signed zeros and infinite grads go to the CPU.
+    const bool nan_ref = isnan(gc) || isnan(gs) || isnan(t) || isinf(t);
+    if (!nan_ref || !isnan(got) || core::may_involve_subnormal(gc, gs, t, NAN)) {
+      v.defer = true;
+      return v;
+    }
+    v.bit_equal = v.correctly_rounded = true;
+    v.nonzero_ref = v.nonzero_out = true;  // NaN != 0
+    v.ref = NAN;
+    return v;
+  }
+  if (!isfinite(got)) {
+    v.defer = true;  // NaN, Inf, the poison pattern: the CPU classifies them
+    return v;
+  }
+  double s, c;
+  sincos(static_cast<double>(t), &s, &c);
+  const ref::Enclosure x = ref::enclose_terms(gc, gs, s, c);
+  float ref;
+  if (!ref::decide_fp32(x, &ref) || !isfinite(ref)) {
+    v.defer = true;  // undecided (MPFR) or overflowing (reference/overflow.hpp)
+    return v;
+  }
+  v.ref = ref;
+  v.nonzero_ref = ref != 0;
+  v.nonzero_out = got != 0;
+  const double scale = fabs(x.a) + fabs(x.b);  // condition_scale(): |gc sin t| + |gs cos t|
+  bool sub = false;
+  if (core::may_involve_subnormal(gc, gs, t, ref)) {
+    const double thr = core::tiny * (1 + 0x1p-20);
+    if ((gc != 0 && s != 0 && near_threshold(fabs(gc * s), thr)) || (gs != 0 && c != 0 && near_threshold(fabs(gs * c), thr))) {
+      v.defer = true;
+      return v;
+    }
+    sub = core::involves_subnormal(gc, gs, t, ref, s, c);
+  }
+  if (float_bits(ref) == float_bits(got)) {
+    v.bit_equal = v.correctly_rounded = true;
+    v.subnormal_ieee = sub;
+    return v;
+  }
+  const double err = fabs(static_cast<double>(got) - ref);
+  for (int k = 0; k < core::tier_count; ++k) {
+    const double allow = core::allowance(k, ref, scale, gc);
+    if (near_threshold(err, allow)) {
+      v.defer = true;
+      return v;
+    }
+    if (!(err <= allow)) v.over |= 1u << k;
+  }
+  if (sub) {
+    if (v.over != 0) {
+      v.defer = true;  // flushed alternatives may pass it (flush.cpp)
+      return v;
+    }
+    v.subnormal_ieee = true;
+  }
+  v.scaled = err / (core::u24 * scale);  // scale > 0: not a special case
+  v.ulps = err / core::ulp_of(ref);
+  v.correctly_rounded = ref == 0 && got == 0;  // ±0 against ∓0 counts as right
+  return v;
+}
+
+// The element's record (a failure or the worst), from its inputs and verdict.
+ROPE2D_HD inline CheckRecord make_record(int64_t index, double gc, double gs, float t, float got, const Verdict& v) {
+  CheckRecord r;
+  r.index = index;
+  r.gc = gc;
+  r.gs = gs;
+  r.t = t;
+  r.ref = v.ref;
+  r.got = got;
+  r.scaled = v.scaled;
+  r.ulps = v.ulps;
+  return r;
+}
+
+}  // namespace rope2d::verify::gpucheck

@@ -1,0 +1,89 @@
+// The GPU comparison's host twin (gpu_check.hpp: the device pass's per-element code run on
+// the CPU, then settle()) against the CPU judge (metrics.cpp's compare()) on the same inputs:
+// every regime, the special cross product, every grad dtype, outputs of honest, flushing,
+// perturbed and defective kernels. Also: what the pass leaves to the CPU, the deferred list's
+// overflow, and the tolerance numbers shared with the device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gpu_check_compare.hpp"
+#include "rope2d/verify/gpu_check.hpp"
+#include "rope2d/verify/tolerance_core.hpp"
+
+using namespace rope2d::verify;
+using namespace rope2d::verify::testing;
+
+TEST(GpuCheckHost, SameMetricsAsTheCpuJudgeOnEveryRegimeAndDtype) {
+  std::int64_t deferred = 0, total = 0;
+  for (const ProblemSpec& s : check_problems(31, 6000)) {
+    const Problem p = make_problem(s);
+    const Expected x = compute_expected(p);
+    for (int kind = 0; kind < 5; ++kind) {
+      const std::vector<float> out = kernel_output(p, x, kind);
+      for (Tier gate : {Tier::float32_bound, Tier::solexecbench}) {
+        const Metrics want = compare(p, x, out.data(), gate, 10);
+        const Metrics got = host_compare(p, out.data(), gate, 10);
+        expect_same_metrics(want, got, s.name() + " kernel " + std::to_string(kind) + " gate " + std::string(name(gate)));
+        if (::testing::Test::HasFailure()) return;
+      }
+      CheckOptions o;
+      o.max_deferred = p.n();
+      const CheckPass pass = host_check(p.gc.data(), p.gs.data(), p.theta.data(), out.data(), p.n(), s.grad_dtype, o);
+      deferred += pass.deferred_total;
+      total += p.n();
+    }
+  }
+  // The point of the pass: the CPU sees a small share (special and defective elements).
+  EXPECT_LT(deferred, total / 4) << deferred << " of " << total << " deferred";
+  EXPECT_GT(deferred, 0);
+}
+
+TEST(GpuCheckHost, IeeeSubnormalJudgingAgrees) {
+  for (const ProblemSpec& s : check_problems(32, 3000)) {
+    if (s.set != "subnormal" && s.set != "special") continue;
+    const Problem p = make_problem(s);
+    const Expected x = compute_expected(p);
+    const std::vector<float> out = kernel_output(p, x, 2);
+    expect_same_metrics(compare(p, x, out.data(), Tier::float32_bound, 10, Subnormals::ieee),
+                        host_compare(p, out.data(), Tier::float32_bound, 10, Subnormals::ieee), s.name());
+  }
+}
+
+TEST(GpuCheckHost, WhatIsLeftToTheCpu) {
+  // One element each: ordinary (settled), NaN angle met by NaN (settled), t = 0 (special),
+  // a NaN output (non-finite), a subnormal angle with a flushed result that fails IEEE.
+  const float ts[] = {1.5f, NAN, 0.0f, 2.5f, 0x1p-140f};
+  const float gcs[] = {0.75f, 1.0f, 1.0f, 1.0f, 1.0f};
+  const float gss[] = {-1.25f, 1.0f, 1.0f, 1.0f, 0.0f};
+  const float outs[] = {static_cast<float>(-0.75 * std::sin(1.5) - 1.25 * std::cos(1.5)), NAN, 1.0f, NAN, -0.0f};
+  CheckOptions o;
+  const CheckPass pass = host_check(gcs, gss, ts, outs, 5, rope2d::ref::Dtype::fp32, o);
+  EXPECT_EQ(pass.total.count, 2);
+  ASSERT_EQ(pass.deferred.size(), 3u);
+  EXPECT_EQ(pass.deferred[0].index, 2);
+  EXPECT_EQ(pass.deferred[1].index, 3);
+  EXPECT_EQ(pass.deferred[2].index, 4);
+  EXPECT_TRUE(pass.deferred_complete);
+  o.max_deferred = 2;
+  o.index_base = 100;
+  const CheckPass short_list = host_check(gcs, gss, ts, outs, 5, rope2d::ref::Dtype::fp32, o);
+  EXPECT_FALSE(short_list.deferred_complete);
+  EXPECT_EQ(short_list.deferred_total, 3);
+  EXPECT_EQ(short_list.deferred[0].index, 102);
+  EXPECT_THROW(settle(short_list, [](std::int64_t) { return rope2d::ref::Element{}; }, Tier::float32_bound), std::logic_error);
+}
+
+TEST(GpuCheckHost, ToleranceNumbersAreTheTable) {
+  for (Tier t : all_tiers) {
+    const core::TierCoeffs c = core::tier_coeffs(static_cast<int>(t));
+    EXPECT_EQ(c.scale_coeff, rule(t).scale_coeff) << name(t);
+    EXPECT_EQ(c.ref_coeff, rule(t).ref_coeff) << name(t);
+    EXPECT_EQ(c.atol, rule(t).atol) << name(t);
+    EXPECT_EQ(c.bound_based, rule(t).bound_based) << name(t);
+    EXPECT_EQ(core::allowance(static_cast<int>(t), 0.5, 2.0, 1e-3), allowance(t, 0.5, 2.0, 1e-3));
+  }
+  // float32-bound: c = 6 + 19u + ... (FLOAT32_BOUND.md), d = 2u with the reference's rounding.
+  EXPECT_NEAR(core::tier_coeffs(0).scale_coeff / 0x1p-24, 6.0, 1e-5);
+  EXPECT_EQ(core::tier_coeffs(0).ref_coeff, 0x1p-23);
+}
