@@ -267,6 +267,9 @@ Action add_verify(CLI::App& app) {
   app.add_option("--golden", a->golden, "golden set checked when no GPU is present")->capture_default_str();
   app.add_flag("--ieee-subnormals", a->ieee_subnormals,
                "demand IEEE subnormal behaviour (by default a kernel may flush subnormal values to zero)");
+  app.add_flag("--cpu-judge", a->cpu_judge,
+               "make every set's inputs, reference and comparison on the CPU (by default the randn and layout sets are "
+               "made and judged on the GPU, a sample of each cross-checked against the CPU)");
   app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");
   app.add_flag("--bench", a->bench, "also time the submission on the 16 workloads");
   app.add_flag("--quiet", a->quiet, "no progress display");

@@ -2,6 +2,7 @@
 #include "rope2d/verify/problem.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <stdexcept>
 #include <atomic>
@@ -134,15 +135,33 @@ void parallel_chunks(std::int64_t n, std::int64_t chunk, const std::function<voi
   if (error) std::rethrow_exception(error);
 }
 
-void make_problem(const ProblemSpec& spec, Problem& p) {
+bool counter_source(const ProblemSpec& spec) { return spec.source == AngleSource::randn || spec.source == AngleSource::layout; }
+
+ref::Element Problem::counter_element(std::int64_t i) const {
+  if (!counter) throw std::logic_error("problem " + spec.name() + ": not counter-based");
+  std::uint32_t a, b;
+  ref::counter::normal_grads(spec.seed, static_cast<std::uint64_t>(i), ref::counter::encoding_of(spec.grad_dtype), a, b);
+  auto value = [&](std::uint32_t bits) {
+    if (spec.grad_dtype == ref::Dtype::fp32) return static_cast<double>(std::bit_cast<float>(bits));
+    return ref::decode16(spec.grad_dtype, static_cast<std::uint16_t>(bits));
+  };
+  const float t = spec.source == AngleSource::randn ? ref::counter::normal_angle(spec.seed, static_cast<std::uint64_t>(i))
+                                                    : ref::counter::layout_angle(positions.data(), theta_table.data(), i, spec.head_dim);
+  return {value(a), value(b), t};
+}
+
+void make_problem(const ProblemSpec& spec, Problem& p) { make_problem(spec, p, true); }
+
+void make_problem(const ProblemSpec& spec, Problem& p, bool host_inputs) {
   const std::int64_t n = spec.n();
   if (n < 0) throw std::invalid_argument("problem " + spec.name() + ": negative size");
   p.spec = spec;
   const int esize = ref::size_bytes(spec.grad_dtype);
+  p.device_only = !host_inputs && counter_source(spec);
   // Every element below n is written in the loop, so reused buffers need no clearing.
-  fit(p.gc, n * esize);
-  fit(p.gs, n * esize);
-  fit(p.theta, n);
+  fit(p.gc, p.device_only ? 0 : n * esize);
+  fit(p.gs, p.device_only ? 0 : n * esize);
+  fit(p.theta, p.device_only ? 0 : n);
   p.positions.clear();
   p.theta_table.clear();
   if (spec.source == AngleSource::layout) {
@@ -165,7 +184,8 @@ void make_problem(const ProblemSpec& spec, Problem& p) {
   }
   // randn and layout sets (the bulk of every run) come from the counter: element i is a pure
   // function of (seed, i), the same bits on the GPU (device_kernels.cu fills from it).
-  p.counter = spec.source == AngleSource::randn || spec.source == AngleSource::layout;
+  p.counter = counter_source(spec);
+  if (p.device_only) return;
   if (p.counter) {
     const ref::counter::Encoding enc = ref::counter::encoding_of(spec.grad_dtype);
     parallel_chunks(n, gen_chunk, [&](std::int64_t begin, std::int64_t end) {

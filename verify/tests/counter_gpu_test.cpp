@@ -2,12 +2,15 @@
 // (device_kernels.cu, from ref/counter_random.hpp) equal the CPU's make_problem bit for bit,
 // for millions of elements per grad dtype, randn and layout sets; the check finds a single
 // flipped bit; and the testbed's own path (inputs made on the GPU, misaligned and flush with
-// their allocation's end) judges the project's kernel as passing with every integrity check ok.
+// their allocation's end) judges the project's kernel as passing with every integrity check ok;
+// and the device path's judging (judged_on_gpu: inputs made and judged on the GPU, no host
+// inputs) gives the metrics the CPU judge gives on the same outputs, FAIL lines included.
 #include <cstdio>
 #include <string>
 
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/device.hpp"
+#include "rope2d/verify/device_judge.hpp"
 #include "rope2d/verify/metrics.hpp"
 #include "rope2d/verify/problem.hpp"
 
@@ -86,6 +89,34 @@ int main() {
         const DeviceRun fused = bed.run_fused(&rope2d_backward_fused, q);
         const Metrics f = compare(q, compute_expected(q), fused.out.data(), Tier::float32_bound);
         expect(fused.integrity.ok() && f.passes(Tier::float32_bound), "fused path with GPU-made grads: " + s.name());
+      }
+    }
+  // The device path's judging against the CPU judge on the same outputs.
+  DeviceJudging how;
+  const Entry plain = plain_entry(bed, &rope2d_backward, &how), fused = fused_entry(bed, &rope2d_backward_fused, &how);
+  for (ref::Dtype d : ref::grad_dtypes)
+    for (const ProblemSpec& s : {spec("randn", AngleSource::randn, d, 8, 1024), spec("layout", AngleSource::layout, d, 4, 853)}) {
+      Problem lean;
+      make_problem(s, lean, false);
+      const Problem full = make_problem(s);
+      const Expected x = compute_expected(full);
+      for (const Entry* e : {&plain, &fused}) {
+        if (e == &fused && full.positions.empty()) continue;
+        for (int round = 0; round < 2; ++round) {
+          const CallResult c = e->call(lean, round);
+          if (!c.metrics || !c.error.empty() || !c.findings.empty()) {
+            expect(false, "device judging of " + e->prefix + s.name() + ": " + c.error);
+            continue;
+          }
+          const Metrics cpu = compare(full, x, c.out.data(), Tier::float32_bound);
+          const Metrics& gpu = *c.metrics;
+          bool same = gpu.count == cpu.count && gpu.correctly_rounded == cpu.correctly_rounded && gpu.max_scaled == cpu.max_scaled &&
+                      gpu.max_ulp == cpu.max_ulp && gpu.failures.size() == cpu.failures.size();
+          for (int k = 0; k < tier_count; ++k) same = same && gpu.over[k] == cpu.over[k];
+          expect(same && gpu.passes(Tier::float32_bound), "GPU-judged " + e->prefix + s.name() + " round " + std::to_string(round) +
+                                                             " equals the CPU judge (count " + std::to_string(gpu.count) + ", max " +
+                                                             std::to_string(gpu.max_scaled) + " vs " + std::to_string(cpu.max_scaled) + ")");
+        }
       }
     }
   std::printf("%s\n", fails ? "FAILED" : "passed");
