@@ -16,12 +16,7 @@
 #include <cstring>
 
 #include "rope2d/ref/dtype.hpp"
-
-#if defined(__CUDACC__)
-#define ROPE2D_HD __host__ __device__
-#else
-#define ROPE2D_HD
-#endif
+#include "rope2d/ref/hd.hpp"
 
 namespace rope2d::ref::counter {
 
