@@ -27,6 +27,9 @@ PY
             python3 verify/python/bench_torch.py --library $bin/librope2d_kernel.so --workloads "$list" --runs ${PAIRED_RUNS:-100} \
               >"$out/paired.json" 2>"$out/paired.log"; tail -n 16 "$out/paired.log" ;;
     verify) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet ${VERIFY_FLAGS:-} --out "$out/verify" 2>&1 | tail -n 60 | tee "$out/verify.log" ;;
+    verifycpu) # The full run again with every set judged on the CPU; samejudge compares the two reports.
+             /usr/bin/time -f "verify --cpu-judge wall %e s" $bin/rope2d verify --quiet --cpu-judge ${VERIFY_FLAGS:-} --out "$out/verifycpu" 2>&1 | tail -n 60 | tee "$out/verifycpu.log" ;;
+    samejudge) python3 verify/scripts/same_judgement.py "$out/verify/report.json" "$out/verifycpu/report.json" 2>&1 | tail -n 40 | tee "$out/samejudge.log" ;;
     verify3) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet --grad-dtypes bf16,fp16,fp32 --out "$out/tolerance" 2>&1 | tail -n 20 | tee "$out/tolerance.log" ;;
     defective) PATH=/usr/local/cuda/bin:$PATH verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective 2>&1 | tee "$out/defective${DEFECTIVE_PART:-}.log" ;;
     interop) python3 verify/python/golden_interop.py data/golden-smoke /tmp/torch_outputs.safetensors 2>&1 | tee "$out/interop.log"
@@ -49,5 +52,5 @@ PY
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify verifyq tolerance nightly 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0
