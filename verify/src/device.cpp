@@ -464,10 +464,15 @@ DeviceRun Testbed::run(BackwardFn fn, const Problem& p, const RunChecks& checks,
               reinterpret_cast<float*>(m.out.data()), p.n(), dtype, s);
   };
   std::function<void(const float*)> judged;
-  if (judge)
+  if (judge) {
+    // Judged against a fresh fill, not the call's buffers: a kernel that writes its inputs is
+    // judged on the inputs it was given, as the CPU judge does with its host copy.
+    if (!p.counter) throw std::invalid_argument(p.spec.name() + ": judging on the GPU needs a counter-based problem");
     judged = [&](const float* out) {
-      judge({m.gc.data(), m.gs.data(), reinterpret_cast<const float*>(m.theta.data()), out, p.n(), dtype}, m.stream);
+      m.make_fresh(p);
+      judge({m.made_gc.data(), m.made_gs.data(), reinterpret_cast<const float*>(m.made_theta.data()), out, p.n(), dtype}, m.stream);
     };
+  }
   if (p.device_only) return m.run(p, checks, call, {&m.gc, &m.gs, &m.theta}, {nullptr, nullptr, nullptr}, judged);
   return m.run(p, checks, call, {&m.gc, &m.gs, &m.theta}, {p.gc.data(), p.gs.data(), p.theta.data()}, judged);
 }
@@ -494,11 +499,11 @@ DeviceRun Testbed::run_fused(FusedFn fn, const Problem& p, const RunChecks& chec
   };
   std::function<void(const float*)> judged;
   if (judge) {
-    // The fused call reads no angles: the comparison gets them made apart (made_theta).
+    // Against a fresh fill (as run() does), angles included: the fused call reads none.
     if (!p.counter) throw std::invalid_argument(p.spec.name() + ": judging the fused path on the GPU needs a counter-based problem");
     judged = [&](const float* out) {
       m.make_fresh(p);
-      judge({m.gc.data(), m.gs.data(), reinterpret_cast<const float*>(m.made_theta.data()), out, p.n(), dtype}, m.stream);
+      judge({m.made_gc.data(), m.made_gs.data(), reinterpret_cast<const float*>(m.made_theta.data()), out, p.n(), dtype}, m.stream);
     };
   }
   const void* host_gc = p.device_only ? nullptr : p.gc.data();

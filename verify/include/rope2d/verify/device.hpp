@@ -66,14 +66,15 @@ class Testbed {
   Testbed(const Testbed&) = delete;
   Testbed& operator=(const Testbed&) = delete;
 
-  // `judge`, when given, gets the timed call's output on the device with the inputs it read
-  // (and a stream to work on) before any later call: the device path's GPU comparison. A
+  // `judge`, when given, gets the timed call's output on the device with a fresh GPU fill of
+  // the inputs the call was given (counter-based problems only; a kernel that wrote its
+  // inputs is judged on what it was given) and a stream to work on, before any later call:
+  // the device path's GPU comparison. A
   // Problem::device_only problem's inputs are made on the GPU and compared after the call
   // with a fresh GPU fill (there is no host copy).
   using OutputJudge = std::function<void(const DeviceArrays&, void* stream)>;
   DeviceRun run(BackwardFn fn, const Problem& p, const RunChecks& checks = {}, const OutputJudge& judge = {});
-  // The fused entry point, on a problem with positions (layout sets); `judge` needs a
-  // counter-based problem (its angles are made on the GPU for the comparison).
+  // The fused entry point, on a problem with positions (layout sets); `judge` as for run().
   DeviceRun run_fused(FusedFn fn, const Problem& p, const RunChecks& checks = {}, const OutputJudge& judge = {});
   // The cross-check of a GPU-judged problem: `samples` elements drawn from the counter
   // (the first and last among them) gathered from the device inputs `a`, compared with the
