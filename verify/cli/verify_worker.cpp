@@ -72,8 +72,9 @@ std::string time_line(const Phases& t, bool device_inputs) {
                               t.compare, t.cpu_sets);
   if (device_inputs)
     s += fmt::format("; GPU reference and comparison {:.1f} s ({} set rounds), CPU settling of the elements handed back "
-                     "{:.1f} s, sample cross-check against the CPU {:.1f} s",
-                     t.gpu_check, t.gpu_sets, t.settle, t.cross_check);
+                     "{:.1f} s ({} set rounds judged whole on the CPU: more failures or handed-back elements than the GPU "
+                     "pass keeps), sample cross-check against the CPU {:.1f} s",
+                     t.gpu_check, t.gpu_sets, t.settle, t.whole_on_cpu, t.cross_check);
   return s;
 }
 

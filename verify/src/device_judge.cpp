@@ -56,8 +56,10 @@ CallResult judged_on_gpu(Testbed& bed, const Problem& p, const DeviceJudging& ho
   const auto t2 = std::chrono::steady_clock::now();
   if (pass.deferred_complete && pass.failures_total <= static_cast<std::int64_t>(o.max_records))
     c.metrics = settle(pass, [&](std::int64_t i) { return p.element(i); }, how.gate, how.max_failures, how.subnormals);
-  else  // more came back than the pass keeps: the whole problem on the CPU, from the counter
+  else {  // more came back than the pass keeps: the whole problem on the CPU, from the counter
     c.metrics = compare(p, compute_expected(p), c.out.data(), how.gate, how.max_failures, how.subnormals);
+    c.whole_on_cpu = true;
+  }
   c.settle_s = seconds_since(t2);
   return c;
 }

@@ -141,6 +141,7 @@ std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const CaseSource& c
       phases.cross_check += run.cross_s;
       if (run.metrics) {
         ++phases.gpu_sets;
+        phases.whole_on_cpu += run.whole_on_cpu;
         r.metrics.merge(*run.metrics, max_failures);
       } else {
         if (c.problem.device_only) throw std::logic_error(r.name + ": an entry that does not judge was given a problem made for the GPU");

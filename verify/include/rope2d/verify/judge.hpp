@@ -32,6 +32,7 @@ struct CallResult {
   std::optional<Metrics> metrics;
   // Seconds of the call spent judging (in Phases::gpu_check, settle, cross_check, not gpu).
   double check_s = 0, settle_s = 0, cross_s = 0;
+  bool whole_on_cpu = false;  // `metrics` came from the CPU judge over the whole problem (settle_s)
 };
 
 // One entry point of a kernel, judged as one set: `call` runs it on round r's problem.
@@ -56,6 +57,7 @@ struct Phases {
   // of the elements handed back, the per-round sample cross-checked against the CPU.
   double gpu_check = 0, settle = 0, cross_check = 0;
   std::int64_t gpu_sets = 0, cpu_sets = 0;  // set rounds judged each way
+  std::int64_t whole_on_cpu = 0;            // GPU-made set rounds judged whole on the CPU (in settle)
   template <class F>
   auto time(double& into, F&& f) {
     const auto start = std::chrono::steady_clock::now();
