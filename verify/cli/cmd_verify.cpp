@@ -213,6 +213,11 @@ int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
   w.partial.results.push_back(broken);
   write_report(a.out_dir, w.partial);
   std::cout << summary(w.partial) << "report: " << a.out_dir << "/report.md\n";
+  // The verifier's own cross-checks (GPU against CPU) failing is not the submission's fault.
+  if (w.child_error.rfind("verifier error", 0) == 0) {
+    std::cerr << "rope2d verify: " << w.child_error << "\n";
+    return Exit::usage;
+  }
   return Exit::submission_failed;
 }
 
