@@ -222,6 +222,20 @@ struct Testbed::Impl {
   }
   void make_fresh(const Problem& p) { make_inputs(p, made_gc, made_gs, &made_theta, false, made_positions, made_table); }
 
+  // The output hook of run() for Testbed's `judge`: the output judged against a fresh fill of
+  // the inputs, not the call's buffers (a kernel that writes its inputs is judged on what it
+  // was given, as the CPU judge is with its host copy; the fused call reads no angles, the
+  // fill makes them).
+  std::function<void(const float*)> judging(const Problem& p, const Testbed::OutputJudge& judge) {
+    if (!judge) return {};
+    if (!p.counter) throw std::invalid_argument(p.spec.name() + ": judging on the GPU needs a counter-based problem");
+    return [this, &p, &judge](const float* o) {
+      make_fresh(p);
+      judge({made_gc.data(), made_gs.data(), reinterpret_cast<const float*>(made_theta.data()), o, p.n(), ref::abi_code(p.spec.grad_dtype)},
+            stream);
+    };
+  }
+
   // True when the data of a and b (device) are the same bytes.
   bool same_on_device(const Buffer& a, const Buffer& b) {
     if (a.bytes != b.bytes) return false;
@@ -463,16 +477,7 @@ DeviceRun Testbed::run(BackwardFn fn, const Problem& p, const RunChecks& checks,
     return fn(m.gc.data(), m.gs.data(), reinterpret_cast<const float*>(m.theta.data()),
               reinterpret_cast<float*>(m.out.data()), p.n(), dtype, s);
   };
-  std::function<void(const float*)> judged;
-  if (judge) {
-    // Judged against a fresh fill, not the call's buffers: a kernel that writes its inputs is
-    // judged on the inputs it was given, as the CPU judge does with its host copy.
-    if (!p.counter) throw std::invalid_argument(p.spec.name() + ": judging on the GPU needs a counter-based problem");
-    judged = [&](const float* out) {
-      m.make_fresh(p);
-      judge({m.made_gc.data(), m.made_gs.data(), reinterpret_cast<const float*>(m.made_theta.data()), out, p.n(), dtype}, m.stream);
-    };
-  }
+  const auto judged = m.judging(p, judge);
   if (p.device_only) return m.run(p, checks, call, {&m.gc, &m.gs, &m.theta}, {nullptr, nullptr, nullptr}, judged);
   return m.run(p, checks, call, {&m.gc, &m.gs, &m.theta}, {p.gc.data(), p.gs.data(), p.theta.data()}, judged);
 }
@@ -497,15 +502,7 @@ DeviceRun Testbed::run_fused(FusedFn fn, const Problem& p, const RunChecks& chec
               reinterpret_cast<const float*>(m.table.data()), reinterpret_cast<float*>(m.out.data()), tokens,
               static_cast<int>(p.spec.head_dim), dtype, s);
   };
-  std::function<void(const float*)> judged;
-  if (judge) {
-    // Against a fresh fill (as run() does), angles included: the fused call reads none.
-    if (!p.counter) throw std::invalid_argument(p.spec.name() + ": judging the fused path on the GPU needs a counter-based problem");
-    judged = [&](const float* out) {
-      m.make_fresh(p);
-      judge({m.made_gc.data(), m.made_gs.data(), reinterpret_cast<const float*>(m.made_theta.data()), out, p.n(), dtype}, m.stream);
-    };
-  }
+  const auto judged = m.judging(p, judge);
   const void* host_gc = p.device_only ? nullptr : p.gc.data();
   const void* host_gs = p.device_only ? nullptr : p.gs.data();
   return m.run(p, checks, call, {&m.gc, &m.gs, &m.positions, &m.table}, {host_gc, host_gs, p.positions.data(), p.theta_table.data()},
