@@ -213,6 +213,11 @@ int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
   w.partial.results.push_back(broken);
   write_report(a.out_dir, w.partial);
   std::cout << summary(w.partial) << "report: " << a.out_dir << "/report.md\n";
+  // The verifier's own cross-checks (GPU against CPU) failing is not the submission's fault.
+  if (w.child_error.rfind("verifier error", 0) == 0) {
+    std::cerr << "rope2d verify: " << w.child_error << "\n";
+    return Exit::usage;
+  }
   return Exit::submission_failed;
 }
 
@@ -267,6 +272,9 @@ Action add_verify(CLI::App& app) {
   app.add_option("--golden", a->golden, "golden set checked when no GPU is present")->capture_default_str();
   app.add_flag("--ieee-subnormals", a->ieee_subnormals,
                "demand IEEE subnormal behaviour (by default a kernel may flush subnormal values to zero)");
+  app.add_flag("--cpu-judge", a->cpu_judge,
+               "make every set's inputs, reference and comparison on the CPU (by default the randn and layout sets are "
+               "made and judged on the GPU, a sample of each cross-checked against the CPU)");
   app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");
   app.add_flag("--bench", a->bench, "also time the submission on the 16 workloads");
   app.add_flag("--quiet", a->quiet, "no progress display");

@@ -23,6 +23,8 @@ int verify_sanitized(const VerifyArgs& a) {
                            "--call-timeout", fmt::format("{}", std::max(120.0, 30 * a.call_timeout))});
   for (const auto& f : a.nvcc_flags) args.push_back("--nvcc-flag=" + f);
   if (a.ieee_subnormals) args.push_back("--ieee-subnormals");
+  // Judged on the CPU under the tools, so they watch the submission and the testbed only.
+  args.push_back("--cpu-judge");
   const std::string out = (a.out_dir.empty() ? std::string("reports/verify/sanitize") : a.out_dir) + "/sanitize";
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();

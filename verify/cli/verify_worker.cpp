@@ -64,6 +64,20 @@ void bench_into(Report& rep, BackwardFn fn) {
                                                      geomean(times) * 1e3, mean)});
 }
 
+// The report's time line: what ran where, and what overlapped.
+std::string time_line(const Phases& t, bool device_inputs) {
+  std::string s = fmt::format("CPU (one round ahead, during the calls): inputs {:.1f} s, reference {:.1f} s; "
+                              "GPU calls and integrity checks {:.1f} s{}; CPU comparison {:.1f} s ({} set rounds)",
+                              t.inputs, t.reference, t.gpu, device_inputs ? " (randn and layout inputs made on the GPU in it)" : "",
+                              t.compare, t.cpu_sets);
+  if (device_inputs)
+    s += fmt::format("; GPU reference and comparison {:.1f} s ({} set rounds), CPU settling of the elements handed back "
+                     "{:.1f} s ({} set rounds judged whole on the CPU: more failures or handed-back elements than the GPU "
+                     "pass keeps), sample cross-check against the CPU {:.1f} s",
+                     t.gpu_check, t.gpu_sets, t.settle, t.whole_on_cpu, t.cross_check);
+  return s;
+}
+
 void send_end(int fd, const SetResult& r, Tier gate) {
   proto::send(fd, proto::End{r.name, r.set, r.dtype, r.disposition(gate), outcome(r, gate)});
 }
@@ -170,8 +184,15 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   judge.worst_dir = opts.worst_dir;
   judge.on_call = [fd](const std::string& name) { proto::send(fd, proto::Call{name}); };
   judge.on_called = [fd] { proto::send(fd, proto::Called{}); };
-  std::vector<Entry> entries{plain_entry(bed, sub.backward)};
-  if (sub.fused) entries.push_back(fused_entry(bed, sub.fused));
+  // The randn and layout sets (counter-based, the bulk of every run) made and judged on the
+  // GPU, unless --cpu-judge; the others (and those handed back) on the CPU.
+  judge.device_inputs = !a.cpu_judge;
+  DeviceJudging how;
+  how.gate = gate;
+  how.subnormals = judge.subnormals;
+  const DeviceJudging* gpu = judge.device_inputs ? &how : nullptr;
+  std::vector<Entry> entries{plain_entry(bed, sub.backward, gpu)};
+  if (sub.fused) entries.push_back(fused_entry(bed, sub.fused, gpu));
   for (std::size_t k = 0; k < specs.size(); ++k) {
     proto::send(fd, proto::Start{specs[k].name(), k, specs.size()});
     judge.next = k + 1 < specs.size() ? &specs[k + 1] : nullptr;  // made during this set's last round
@@ -206,9 +227,7 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   }
   // Each case's inputs and reference are made one round ahead, in the background, so those
   // two phases overlap the calls and comparisons of the round before.
-  rep.header.push_back({"time", fmt::format("inputs {:.1f} s, reference {:.1f} s (made one round ahead, during the calls), "
-                                            "GPU calls and integrity checks {:.1f} s, comparison {:.1f} s",
-                                            t.inputs, t.reference, t.gpu, t.compare)});
+  rep.header.push_back({"time", time_line(t, judge.device_inputs)});
   if (a.bench && !judge.context_lost()) bench_into(rep, sub.backward);
   finish(fd, a, rep);
   return 0;

@@ -23,6 +23,7 @@ struct VerifyArgs {
   bool sanitize = false, sanitize_set = false;  // --sanitize; the reduced set it re-executes with
   bool huge = false;                            // --huge: also the sets past 2^31 elements
   bool ieee_subnormals = false;                 // --ieee-subnormals: flushing a subnormal value fails
+  bool cpu_judge = false;                       // --cpu-judge: reference and comparison on the CPU for every set
   std::string sanitizer = "compute-sanitizer";
   std::uint64_t seed = 1;
   int rounds = 2;

@@ -4,6 +4,7 @@
 #   mkdir -p .device/bin && cp build/verify/rope2d build/properties/kernel_prop build/cuda/librope2d_kernel.so .device/bin/
 #   cp -r build/python/lib/* .device/bin/  # librope2d_py.so with its MPFR and GMP and worst/, for the python step
 #   cp build/verify/gpu_check_gpu_test .device/bin/   # for the gpucheck step
+#   cp build/verify/counter_gpu_test .device/bin/     # for the counter step
 # then run this script there with .device carried. Each step's log is kept even if one fails.
 set -uo pipefail
 out=${OUT:-reports/device}
@@ -27,6 +28,9 @@ PY
             python3 verify/python/bench_torch.py --library $bin/librope2d_kernel.so --workloads "$list" --runs ${PAIRED_RUNS:-100} \
               >"$out/paired.json" 2>"$out/paired.log"; tail -n 16 "$out/paired.log" ;;
     verify) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet ${VERIFY_FLAGS:-} --out "$out/verify" 2>&1 | tail -n 60 | tee "$out/verify.log" ;;
+    verifycpu) # The full run again with every set judged on the CPU; samejudge compares the two reports.
+             /usr/bin/time -f "verify --cpu-judge wall %e s" $bin/rope2d verify --quiet --cpu-judge ${VERIFY_FLAGS:-} --out "$out/verifycpu" 2>&1 | tail -n 60 | tee "$out/verifycpu.log" ;;
+    samejudge) python3 verify/scripts/same_judgement.py "$out/verify/report.json" "$out/verifycpu/report.json" 2>&1 | tail -n 40 | tee "$out/samejudge.log" ;;
     verify3) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet --grad-dtypes bf16,fp16,fp32 --out "$out/tolerance" 2>&1 | tail -n 20 | tee "$out/tolerance.log" ;;
     defective) PATH=/usr/local/cuda/bin:$PATH verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective 2>&1 | tee "$out/defective${DEFECTIVE_PART:-}.log" ;;
     interop) python3 verify/python/golden_interop.py data/golden-smoke /tmp/torch_outputs.safetensors 2>&1 | tee "$out/interop.log"
@@ -66,11 +70,13 @@ PY
                   ${EXHAUSTIVE_RANGE:+--range $EXHAUSTIVE_RANGE} ${EXHAUSTIVE_SHARD:+--shard $EXHAUSTIVE_SHARD} --out "$out/exhaustive" \
                   2>&1 | tail -n 60 | tee "$out/exhaustive.log"
                 cp "$out/exhaustive/sweep_worst.txt" "$out/sweep_worst.txt" 2>/dev/null ;;
+    counter) # Counter-based inputs made on the GPU against the CPU's, bit for bit; the testbed's GPU-made inputs.
+             $bin/counter_gpu_test 2>&1 | tail -n 40 | tee "$out/counter_gpu_test.log" ;;
     sincosf) timeout 300 $bin/sincosf_ulp 2>&1 | tee "$out/sincosf_ulp.log" ;;
     verifyq) /usr/bin/time -f "verify --quick wall %e s" $bin/rope2d verify --quick --quiet ${VERIFY_FLAGS:-} --out "$out/verifyq" 2>&1 | tail -n 30 | tee "$out/verifyq.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify verifyq tolerance nightly shards exhaustive 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards exhaustive 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0

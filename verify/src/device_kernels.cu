@@ -4,6 +4,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "rope2d/rope2d_backward.h"
@@ -39,6 +40,68 @@ void launch_iota32(std::uint32_t* p, std::int64_t n, std::uint32_t first, cudaSt
 }
 
 void launch_spin(std::uint64_t nanoseconds, cudaStream_t s) { spin<<<1, 1, 0, s>>>(nanoseconds); }
+
+__global__ void counter_fill(void* gc, void* gs, float* theta, std::int64_t n, std::uint64_t seed, ref::counter::Encoding enc,
+                             const std::int32_t* positions, const float* table, std::int64_t head_dim) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if (gc) {
+      std::uint32_t a, b;
+      ref::counter::normal_grads(seed, static_cast<std::uint64_t>(i), enc, a, b);
+      if (enc.width == 16) {
+        static_cast<std::uint16_t*>(gc)[i] = static_cast<std::uint16_t>(a);
+        static_cast<std::uint16_t*>(gs)[i] = static_cast<std::uint16_t>(b);
+      } else {
+        static_cast<std::uint32_t*>(gc)[i] = a;
+        static_cast<std::uint32_t*>(gs)[i] = b;
+      }
+    }
+    if (theta)
+      theta[i] = positions ? ref::counter::layout_angle(positions, table, i, head_dim)
+                           : ref::counter::normal_angle(seed, static_cast<std::uint64_t>(i));
+  }
+}
+
+__global__ void count_differences(const unsigned char* a, const unsigned char* b, std::int64_t bytes, unsigned long long* count) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  unsigned long long mine = 0;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < bytes; i += stride) mine += a[i] != b[i];
+  if (mine) atomicAdd(count, mine);
+}
+
+__global__ void gather(const unsigned char* gc, const unsigned char* gs, const float* theta, int es, const std::int64_t* idx,
+                       int k, unsigned char* gc_out, unsigned char* gs_out, float* theta_out) {
+  const int j = static_cast<int>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= k) return;
+  const std::int64_t i = idx[j];
+  for (int b = 0; b < es; ++b) {
+    gc_out[j * es + b] = gc[i * es + b];
+    gs_out[j * es + b] = gs[i * es + b];
+  }
+  theta_out[j] = theta[i];
+}
+
+void launch_count_differences(const void* a, const void* b, std::int64_t bytes, unsigned long long* count, cudaStream_t s) {
+  if (bytes <= 0) return;
+  const std::int64_t blocks = std::min<std::int64_t>((bytes + 255) / 256, 132 * 16);
+  count_differences<<<static_cast<unsigned>(blocks), 256, 0, s>>>(static_cast<const unsigned char*>(a),
+                                                                 static_cast<const unsigned char*>(b), bytes, count);
+}
+
+void launch_gather(const void* gc, const void* gs, const float* theta, int es, const std::int64_t* idx, int k, void* gc_out,
+                   void* gs_out, float* theta_out, cudaStream_t s) {
+  if (k <= 0) return;
+  gather<<<static_cast<unsigned>((k + 127) / 128), 128, 0, s>>>(static_cast<const unsigned char*>(gc), static_cast<const unsigned char*>(gs),
+                                                               theta, es, idx, k, static_cast<unsigned char*>(gc_out),
+                                                               static_cast<unsigned char*>(gs_out), theta_out);
+}
+
+void launch_counter_fill(void* gc, void* gs, float* theta, std::int64_t n, std::uint64_t seed, ref::counter::Encoding enc,
+                         const std::int32_t* positions, const float* table, std::int64_t head_dim, cudaStream_t s) {
+  if (n <= 0) return;
+  const std::int64_t blocks = std::min<std::int64_t>((n + 255) / 256, 132 * 32);
+  counter_fill<<<static_cast<unsigned>(blocks), 256, 0, s>>>(gc, gs, theta, n, seed, enc, positions, table, head_dim);
+}
 
 }  // namespace rope2d::verify::detail
 

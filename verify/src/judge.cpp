@@ -35,15 +35,19 @@ bool same_problem(const ProblemSpec& a, const ProblemSpec& b) {
 
 }  // namespace
 
-Judge::Made Judge::make_case(const ProblemSpec& s, Case c, const std::string& worst_dir) {
+Judge::Made Judge::make_case(const ProblemSpec& s, Case c, const std::string& worst_dir, bool device_inputs) {
   Made m{std::move(c)};
   Phases t;
   t.time(t.inputs, [&] {
     if (s.set == "worst") m.c.problem = suite_problem(s, worst_dir);  // the committed lists, not a generator
-    else make_problem(s, m.c.problem);
+    else make_problem(s, m.c.problem, !device_inputs);
     return 0;
   });
-  t.time(t.reference, [&] { return compute_expected(m.c.problem, m.c.expected), 0; });
+  if (m.c.problem.device_only) {  // made and judged on the GPU by the entries
+    m.c.expected = {};
+  } else {
+    t.time(t.reference, [&] { return compute_expected(m.c.problem, m.c.expected), 0; });
+  }
   m.inputs = t.inputs;
   m.reference = t.reference;
   return m;
@@ -66,7 +70,9 @@ void Judge::recycle(Case c) {
 
 void Judge::make_ahead(const ProblemSpec& s) {
   ahead_spec_ = s;
-  ahead_ = std::async(std::launch::async, [s, c = spare(), dir = worst_dir]() mutable { return make_case(s, std::move(c), dir); });
+  ahead_ = std::async(std::launch::async, [s, c = spare(), dir = worst_dir, dev = device_inputs]() mutable {
+    return make_case(s, std::move(c), dir, dev);
+  });
 }
 
 Case Judge::take_case(const ProblemSpec& s) {
@@ -84,7 +90,7 @@ Case Judge::take_case(const ProblemSpec& s) {
     if (wanted) return std::move(m.c);
     recycle(std::move(m.c));
   }
-  Made m = make_case(s, spare(), worst_dir);
+  Made m = make_case(s, spare(), worst_dir, device_inputs);
   phases.inputs += m.inputs;
   phases.reference += m.reference;
   return std::move(m.c);
@@ -129,8 +135,20 @@ std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const CaseSource& c
       }
       // Keep every distinct finding across rounds (later rounds skip some checks).
       for (const std::string& f : run.findings) add_finding(sets[e].integrity, f);
-      r.metrics.merge(phases.time(phases.compare, [&] { return compare(c.problem, c.expected, run.out.data(), gate_, max_failures, subnormals); }),
-                      max_failures);
+      phases.gpu -= run.check_s + run.settle_s + run.cross_s;  // judging inside the call, counted apart
+      phases.gpu_check += run.check_s;
+      phases.settle += run.settle_s;
+      phases.cross_check += run.cross_s;
+      if (run.metrics) {
+        ++phases.gpu_sets;
+        phases.whole_on_cpu += run.whole_on_cpu;
+        r.metrics.merge(*run.metrics, max_failures);
+      } else {
+        if (c.problem.device_only) throw std::logic_error(r.name + ": an entry that does not judge was given a problem made for the GPU");
+        ++phases.cpu_sets;
+        r.metrics.merge(phases.time(phases.compare, [&] { return compare(c.problem, c.expected, run.out.data(), gate_, max_failures, subnormals); }),
+                        max_failures);
+      }
       r.kernel_ms = std::max(r.kernel_ms, run.kernel_ms);
     }
     recycle(std::move(c));

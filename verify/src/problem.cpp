@@ -2,6 +2,7 @@
 #include "rope2d/verify/problem.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <stdexcept>
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "rope2d/ref/counter_random.hpp"
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/ref/random.hpp"
 
@@ -28,6 +30,16 @@ void fit(std::vector<T>& v, std::int64_t n) {
 
 void store(std::vector<std::uint8_t>& v, std::int64_t i, ref::Dtype d, double x) {
   ref::encode(d, x, &v[i * ref::size_bytes(d)]);
+}
+
+// Storage bits of a 2- or 4-byte element (little-endian, as every target of this suite).
+void store_bits(std::vector<std::uint8_t>& v, std::int64_t i, int esize, std::uint32_t bits) {
+  if (esize == 2) {
+    const auto b = static_cast<std::uint16_t>(bits);
+    std::memcpy(&v[i * 2], &b, 2);
+  } else {
+    std::memcpy(&v[i * 4], &bits, 4);
+  }
 }
 
 // Each chunk has its own stream of draws, seeded from the problem's seed and the chunk index.
@@ -123,15 +135,33 @@ void parallel_chunks(std::int64_t n, std::int64_t chunk, const std::function<voi
   if (error) std::rethrow_exception(error);
 }
 
-void make_problem(const ProblemSpec& spec, Problem& p) {
+bool counter_source(const ProblemSpec& spec) { return spec.source == AngleSource::randn || spec.source == AngleSource::layout; }
+
+ref::Element Problem::counter_element(std::int64_t i) const {
+  if (!counter) throw std::logic_error("problem " + spec.name() + ": not counter-based");
+  std::uint32_t a, b;
+  ref::counter::normal_grads(spec.seed, static_cast<std::uint64_t>(i), ref::counter::encoding_of(spec.grad_dtype), a, b);
+  auto value = [&](std::uint32_t bits) {
+    if (spec.grad_dtype == ref::Dtype::fp32) return static_cast<double>(std::bit_cast<float>(bits));
+    return ref::decode16(spec.grad_dtype, static_cast<std::uint16_t>(bits));
+  };
+  const float t = spec.source == AngleSource::randn ? ref::counter::normal_angle(spec.seed, static_cast<std::uint64_t>(i))
+                                                    : ref::counter::layout_angle(positions.data(), theta_table.data(), i, spec.head_dim);
+  return {value(a), value(b), t};
+}
+
+void make_problem(const ProblemSpec& spec, Problem& p) { make_problem(spec, p, true); }
+
+void make_problem(const ProblemSpec& spec, Problem& p, bool host_inputs) {
   const std::int64_t n = spec.n();
   if (n < 0) throw std::invalid_argument("problem " + spec.name() + ": negative size");
   p.spec = spec;
   const int esize = ref::size_bytes(spec.grad_dtype);
+  p.device_only = !host_inputs && counter_source(spec);
   // Every element below n is written in the loop, so reused buffers need no clearing.
-  fit(p.gc, n * esize);
-  fit(p.gs, n * esize);
-  fit(p.theta, n);
+  fit(p.gc, p.device_only ? 0 : n * esize);
+  fit(p.gs, p.device_only ? 0 : n * esize);
+  fit(p.theta, p.device_only ? 0 : n);
   p.positions.clear();
   p.theta_table.clear();
   if (spec.source == AngleSource::layout) {
@@ -152,24 +182,33 @@ void make_problem(const ProblemSpec& spec, Problem& p) {
         p.positions.push_back(static_cast<std::int32_t>(pos.x));
       }
   }
-  const std::int64_t half = spec.head_dim / 2;
+  // randn and layout sets (the bulk of every run) come from the counter: element i is a pure
+  // function of (seed, i), the same bits on the GPU (device_kernels.cu fills from it).
+  p.counter = counter_source(spec);
+  if (p.device_only) return;
+  if (p.counter) {
+    const ref::counter::Encoding enc = ref::counter::encoding_of(spec.grad_dtype);
+    parallel_chunks(n, gen_chunk, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        std::uint32_t gc, gs;
+        ref::counter::normal_grads(spec.seed, static_cast<std::uint64_t>(i), enc, gc, gs);
+        store_bits(p.gc, i, esize, gc);
+        store_bits(p.gs, i, esize, gs);
+        p.theta[i] = spec.source == AngleSource::randn
+                         ? ref::counter::normal_angle(spec.seed, static_cast<std::uint64_t>(i))
+                         : ref::counter::layout_angle(p.positions.data(), p.theta_table.data(), i, spec.head_dim);
+      }
+    });
+    return;
+  }
   parallel_chunks(n, gen_chunk, [&](std::int64_t begin, std::int64_t end) {
     ref::Random rng(chunk_seed(spec.seed, begin / gen_chunk));
     for (std::int64_t i = begin; i < end; ++i) {
       ref::Element e{};
       switch (spec.source) {
         case AngleSource::randn:
-          e = ref::draw(ref::Regime::randn, rng, spec.grad_dtype);
-          p.theta[i] = e.t;
-          break;
-        case AngleSource::layout: {
-          // ref::angles' product, formed here per element: (y or x) * theta[k], in float32.
-          const std::int64_t token = i / spec.head_dim, k = (i % spec.head_dim) % half;
-          const float pos = static_cast<float>(p.positions[2 * token + (k % 2 == 0 ? 0 : 1)]);
-          p.theta[i] = pos * p.theta_table[k];
-          e = {ref::round_to(spec.grad_dtype, rng.normal()), ref::round_to(spec.grad_dtype, rng.normal()), p.theta[i]};
-          break;
-        }
+        case AngleSource::layout:
+          throw std::logic_error("counter-based sources are made above");
         case AngleSource::regime:
           e = ref::draw(spec.regime, rng, spec.grad_dtype);
           p.theta[i] = e.t;

@@ -14,6 +14,8 @@ expect() {  # expect FILE RC PATTERN [extra verify args...]; FILE in KERNELS_DIR
   local name; name=$(basename "${file%.*}")$(printf '%s' "$*" | tr -c 'a-z' '_')
   # DEFECTIVE_ONLY=REGEX runs only the matching cases (to split a long run into parts).
   if [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ $name =~ $DEFECTIVE_ONLY ]]; then return; fi
+  # DEFECTIVE_SKIP=REGEX leaves the matching cases out (e.g. huge: the two --huge runs, 2 minutes).
+  if [ -n "${DEFECTIVE_SKIP:-}" ] && [[ $name =~ $DEFECTIVE_SKIP ]]; then echo "SKIPPED $name (DEFECTIVE_SKIP)"; return; fi
   case $file in /*) ;; *) file=$kernels/$file ;; esac
   # A kernel's own nvcc flags, from a "// nvcc-flags: ..." line in its source.
   local flag

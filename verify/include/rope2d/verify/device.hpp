@@ -7,11 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "rope2d/rope2d_backward.h"
+#include "rope2d/verify/gpu_check.hpp"
 #include "rope2d/verify/problem.hpp"
 
 namespace rope2d::verify {
@@ -65,9 +67,27 @@ class Testbed {
   Testbed(const Testbed&) = delete;
   Testbed& operator=(const Testbed&) = delete;
 
-  DeviceRun run(BackwardFn fn, const Problem& p, const RunChecks& checks = {});
-  // The fused entry point, on a problem with positions (layout sets).
-  DeviceRun run_fused(FusedFn fn, const Problem& p, const RunChecks& checks = {});
+  // `judge`, when given, gets the timed call's output on the device with a fresh GPU fill of
+  // the inputs the call was given (counter-based problems only; a kernel that wrote its
+  // inputs is judged on what it was given) and a stream to work on, before any later call:
+  // the device path's GPU comparison. A
+  // Problem::device_only problem's inputs are made on the GPU and compared after the call
+  // with a fresh GPU fill (there is no host copy).
+  using OutputJudge = std::function<void(const DeviceArrays&, void* stream)>;
+  DeviceRun run(BackwardFn fn, const Problem& p, const RunChecks& checks = {}, const OutputJudge& judge = {});
+  // The fused entry point, on a problem with positions (layout sets); `judge` as for run().
+  DeviceRun run_fused(FusedFn fn, const Problem& p, const RunChecks& checks = {}, const OutputJudge& judge = {});
+  // The cross-check of a GPU-judged problem: `samples` elements drawn from the counter
+  // (the first and last among them) gathered from the device inputs `a`, compared with the
+  // CPU's counter bit for bit, and the GPU comparison's certified reference of each compared
+  // with the CPU certified path's (compute_expected) bit for bit. "" when all agree, else
+  // the first difference in words.
+  std::string cross_check(const Problem& p, const DeviceArrays& a, int samples);
+  // A counter-based problem's inputs (Problem::counter; run() and run_fused() make them on
+  // the GPU) made on the GPU and compared with p's host bits: "" when every bit agrees, else
+  // the first difference. run() calls it when a changed input is found, so that the GPU and
+  // CPU disagreeing is reported as the verifier's error, not the kernel's.
+  std::string counter_mismatch(const Problem& p);
 
  private:
   struct Impl;

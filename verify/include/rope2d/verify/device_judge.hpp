@@ -14,8 +14,28 @@ CallResult call_result(DeviceRun run);
 // buffers, which is what catches a kernel that caches results), the repeat check always.
 RunChecks checks_for_round(int round);
 
-Entry plain_entry(Testbed& bed, BackwardFn fn);
+// How the entries judge a Problem::device_only problem (Judge::device_inputs): on the GPU
+// (gpu_check.hpp) while the inputs and the output are on the device; the elements the GPU
+// hands back settled on the CPU (settle); the whole problem on the CPU, from the counter,
+// where more failures or deferred elements came back than the pass keeps (so the FAIL lines
+// are the first ones by index, as compare() gives them); and every round a sample of
+// `cross_samples` elements cross-checked against the CPU (Testbed::cross_check): a difference
+// throws (a verifier error, not a verdict). The judge's settings, copied.
+struct DeviceJudging {
+  Tier gate = Tier::float32_bound;
+  Subnormals subnormals = Subnormals::flush_allowed;
+  std::size_t max_failures = 10;  // FAIL lines per set, as the judge keeps them
+  int cross_samples = 1024;
+};
+
+// A device_only problem judged as DeviceJudging says, through one call of the testbed: the
+// one place where the GPU comparison plugs into the device path.
+CallResult judged_on_gpu(Testbed& bed, const Problem& p, const DeviceJudging& how,
+                         const std::function<DeviceRun(const Testbed::OutputJudge&)>& run);
+
+// Without `gpu` (or for problems with host inputs) the judge compares the outputs itself.
+Entry plain_entry(Testbed& bed, BackwardFn fn, const DeviceJudging* gpu = nullptr);
 // Applies to problems with positions (layout sets).
-Entry fused_entry(Testbed& bed, FusedFn fn);
+Entry fused_entry(Testbed& bed, FusedFn fn, const DeviceJudging* gpu = nullptr);
 
 }  // namespace rope2d::verify

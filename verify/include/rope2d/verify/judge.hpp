@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <future>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct CallResult {
   bool context_lost = false;          // nothing more can run in this process
   bool declined = false;              // the kernel declined the grad dtype (ROPE2D_ERR_UNSUPPORTED_DTYPE)
   double kernel_ms = 0;
+  // Set when the entry judged the outputs itself (the device path's GPU comparison of a
+  // Problem::device_only problem): the judge merges these instead of comparing `out`.
+  std::optional<Metrics> metrics;
+  // Seconds of the call spent judging (in Phases::gpu_check, settle, cross_check, not gpu).
+  double check_s = 0, settle_s = 0, cross_s = 0;
+  bool whole_on_cpu = false;  // `metrics` came from the CPU judge over the whole problem (settle_s)
 };
 
 // One entry point of a kernel, judged as one set: `call` runs it on round r's problem.
@@ -46,6 +53,11 @@ using CaseSource = std::function<Case(int round)>;
 // Where a run's wall time goes, in seconds, for the report header.
 struct Phases {
   double inputs = 0, reference = 0, gpu = 0, compare = 0;
+  // The device path's GPU-judged sets: reference and comparison on the GPU, the CPU's judging
+  // of the elements handed back, the per-round sample cross-checked against the CPU.
+  double gpu_check = 0, settle = 0, cross_check = 0;
+  std::int64_t gpu_sets = 0, cpu_sets = 0;  // set rounds judged each way
+  std::int64_t whole_on_cpu = 0;            // GPU-made set rounds judged whole on the CPU (in settle)
   template <class F>
   auto time(double& into, F&& f) {
     const auto start = std::chrono::steady_clock::now();
@@ -73,6 +85,10 @@ class Judge {
   Subnormals subnormals = Subnormals::flush_allowed;
   // Where the worst set's lists are (suite_problem); empty when the suite has no worst set.
   std::string worst_dir;
+  // Counter-based sets (counter_source) are made without host inputs or a CPU reference
+  // (Problem::device_only): every entry must judge them itself (CallResult::metrics). The
+  // device path sets it, where the entries judge on the GPU.
+  bool device_inputs = false;
   Phases phases;
   // The set judged after the next judge(spec, entries) call, if known: its first round's case
   // is made in the background during that call's last round (used once, then cleared).
@@ -93,7 +109,7 @@ class Judge {
     double inputs = 0, reference = 0;  // seconds
   };
   // A case's inputs and reference, into the buffers of `c` (their capacity kept).
-  static Made make_case(const ProblemSpec& s, Case c, const std::string& worst_dir);
+  static Made make_case(const ProblemSpec& s, Case c, const std::string& worst_dir, bool device_inputs);
   Case take_case(const ProblemSpec& s);
   void make_ahead(const ProblemSpec& s);
   Case spare();

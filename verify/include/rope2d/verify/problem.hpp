@@ -66,11 +66,20 @@ struct Problem {
   std::vector<float> theta;          // idx_theta
   std::vector<std::int32_t> positions;  // (y, x) per token, layout sets only
   std::vector<float> theta_table;       // layout sets only
+  // Inputs from the counter (ref/counter_random.hpp: randn and layout sources): element i
+  // is a pure function of (spec.seed, i) and the positions, so the GPU can make them itself.
+  bool counter = false;
+  // A counter-based problem whose inputs were not made on the host (make_problem with
+  // host_inputs false: the device path makes and judges them on the GPU). gc, gs and theta
+  // are empty; element(i) recomputes element i from the counter.
+  bool device_only = false;
 
-  std::int64_t n() const { return static_cast<std::int64_t>(theta.size()); }
-  double gc_at(std::int64_t i) const { return decode(gc, i); }
-  double gs_at(std::int64_t i) const { return decode(gs, i); }
-  ref::Element element(std::int64_t i) const { return {gc_at(i), gs_at(i), theta[i]}; }
+  std::int64_t n() const { return device_only ? spec.n() : static_cast<std::int64_t>(theta.size()); }
+  double gc_at(std::int64_t i) const { return device_only ? element(i).gc : decode(gc, i); }
+  double gs_at(std::int64_t i) const { return device_only ? element(i).gs : decode(gs, i); }
+  ref::Element element(std::int64_t i) const { return device_only ? counter_element(i) : ref::Element{decode(gc, i), decode(gs, i), theta[i]}; }
+  // Element i from the counter (counter problems only), without the host arrays.
+  ref::Element counter_element(std::int64_t i) const;
 
  private:
   double decode(const std::vector<std::uint8_t>& v, std::int64_t i) const;
@@ -88,6 +97,11 @@ Expected compute_expected(const Problem& p, bool all_dtypes = false);
 // The same into existing buffers (their capacity kept): the judge reuses one case's buffers
 // across rounds and sets, so large sets pay no fresh allocation and page faults each round.
 void make_problem(const ProblemSpec& spec, Problem& into);
+// The same with host_inputs false: a counter-based spec (counter_source) gets its shape,
+// seed and layout only (Problem::device_only); any other spec is made in full.
+void make_problem(const ProblemSpec& spec, Problem& into, bool host_inputs);
+// True when make_problem draws spec's inputs from the counter (randn and layout sources).
+bool counter_source(const ProblemSpec& spec);
 void compute_expected(const Problem& p, Expected& into, bool all_dtypes = false);
 
 // Runs fn(begin, end) over [0, n) in chunks on all hardware threads.
