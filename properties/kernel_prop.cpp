@@ -1,7 +1,7 @@
 // GPU properties of the project's kernel against the reference, over random mixed text-image
 // layouts (text runs, images 1x1 to 128x128, markers, varied base and NTK factor, seq_len up
 // to 131072), odd sizes and misaligned views, every grad dtype. Exits with the skip code
-// (77, SKIPPED in CTest) where no GPU exists.
+// (77, SKIPPED in CTest) where no GPU exists (verify/tests/gpu_test_main.cpp).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -159,15 +159,4 @@ RC_GTEST_PROP(Kernel, EveryConfigurationGivesTheSameBits, ()) {
     RC_ASSERT(r.integrity.ok());
     RC_ASSERT(std::memcmp(r.out.data(), base.out.data(), bytes) == 0);
   }
-}
-
-int main(int argc, char** argv) {
-  const DeviceInfo info = probe_device();
-  if (!info.available) {
-    std::printf("SKIPPED: %s\n", info.reason.c_str());
-    return 77;
-  }
-  std::printf("device: %s, %d SMs\n", info.name.c_str(), info.sm_count);
-  testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
 }

@@ -18,7 +18,8 @@ namespace rope2d::verify::gpucheck {
 // A verdict is settled on the GPU only when it is at least this far (relative) from each
 // threshold it is tested against: S and the products come from CUDA's sincos on the device
 // and from glibc's on the host, which differ by a few ulps of double (2^-50 relative at most),
-// so a verdict nearer its threshold than 2^-40 could differ between the two.
+// so a verdict nearer its threshold than 2^-40 could differ between the two. The same holds
+// for every discrete thing derived from S: tiers, subnormal products and histogram bins.
 inline constexpr double borderline = 0x1p-40;
 
 ROPE2D_HD inline double decode_grad(const void* p, int64_t i, int grad_dtype) {
@@ -49,7 +50,7 @@ ROPE2D_HD inline uint32_t float_bits(float f) {
 }
 
 struct Verdict {
-  bool defer = false;       // the CPU judge settles it (nothing else below is set)
+  bool defer = false;       // the CPU judge settles it (nothing below is to be read)
   bool bit_equal = false;   // bit-equal to the reference (NaN for NaN included)
   bool subnormal_ieee = false;  // a subnormal value takes part and the IEEE evaluation fits
   bool correctly_rounded = false;
@@ -61,8 +62,20 @@ struct Verdict {
 
 ROPE2D_HD inline bool near_threshold(double x, double threshold) { return fabs(x - threshold) <= borderline * threshold; }
 
-// The judgement metrics.cpp's compare() makes of (gc, gs, t) -> got, or defer.
-ROPE2D_HD inline Verdict judge(double gc, double gs, float t, float got) {
+// The error histogram's bin edges (core::error_bin) are thresholds too: a scaled error that
+// near a power of two could fall in the next bin on the other side (a scaled error of exactly
+// 2^8 is common: a grad that is a power of two, cos t = 1 and an error of whole ulps).
+ROPE2D_HD inline bool near_bin_edge(double scaled) {
+  if (!(scaled > 0) || !isfinite(scaled)) return false;
+  const int e = ilogb(scaled);  // between the edges 2^e and 2^(e+1)
+  return (e >= core::error_bin_low && e <= core::error_bin_high && near_threshold(scaled, ldexp(1.0, e))) ||
+         (e + 1 >= core::error_bin_low && e + 1 <= core::error_bin_high && near_threshold(scaled, ldexp(1.0, e + 1)));
+}
+
+// The judgement metrics.cpp's compare() makes of (gc, gs, t) -> got, or defer, given s and c:
+// sin t and cos t from the caller's double sincos (within the margin certified_enclosure.hpp
+// states). Every settled verdict is the same for any s and c within that margin.
+ROPE2D_HD inline Verdict judge_with(double gc, double gs, float t, float got, double s, double c) {
   Verdict v;
   const bool finite = isfinite(gc) && isfinite(gs) && isfinite(t);
   if (!finite || t == 0 || (gc == 0 && gs == 0)) {
@@ -82,8 +95,6 @@ ROPE2D_HD inline Verdict judge(double gc, double gs, float t, float got) {
     v.defer = true;  // NaN, Inf, the poison pattern: the CPU classifies them
     return v;
   }
-  double s, c;
-  sincos(static_cast<double>(t), &s, &c);
   const ref::Enclosure x = ref::enclose_terms(gc, gs, s, c);
   float ref;
   if (!ref::decide_fp32(x, &ref) || !isfinite(ref)) {
@@ -125,9 +136,20 @@ ROPE2D_HD inline Verdict judge(double gc, double gs, float t, float got) {
     v.subnormal_ieee = true;
   }
   v.scaled = err / (core::u24 * scale);  // scale > 0: not a special case
+  if (near_bin_edge(v.scaled)) {
+    v.defer = true;
+    return v;
+  }
   v.ulps = err / core::ulp_of(ref);
   v.correctly_rounded = ref == 0 && got == 0;  // ±0 against ∓0 counts as right
   return v;
+}
+
+// The judgement with this side's sincos: CUDA's on the device, glibc's on the host.
+ROPE2D_HD inline Verdict judge(double gc, double gs, float t, float got) {
+  double s, c;
+  sincos(static_cast<double>(t), &s, &c);
+  return judge_with(gc, gs, t, got, s, c);
 }
 
 // The element's record (a failure or the worst), from its inputs and verdict.

@@ -9,6 +9,7 @@
 
 #include "gpu_check_element.hpp"
 #include "rope2d/verify/gpu_check.hpp"
+#include "rope2d/verify/worst.hpp"
 
 namespace rope2d::verify {
 
@@ -141,24 +142,16 @@ Metrics settle(const CheckPass& pass, const ElementLookup& lookup, Tier gate, st
     // The deferred elements as a problem of their own, judged by compare(): fp32 grads hold
     // every bf16 and fp16 value exactly, and the flushed alternatives depend on values only.
     const std::int64_t n = static_cast<std::int64_t>(pass.deferred.size());
-    Problem sub;
-    sub.spec.set = "deferred";
-    sub.spec.grad_dtype = ref::Dtype::fp32;
-    sub.spec.elements = n;
-    sub.theta.resize(n);
-    sub.gc.resize(4 * n);
-    sub.gs.resize(4 * n);
+    std::vector<ref::Element> elements(n);
     std::vector<float> got(n);
     parallel_chunks(n, 1 << 14, [&](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t i = lo; i < hi; ++i) {
-        const ref::Element e = lookup(pass.deferred[i].index);
-        const float gc = static_cast<float>(e.gc), gs = static_cast<float>(e.gs);
-        std::memcpy(&sub.gc[4 * i], &gc, 4);
-        std::memcpy(&sub.gs[4 * i], &gs, 4);
-        sub.theta[i] = e.t;
+        elements[i] = lookup(pass.deferred[i].index);
         got[i] = pass.deferred[i].got;
       }
     });
+    const Problem sub = problem_of("deferred", ref::Dtype::fp32, elements);
+    if (sub.n() != n) throw std::logic_error("settle: a deferred element's grads are not float32 values");
     const Expected x = compute_expected(sub);
     Metrics d = compare(sub, x, got.data(), gate, max_failures, subnormals);
     for (ElementReport& f : d.failures) f.index = pass.deferred[f.index].index;

@@ -1,11 +1,13 @@
-// GPU test (label gpu; exit 77 without a device): the counter-based inputs made on the GPU
+// GPU test (label gpu; exit 77 without a device, gpu_test_main.cpp): the counter-based inputs made on the GPU
 // (device_kernels.cu, from ref/counter_random.hpp) equal the CPU's make_problem bit for bit,
 // for millions of elements per grad dtype, randn and layout sets; the check finds a single
 // flipped bit; and the testbed's own path (inputs made on the GPU, misaligned and flush with
 // their allocation's end) judges the project's kernel as passing with every integrity check ok;
 // and the device path's judging (judged_on_gpu: inputs made and judged on the GPU, no host
 // inputs) gives the metrics the CPU judge gives on the same outputs, FAIL lines included.
-#include <cstdio>
+#include <gtest/gtest.h>
+
+#include <cmath>
 #include <string>
 
 #include "rope2d/rope2d_backward.h"
@@ -19,13 +21,6 @@ using namespace rope2d::verify;
 
 namespace {
 
-int fails = 0;
-
-void expect(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  fails += !ok;
-}
-
 ProblemSpec spec(const std::string& set, AngleSource src, ref::Dtype d, std::int64_t batch, std::int64_t seq) {
   ProblemSpec s;
   s.set = set;
@@ -37,16 +32,17 @@ ProblemSpec spec(const std::string& set, AngleSource src, ref::Dtype d, std::int
   return s;
 }
 
+Testbed& testbed() {
+  static Testbed bed;
+  return bed;
+}
+
+// Equal to within the last bits CUDA's and glibc's double sincos differ by.
+bool close(double got, double want) { return got == want || std::fabs(got - want) <= 0x1p-40 * std::fabs(want); }
+
 }  // namespace
 
-int main() {
-  const DeviceInfo dev = probe_device();
-  if (!dev.available) {
-    std::printf("SKIPPED: %s\n", dev.reason.c_str());
-    return 77;
-  }
-  std::printf("device: %s\n", dev.name.c_str());
-  Testbed bed;
+TEST(CounterGpu, InputsMadeOnTheGpuEqualTheCpus) {
   std::int64_t compared = 0;
   for (ref::Dtype d : ref::grad_dtypes) {
     // randn: 32 x 1024 x 128 = 4,194,304 elements (grads and angles); layout: 16 x 2048 x 128;
@@ -54,20 +50,22 @@ int main() {
     for (const ProblemSpec& s : {spec("randn", AngleSource::randn, d, 32, 1024), spec("layout", AngleSource::layout, d, 16, 2048),
                                  spec("randn", AngleSource::randn, d, 1, 1 << 18).round(1)}) {
       const Problem p = make_problem(s);
-      const std::string m = bed.counter_mismatch(p);
-      expect(m.empty(), "GPU inputs equal the CPU's, " + s.name() + " round seed " + std::to_string(s.seed) +
-                            (m.empty() ? "" : ": differ at " + m));
+      const std::string m = testbed().counter_mismatch(p);
+      EXPECT_TRUE(m.empty()) << s.name() << " round seed " << s.seed << ": differ at " << m;
       compared += p.n();
     }
   }
   std::printf("compared %lld elements (grads and angles)\n", static_cast<long long>(compared));
+}
 
-  // The comparison can fail: one flipped bit of a host grad is found.
+TEST(CounterGpu, AFlippedHostBitIsReported) {
   Problem p = make_problem(spec("randn", AngleSource::randn, ref::Dtype::bf16, 1, 773));
   p.gs[2 * 1000] ^= 1;
-  expect(!bed.counter_mismatch(p).empty(), "a flipped host bit is reported");
+  EXPECT_FALSE(testbed().counter_mismatch(p).empty());
+}
 
-  // The testbed's path: inputs made on the GPU at every placement the suite uses.
+TEST(CounterGpu, TestbedWithGpuMadeInputsPassesTheKernel) {
+  // Inputs made on the GPU at every placement the suite uses.
   for (ref::Dtype d : ref::grad_dtypes)
     for (int variant = 0; variant < 3; ++variant) {
       ProblemSpec s = spec(variant == 2 ? "layout" : "odd", variant == 2 ? AngleSource::layout : AngleSource::randn, d, 1, 1);
@@ -81,19 +79,25 @@ int main() {
       }
       s.seed = name_seed(1, s.name());
       const Problem q = make_problem(s);
-      const DeviceRun run = bed.run(&rope2d_backward, q);
+      const DeviceRun run = testbed().run(&rope2d_backward, q);
       const Metrics m = compare(q, compute_expected(q), run.out.data(), Tier::float32_bound);
-      expect(run.integrity.ok() && m.passes(Tier::float32_bound) && m.count == q.n(),
-             "testbed with GPU-made inputs: " + s.name() + (s.flush_end ? " (flush end)" : "") + ": " + run.integrity.describe());
+      EXPECT_TRUE(run.integrity.ok()) << s.name() << ": " << run.integrity.describe();
+      EXPECT_TRUE(m.passes(Tier::float32_bound)) << s.name() << (s.flush_end ? " (flush end)" : "");
+      EXPECT_EQ(m.count, q.n()) << s.name();
       if (variant == 2) {
-        const DeviceRun fused = bed.run_fused(&rope2d_backward_fused, q);
+        const DeviceRun fused = testbed().run_fused(&rope2d_backward_fused, q);
         const Metrics f = compare(q, compute_expected(q), fused.out.data(), Tier::float32_bound);
-        expect(fused.integrity.ok() && f.passes(Tier::float32_bound), "fused path with GPU-made grads: " + s.name());
+        EXPECT_TRUE(fused.integrity.ok()) << "fused " << s.name() << ": " << fused.integrity.describe();
+        EXPECT_TRUE(f.passes(Tier::float32_bound)) << "fused " << s.name();
       }
     }
-  // The device path's judging against the CPU judge on the same outputs.
+}
+
+TEST(CounterGpu, DeviceJudgingEqualsTheCpuJudge) {
+  // judged_on_gpu: inputs made and judged on the GPU, no host inputs, against compare() on the
+  // same outputs; maxima to the last bits the two sides' sincos differ by.
   DeviceJudging how;
-  const Entry plain = plain_entry(bed, &rope2d_backward, &how), fused = fused_entry(bed, &rope2d_backward_fused, &how);
+  const Entry plain = plain_entry(testbed(), &rope2d_backward, &how), fused = fused_entry(testbed(), &rope2d_backward_fused, &how);
   for (ref::Dtype d : ref::grad_dtypes)
     for (const ProblemSpec& s : {spec("randn", AngleSource::randn, d, 8, 1024), spec("layout", AngleSource::layout, d, 4, 853)}) {
       Problem lean;
@@ -103,22 +107,20 @@ int main() {
       for (const Entry* e : {&plain, &fused}) {
         if (e == &fused && full.positions.empty()) continue;
         for (int round = 0; round < 2; ++round) {
+          const std::string what = e->prefix + s.name() + " round " + std::to_string(round);
           const CallResult c = e->call(lean, round);
-          if (!c.metrics || !c.error.empty() || !c.findings.empty()) {
-            expect(false, "device judging of " + e->prefix + s.name() + ": " + c.error);
-            continue;
-          }
+          ASSERT_TRUE(c.metrics && c.error.empty() && c.findings.empty()) << what << ": " << c.error;
           const Metrics cpu = compare(full, x, c.out.data(), Tier::float32_bound);
           const Metrics& gpu = *c.metrics;
-          bool same = gpu.count == cpu.count && gpu.correctly_rounded == cpu.correctly_rounded && gpu.max_scaled == cpu.max_scaled &&
-                      gpu.max_ulp == cpu.max_ulp && gpu.failures.size() == cpu.failures.size();
-          for (int k = 0; k < tier_count; ++k) same = same && gpu.over[k] == cpu.over[k];
-          expect(same && gpu.passes(Tier::float32_bound), "GPU-judged " + e->prefix + s.name() + " round " + std::to_string(round) +
-                                                             " equals the CPU judge (count " + std::to_string(gpu.count) + ", max " +
-                                                             std::to_string(gpu.max_scaled) + " vs " + std::to_string(cpu.max_scaled) + ")");
+          EXPECT_EQ(gpu.count, cpu.count) << what;
+          EXPECT_EQ(gpu.correctly_rounded, cpu.correctly_rounded) << what;
+          EXPECT_EQ(gpu.histogram, cpu.histogram) << what;
+          EXPECT_EQ(gpu.failures.size(), cpu.failures.size()) << what;
+          for (int k = 0; k < tier_count; ++k) EXPECT_EQ(gpu.over[k], cpu.over[k]) << what << " tier " << k;
+          EXPECT_TRUE(close(gpu.max_scaled, cpu.max_scaled)) << what << ": max " << gpu.max_scaled << " vs " << cpu.max_scaled;
+          EXPECT_TRUE(close(gpu.max_ulp, cpu.max_ulp)) << what << ": max ulp " << gpu.max_ulp << " vs " << cpu.max_ulp;
+          EXPECT_TRUE(gpu.passes(Tier::float32_bound)) << what;
         }
       }
     }
-  std::printf("%s\n", fails ? "FAILED" : "passed");
-  return fails ? 1 : 0;
 }

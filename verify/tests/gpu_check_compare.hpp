@@ -13,6 +13,7 @@
 #include "rope2d/ref/floats.hpp"
 #include "rope2d/verify/metrics.hpp"
 #include "rope2d/verify/problem.hpp"
+#include "rope2d/verify/worst.hpp"
 
 namespace rope2d::verify::compare_test {
 
@@ -43,20 +44,9 @@ inline std::vector<ProblemSpec> check_problems(std::uint64_t seed, std::int64_t 
 
 // The sweep's angles [lo, hi) as bit patterns with fp32 grads (gc, gs), as one problem.
 inline Problem sweep_problem(std::uint64_t lo, std::uint64_t hi, float gc, float gs) {
-  const std::int64_t n = static_cast<std::int64_t>(hi - lo);
-  Problem p;
-  p.spec.set = "sweep";
-  p.spec.grad_dtype = ref::Dtype::fp32;
-  p.spec.elements = n;
-  p.theta.resize(n);
-  p.gc.resize(4 * n);
-  p.gs.resize(4 * n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    p.theta[i] = std::bit_cast<float>(static_cast<std::uint32_t>(lo + static_cast<std::uint64_t>(i)));
-    std::memcpy(&p.gc[4 * i], &gc, 4);
-    std::memcpy(&p.gs[4 * i], &gs, 4);
-  }
-  return p;
+  std::vector<ref::Element> elements;
+  for (std::uint64_t b = lo; b < hi; ++b) elements.push_back({gc, gs, std::bit_cast<float>(static_cast<std::uint32_t>(b))});
+  return problem_of("sweep", ref::Dtype::fp32, elements);
 }
 
 // Outputs of kinds of kernel (all from the problem, none from the reference's own code but

@@ -3,7 +3,7 @@
 // and defective kernels; the reference of every settled element equal bit for bit (the
 // reference's own bits as output are all settled correctly rounded); and the device pass
 // equal to its host twin; and the GPU sweep equal to the CPU judge on the kernel's outputs.
-// Exits 77 (SKIPPED) without a GPU. ROPE2D_SEED fixes the inputs.
+// Exits 77 (SKIPPED) without a GPU (gpu_test_main.cpp). ROPE2D_SEED fixes the inputs.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -58,6 +58,7 @@ TEST(GpuCheckDevice, SameMetricsAsTheCpuJudge) {
 TEST(GpuCheckDevice, DevicePassEqualsItsHostTwin) {
   // Same settled counts, histograms and deferred indices; the device's S and errors come
   // from CUDA's sincos, so maxima and sums agree to rounding.
+  std::int64_t deferred = 0, total = 0;
   for (const ProblemSpec& s : check_problems(seed() + 1, 1 << 18)) {
     const Problem p = make_problem(s);
     const Expected x = compute_expected(p);
@@ -68,9 +69,13 @@ TEST(GpuCheckDevice, DevicePassEqualsItsHostTwin) {
     const Metrics on_gpu = gpu_compare(p, out.data(), Tier::float32_bound);
     const Metrics on_host = host_compare(p, out.data(), Tier::float32_bound);
     expect_same_metrics(on_host, on_gpu, s.name());
-    EXPECT_LT(host.deferred_total, p.n() / 2) << s.name();
     if (::testing::Test::HasFailure()) return;
+    deferred += host.deferred_total;
+    total += p.n();
   }
+  // The point of the pass: the device settles most elements (some sets are mostly special:
+  // signed zeros, non-finite values, the cancellation the double enclosure cannot decide).
+  EXPECT_LT(deferred, total / 4) << deferred << " of " << total << " deferred";
 }
 
 TEST(GpuCheckDevice, SweepEqualsTheCpuJudgeOnTheKernelsOwnOutputs) {
@@ -95,15 +100,4 @@ TEST(GpuCheckDevice, SweepEqualsTheCpuJudgeOnTheKernelsOwnOutputs) {
       if (::testing::Test::HasFailure()) return;
     }
   }
-}
-
-int main(int argc, char** argv) {
-  const DeviceInfo info = probe_device();
-  if (!info.available) {
-    std::printf("SKIPPED: %s\n", info.reason.c_str());
-    return 77;
-  }
-  std::printf("device: %s, %d SMs\n", info.name.c_str(), info.sm_count);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
 }

@@ -5,8 +5,11 @@
 // overflow, and the tolerance numbers shared with the device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 
+#include "../src/gpu_check_element.hpp"
 #include "gpu_check_compare.hpp"
 #include "rope2d/verify/gpu_check.hpp"
 #include "rope2d/verify/tolerance_core.hpp"
@@ -37,6 +40,81 @@ TEST(GpuCheckHost, SameMetricsAsTheCpuJudgeOnEveryRegimeAndDtype) {
   // The point of the pass: the CPU sees a small share (special and defective elements).
   EXPECT_LT(deferred, total / 4) << deferred << " of " << total << " deferred";
   EXPECT_GT(deferred, 0);
+}
+
+TEST(GpuCheckHost, SettledVerdictsDoNotDependOnTheLastBitsOfSinCos) {
+  // The device judges with CUDA's sincos (2 ulps from the correctly rounded result), the host
+  // with glibc's (1 ulp): s and c may differ by 3 ulps between the two. Whatever either side
+  // settles must then be the same on the other, or be sent to the CPU there: every tier, the
+  // reference, the histogram bin, the subnormal evidence; the errors to rounding.
+  constexpr int shift = 4;  // ulps of s and c, each way
+  std::int64_t settled = 0, deferred_by_shift = 0;
+  for (const ProblemSpec& s : check_problems(33, 8192)) {
+    const Problem p = make_problem(s);
+    const Expected x = compute_expected(p);
+    for (int kind = 0; kind < 5; ++kind) {
+      const std::vector<float> out = kernel_output(p, x, kind);
+      for (std::int64_t i = 0; i < p.n(); ++i) {
+        const rope2d::ref::Element e = p.element(i);
+        double sn, cs;
+        sincos(static_cast<double>(e.t), &sn, &cs);
+        const gpucheck::Verdict v = gpucheck::judge_with(e.gc, e.gs, e.t, out[i], sn, cs);
+        if (v.defer) continue;
+        ++settled;
+        for (auto [ds, dc] : {std::pair{shift, 0}, {-shift, 0}, {0, shift}, {0, -shift}, {shift, shift}, {-shift, -shift},
+                              {shift, -shift}, {-shift, shift}}) {
+          double s2 = sn, c2 = cs;
+          for (int k = 0; k < std::abs(ds); ++k) s2 = std::nextafter(s2, ds > 0 ? INFINITY : -INFINITY);
+          for (int k = 0; k < std::abs(dc); ++k) c2 = std::nextafter(c2, dc > 0 ? INFINITY : -INFINITY);
+          const gpucheck::Verdict w = gpucheck::judge_with(e.gc, e.gs, e.t, out[i], s2, c2);
+          if (w.defer) {
+            ++deferred_by_shift;
+            continue;
+          }
+          const std::string what = s.name() + " kernel " + std::to_string(kind) + " element " + std::to_string(i) +
+                                   " shift " + std::to_string(ds) + "," + std::to_string(dc);
+          ASSERT_EQ(w.bit_equal, v.bit_equal) << what;
+          ASSERT_EQ(w.correctly_rounded, v.correctly_rounded) << what;
+          ASSERT_EQ(w.subnormal_ieee, v.subnormal_ieee) << what;
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(w.ref), std::bit_cast<std::uint32_t>(v.ref)) << what;
+          ASSERT_EQ(w.over, v.over) << what;
+          ASSERT_EQ(core::error_bin(w.scaled), core::error_bin(v.scaled)) << what << ": " << v.scaled << " vs " << w.scaled;
+          ASSERT_TRUE(close(w.scaled, v.scaled)) << what;
+          ASSERT_TRUE(close(w.ulps, v.ulps)) << what;
+        }
+      }
+    }
+  }
+  EXPECT_GT(settled, 0);
+  EXPECT_LT(deferred_by_shift, settled / 100) << "of " << settled << " settled elements";
+}
+
+TEST(GpuCheckHost, HistogramBinsAreExactAtTheirEdges) {
+  // Bin 1 up to 2^-8, bin k in (2^(k-10), 2^(k-9)], bin 19 beyond 2^9.
+  EXPECT_EQ(core::error_bin(0), 0);
+  EXPECT_EQ(core::error_bin(0x1p-30), 1);
+  EXPECT_EQ(core::error_bin(0x1p-8), 1);
+  EXPECT_EQ(core::error_bin(std::nextafter(0x1p-8, 1.0)), 2);
+  EXPECT_EQ(core::error_bin(1.0), 9);
+  EXPECT_EQ(core::error_bin(std::nextafter(1.0, 2.0)), 10);
+  EXPECT_EQ(core::error_bin(0x1p8), 17);
+  EXPECT_EQ(core::error_bin(0x1p9), 18);
+  EXPECT_EQ(core::error_bin(std::nextafter(0x1p9, 1e3)), 19);
+  EXPECT_EQ(core::error_bin(INFINITY), 19);
+  EXPECT_EQ(core::error_bin(NAN), 19);
+  for (int e = -1074; e <= 1023; ++e) {  // every power of two, and its neighbours
+    const double x = std::ldexp(1.0, e);
+    const int want = std::clamp(e + 9, 1, 19);
+    ASSERT_EQ(core::error_bin(x), want) << e;
+    ASSERT_EQ(core::error_bin(std::nextafter(x, INFINITY)), std::clamp(e + 10, 1, 19)) << e;
+  }
+  // A scaled error at an edge is left to the CPU judge: gs = 1, gc = 0 and t = 2^-30 (cos t
+  // rounds to 1), one ulp over the reference 1: exactly 2 units of 2^-24 S.
+  const float one_up = std::nextafter(1.0f, 2.0f), three_up = std::nextafter(std::nextafter(one_up, 2.0f), 2.0f);
+  EXPECT_TRUE(gpucheck::judge(0.0, 1.0, 0x1p-30f, one_up).defer);
+  const gpucheck::Verdict v = gpucheck::judge(0.0, 1.0, 0x1p-30f, three_up);
+  ASSERT_FALSE(v.defer);
+  EXPECT_EQ(v.scaled, 6.0);
 }
 
 TEST(GpuCheckHost, IeeeSubnormalJudgingAgrees) {

@@ -99,7 +99,7 @@ TEST_F(Written, EveryXmlFileParsesWithNamesIntact) {
   // The plots' tooltips hold "<=2^-k": escaped in the file, "<" again once parsed.
   pugi::xml_document svg;
   ASSERT_TRUE(svg.load_file((dir / "error_histogram.svg").c_str()));
-  EXPECT_TRUE(svg.select_node("//rect/title[starts-with(., 'bf16 <=2^-7: ')]")) << read(dir / "error_histogram.svg");
+  EXPECT_TRUE(svg.select_node("//rect/title[starts-with(., 'bf16 <=2^-8: ')]")) << read(dir / "error_histogram.svg");
   EXPECT_EQ(read(dir / "error_histogram.svg").find("<=2^"), std::string::npos);
 }
 

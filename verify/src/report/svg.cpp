@@ -89,9 +89,9 @@ std::map<std::string, Metrics> by_dtype(const Report& r) {
 }  // namespace
 
 std::string render_error_histogram_svg(const Report& r) {
-  // Bin 0 is exact; bin k holds scaled errors in (2^(k-9), 2^(k-8)] (Metrics::histogram).
+  // Bin 0 is exact; bin k in 1..18 holds scaled errors up to 2^(k-9) (Metrics::histogram).
   std::vector<std::string> xs{"exact"};
-  for (int k = 1; k < 19; ++k) xs.push_back(fmt::format("<=2^{}", k - 8));
+  for (int k = 1; k < 19; ++k) xs.push_back(fmt::format("<=2^{}", k - 9));
   xs.push_back("beyond");
   Series s;
   for (const auto& [d, m] : by_dtype(r)) s.push_back({d, std::vector<double>(m.histogram.begin(), m.histogram.end())});

@@ -43,7 +43,8 @@ struct Metrics {
   std::int64_t subnormal_unexplained = 0;
   std::int64_t overflow_accepted = 0;  // an infinity (or FLT_MAX) a bounded-error evaluation can return
   std::optional<ElementReport> worst;           // largest scaled error
-  // Error histogram: bin 0 exact, bin k >= 1 scaled error in (2^(k-9), 2^(k-8)], last bin beyond.
+  // Error histogram (core::error_bin): bin 0 exact, bin 1 scaled error up to 2^-8, bin k in
+  // 2..18 in (2^(k-10), 2^(k-9)], bin 19 beyond 2^9.
   std::array<std::int64_t, 20> histogram{};
   // Largest scaled error by angle binade: bin k holds |t| in [2^(k-1), 2^k), bin 0 below 1.
   std::array<double, 26> max_by_angle{};

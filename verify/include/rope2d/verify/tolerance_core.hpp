@@ -58,11 +58,15 @@ ROPE2D_HD inline double ulp_of(float r) {
   return ldexp(1.0, e - 23);
 }
 
-// Error histogram: bin 0 exact, bin k >= 1 scaled error in (2^(k-9), 2^(k-8)], 19 beyond.
+// Error histogram: bin 0 exact, bin 1 scaled error up to 2^-8, bin k in 2..18 in
+// (2^(k-10), 2^(k-9)], 19 beyond 2^9 (Inf and NaN included). ceil(log2 se) from the exponent,
+// exactly (no log2, whose last bit differs between libraries).
+inline constexpr int error_bin_low = -8, error_bin_high = 9;  // the powers of two between bins
 ROPE2D_HD inline int error_bin(double se) {
   if (se == 0) return 0;
   if (!isfinite(se)) return 19;
-  const int b = static_cast<int>(ceil(log2(se))) + 9;
+  const int e = ilogb(se);  // se in [2^e, 2^(e+1))
+  const int b = (se == ldexp(1.0, e) ? e : e + 1) + 9;
   return b < 1 ? 1 : b > 19 ? 19 : b;
 }
 
