@@ -54,8 +54,6 @@ NightlyConfig read_nightly_config(const std::string& path) {
     if (!(c.sweep_to > c.sweep_from))
       bad_input(where, "sweep.to", "a value above from (" + std::to_string(c.sweep_from) + ")", std::to_string(c.sweep_to));
   }
-  c.sweep_lo = c.sweep_all ? 0 : std::bit_cast<std::uint32_t>(c.sweep_from);
-  c.sweep_hi = c.sweep_all ? std::uint64_t{1} << 32 : std::bit_cast<std::uint32_t>(c.sweep_to);
   if (j.contains("submissions")) {
     const json& s = j["submissions"];
     if (!s.is_array()) bad_input(path, "submissions", "an array of paths", brief(s));

@@ -41,7 +41,7 @@ std::uint64_t fnv1a64(std::string_view s) {
 
 json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_dir, const std::vector<std::string>& golden_files) {
   // The range in bit patterns (all 2^32 with "angles": "all"); --quick sweeps a sample of it.
-  const std::uint64_t lo = c.sweep_lo, hi = c.sweep_hi;
+  const std::uint64_t lo = c.sweep_lo(), hi = c.sweep_hi();
   json grads = json::array();
   for (const SweepGrads& g : default_sweep_grads()) grads.push_back({g.gc, g.gs, g.name});
   return {{"submissions", c.submissions},

@@ -106,15 +106,15 @@ TEST(NightlyConfig, ReadsTheDocumentedForm) {
   EXPECT_EQ(c.sweep_to, 64.0f);
   EXPECT_EQ(c.sweep_budget_s, 5.0);
   EXPECT_EQ(verify::read_nightly_config("").grad_dtypes.size(), 3u);
-  EXPECT_EQ(c.sweep_lo, 0u);
-  EXPECT_EQ(c.sweep_hi, 0x42800000u);  // the bit pattern of 64.0f: [from, to) in patterns
+  EXPECT_EQ(c.sweep_lo(), 0u);
+  EXPECT_EQ(c.sweep_hi(), 0x42800000u);  // the bit pattern of 64.0f: [from, to) in patterns
   EXPECT_FALSE(c.sweep_all);
   const std::string all = temp("nightly_all.json");
   std::ofstream(all) << R"({"sweep": {"angles": "all", "budget_s": 500}})";
   const auto a = verify::read_nightly_config(all);
   EXPECT_TRUE(a.sweep_all);
-  EXPECT_EQ(a.sweep_lo, 0u);
-  EXPECT_EQ(a.sweep_hi, std::uint64_t{1} << 32);
+  EXPECT_EQ(a.sweep_lo(), 0u);
+  EXPECT_EQ(a.sweep_hi(), std::uint64_t{1} << 32);
 }
 
 TEST(NightlyConfig, BadConfigsNameTheField) {

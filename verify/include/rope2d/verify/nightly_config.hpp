@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <bit>
+#include <cstdint>
 #include <vector>
 
 namespace rope2d::verify {
@@ -17,9 +19,12 @@ struct NightlyConfig {
   std::vector<std::string> submissions;  // paths to .cu, .so or solution.json files, each a regular file
   std::vector<std::string> grad_dtypes{"bf16", "fp16", "fp32"};
   float sweep_from = 0.0f, sweep_to = 16384.0f;
-  bool sweep_all = false;                         // "angles": "all"
-  std::uint64_t sweep_lo = 0, sweep_hi = 0x46800000;  // the bit patterns swept, [lo, hi)
+  bool sweep_all = false;  // "angles": "all"
   double sweep_budget_s = 600;
+
+  // The bit patterns swept, [lo, hi): from the angles, so the two never disagree.
+  std::uint64_t sweep_lo() const { return sweep_all ? 0 : std::bit_cast<std::uint32_t>(sweep_from); }
+  std::uint64_t sweep_hi() const { return sweep_all ? std::uint64_t{1} << 32 : std::bit_cast<std::uint32_t>(sweep_to); }
 };
 
 // Empty path: the defaults. Throws std::invalid_argument naming the file, field, expected and found.
