@@ -82,6 +82,20 @@ inline std::vector<float> kernel_output(const Problem& p, const Expected& x, int
   return out;
 }
 
+// Calls f(spec, problem, expected, kind, output) for every problem of check_problems and every
+// kind of kernel output, until a test failure.
+template <class F>
+void for_each_output(std::uint64_t seed, std::int64_t per_set, F&& f) {
+  for (const ProblemSpec& s : check_problems(seed, per_set)) {
+    const Problem p = make_problem(s);
+    const Expected x = compute_expected(p);
+    for (int kind = 0; kind < 5; ++kind) {
+      f(s, p, x, kind, kernel_output(p, x, kind));
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 // Equal, or within rel of each other (infinities equal, NaN matches NaN).
 inline ::testing::AssertionResult close(double got, double want, double rel = 0x1p-40) {
   if (got == want || std::fabs(got - want) <= rel * std::fabs(want) || (std::isnan(got) && std::isnan(want)))

@@ -36,23 +36,17 @@ std::uint64_t seed() {
 }  // namespace
 
 TEST(GpuCheckDevice, SameMetricsAsTheCpuJudge) {
-  for (const ProblemSpec& s : check_problems(seed(), 1 << 16)) {
-    const Problem p = make_problem(s);
-    const Expected x = compute_expected(p);
-    for (int kind = 0; kind < 5; ++kind) {
-      const std::vector<float> out = kernel_output(p, x, kind);
-      const std::string what = s.name() + " kernel " + std::to_string(kind);
-      for (Subnormals mode : {Subnormals::flush_allowed, Subnormals::ieee})
-        expect_same_metrics(compare(p, x, out.data(), Tier::float32_bound, 10, mode),
-                            gpu_compare(p, out.data(), Tier::float32_bound, 10, mode), what);
-      if (kind == 0) {
-        // The reference's own bits: every element the GPU settles is correctly rounded there.
-        const Metrics m = gpu_compare(p, out.data(), Tier::float32_bound);
-        EXPECT_EQ(m.correctly_rounded, m.count) << what;
-      }
-      if (::testing::Test::HasFailure()) return;
+  for_each_output(seed(), 1 << 16, [](const ProblemSpec& s, const Problem& p, const Expected& x, int kind, const std::vector<float>& out) {
+    const std::string what = s.name() + " kernel " + std::to_string(kind);
+    for (Subnormals mode : {Subnormals::flush_allowed, Subnormals::ieee})
+      expect_same_metrics(compare(p, x, out.data(), Tier::float32_bound, 10, mode),
+                          gpu_compare(p, out.data(), Tier::float32_bound, 10, mode), what);
+    if (kind == 0) {
+      // The reference's own bits: every element the GPU settles is correctly rounded there.
+      const Metrics m = gpu_compare(p, out.data(), Tier::float32_bound);
+      EXPECT_EQ(m.correctly_rounded, m.count) << what;
     }
-  }
+  });
 }
 
 TEST(GpuCheckDevice, DevicePassEqualsItsHostTwin) {

@@ -19,24 +19,19 @@ using namespace rope2d::verify::compare_test;
 
 TEST(GpuCheckHost, SameMetricsAsTheCpuJudgeOnEveryRegimeAndDtype) {
   std::int64_t deferred = 0, total = 0;
-  for (const ProblemSpec& s : check_problems(31, 6000)) {
-    const Problem p = make_problem(s);
-    const Expected x = compute_expected(p);
-    for (int kind = 0; kind < 5; ++kind) {
-      const std::vector<float> out = kernel_output(p, x, kind);
-      for (Tier gate : {Tier::float32_bound, Tier::solexecbench}) {
-        const Metrics want = compare(p, x, out.data(), gate, 10);
-        const Metrics got = host_compare(p, out.data(), gate, 10);
-        expect_same_metrics(want, got, s.name() + " kernel " + std::to_string(kind) + " gate " + std::string(name(gate)));
-        if (::testing::Test::HasFailure()) return;
-      }
-      CheckOptions o;
-      o.max_deferred = p.n();
-      const CheckPass pass = host_check(p.gc.data(), p.gs.data(), p.theta.data(), out.data(), p.n(), s.grad_dtype, o);
-      deferred += pass.deferred_total;
-      total += p.n();
+  for_each_output(31, 6000, [&](const ProblemSpec& s, const Problem& p, const Expected& x, int kind, const std::vector<float>& out) {
+    for (Tier gate : {Tier::float32_bound, Tier::solexecbench}) {
+      const Metrics want = compare(p, x, out.data(), gate, 10);
+      const Metrics got = host_compare(p, out.data(), gate, 10);
+      expect_same_metrics(want, got, s.name() + " kernel " + std::to_string(kind) + " gate " + std::string(name(gate)));
     }
-  }
+    CheckOptions o;
+    o.max_deferred = p.n();
+    const CheckPass pass = host_check(p.gc.data(), p.gs.data(), p.theta.data(), out.data(), p.n(), s.grad_dtype, o);
+    deferred += pass.deferred_total;
+    total += p.n();
+  });
+  if (::testing::Test::HasFailure()) return;
   // The point of the pass: the CPU sees a small share (special and defective elements).
   EXPECT_LT(deferred, total / 4) << deferred << " of " << total << " deferred";
   EXPECT_GT(deferred, 0);
@@ -49,42 +44,37 @@ TEST(GpuCheckHost, SettledVerdictsDoNotDependOnTheLastBitsOfSinCos) {
   // reference, the histogram bin, the subnormal evidence; the errors to rounding.
   constexpr int shift = 4;  // ulps of s and c, each way
   std::int64_t settled = 0, deferred_by_shift = 0;
-  for (const ProblemSpec& s : check_problems(33, 8192)) {
-    const Problem p = make_problem(s);
-    const Expected x = compute_expected(p);
-    for (int kind = 0; kind < 5; ++kind) {
-      const std::vector<float> out = kernel_output(p, x, kind);
-      for (std::int64_t i = 0; i < p.n(); ++i) {
-        const rope2d::ref::Element e = p.element(i);
-        double sn, cs;
-        sincos(static_cast<double>(e.t), &sn, &cs);
-        const gpucheck::Verdict v = gpucheck::judge_with(e.gc, e.gs, e.t, out[i], sn, cs);
-        if (v.defer) continue;
-        ++settled;
-        for (auto [ds, dc] : {std::pair{shift, 0}, {-shift, 0}, {0, shift}, {0, -shift}, {shift, shift}, {-shift, -shift},
-                              {shift, -shift}, {-shift, shift}}) {
-          double s2 = sn, c2 = cs;
-          for (int k = 0; k < std::abs(ds); ++k) s2 = std::nextafter(s2, ds > 0 ? INFINITY : -INFINITY);
-          for (int k = 0; k < std::abs(dc); ++k) c2 = std::nextafter(c2, dc > 0 ? INFINITY : -INFINITY);
-          const gpucheck::Verdict w = gpucheck::judge_with(e.gc, e.gs, e.t, out[i], s2, c2);
-          if (w.defer) {
-            ++deferred_by_shift;
-            continue;
-          }
-          const std::string what = s.name() + " kernel " + std::to_string(kind) + " element " + std::to_string(i) +
-                                   " shift " + std::to_string(ds) + "," + std::to_string(dc);
-          ASSERT_EQ(w.bit_equal, v.bit_equal) << what;
-          ASSERT_EQ(w.correctly_rounded, v.correctly_rounded) << what;
-          ASSERT_EQ(w.subnormal_ieee, v.subnormal_ieee) << what;
-          ASSERT_EQ(std::bit_cast<std::uint32_t>(w.ref), std::bit_cast<std::uint32_t>(v.ref)) << what;
-          ASSERT_EQ(w.over, v.over) << what;
-          ASSERT_EQ(core::error_bin(w.scaled), core::error_bin(v.scaled)) << what << ": " << v.scaled << " vs " << w.scaled;
-          ASSERT_TRUE(close(w.scaled, v.scaled)) << what;
-          ASSERT_TRUE(close(w.ulps, v.ulps)) << what;
+  for_each_output(33, 8192, [&](const ProblemSpec& s, const Problem& p, const Expected&, int kind, const std::vector<float>& out) {
+    for (std::int64_t i = 0; i < p.n(); ++i) {
+      const rope2d::ref::Element e = p.element(i);
+      double sn, cs;
+      sincos(static_cast<double>(e.t), &sn, &cs);
+      const gpucheck::Verdict v = gpucheck::judge_with(e.gc, e.gs, e.t, out[i], sn, cs);
+      if (v.defer) continue;
+      ++settled;
+      for (auto [ds, dc] : {std::pair{shift, 0}, {-shift, 0}, {0, shift}, {0, -shift}, {shift, shift}, {-shift, -shift},
+                            {shift, -shift}, {-shift, shift}}) {
+        double s2 = sn, c2 = cs;
+        for (int k = 0; k < std::abs(ds); ++k) s2 = std::nextafter(s2, ds > 0 ? INFINITY : -INFINITY);
+        for (int k = 0; k < std::abs(dc); ++k) c2 = std::nextafter(c2, dc > 0 ? INFINITY : -INFINITY);
+        const gpucheck::Verdict w = gpucheck::judge_with(e.gc, e.gs, e.t, out[i], s2, c2);
+        if (w.defer) {
+          ++deferred_by_shift;
+          continue;
         }
+        const std::string what = s.name() + " kernel " + std::to_string(kind) + " element " + std::to_string(i) + " shift " +
+                                 std::to_string(ds) + "," + std::to_string(dc);
+        ASSERT_EQ(w.bit_equal, v.bit_equal) << what;
+        ASSERT_EQ(w.correctly_rounded, v.correctly_rounded) << what;
+        ASSERT_EQ(w.subnormal_ieee, v.subnormal_ieee) << what;
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(w.ref), std::bit_cast<std::uint32_t>(v.ref)) << what;
+        ASSERT_EQ(w.over, v.over) << what;
+        ASSERT_EQ(core::error_bin(w.scaled), core::error_bin(v.scaled)) << what << ": " << v.scaled << " vs " << w.scaled;
+        ASSERT_TRUE(close(w.scaled, v.scaled)) << what;
+        ASSERT_TRUE(close(w.ulps, v.ulps)) << what;
       }
     }
-  }
+  });
   EXPECT_GT(settled, 0);
   EXPECT_LT(deferred_by_shift, settled / 100) << "of " << settled << " settled elements";
 }
