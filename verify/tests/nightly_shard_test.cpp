@@ -20,6 +20,8 @@ json plan_with(std::vector<std::string> submissions, float from = 1.0f, float to
   c.submissions = std::move(submissions);
   c.sweep_from = from;
   c.sweep_to = to;
+  c.sweep_lo = std::bit_cast<std::uint32_t>(from);  // as read_nightly_config sets them
+  c.sweep_hi = std::bit_cast<std::uint32_t>(to);
   return nightly_plan(c, false, "data/golden-smoke", {"a_bf16_1x32.safetensors", "b_fp16_1x32.safetensors", "c_fp32_1x128.safetensors",
                                                       "d_bf16_2x64.safetensors", "e_fp32_1x64.safetensors"});
 }
@@ -142,8 +144,11 @@ TEST(NightlyShard, EveryItemOnExactlyOneShardAndAddingASubmissionMovesNothing) {
     }
     EXPECT_EQ(where_before.size(), 3 * 3 + 5 + 1u);  // every kernel and dtype, every golden file, the sweep
     EXPECT_EQ(where_after.size(), 4 * 3 + 5 + 1u);
-    for (const auto& [k, shard] : where_before)
-      if (k != "sweep") EXPECT_EQ(where_after.at(k), shard) << k << " moved with " << n << " shards";
+    for (const auto& [k, shard] : where_before) {
+      if (k != "sweep") {
+        EXPECT_EQ(where_after.at(k), shard) << k << " moved with " << n << " shards";
+      }
+    }
     if (n >= 3) {  // a kernel's three dtypes on three shards
       std::set<int> of_a;
       for (const char* d : {"bf16", "fp16", "fp32"}) of_a.insert(where_after.at(std::string("verify a ") + d));
