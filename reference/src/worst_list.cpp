@@ -2,11 +2,11 @@
 #include "rope2d/ref/worst_list.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "rope2d/ref/floats.hpp"
+#include "rope2d/ref/input.hpp"
 
 namespace rope2d::ref {
 
@@ -21,17 +21,18 @@ bool looks_hex(const std::string& w) {
 }  // namespace
 
 WorstList read_worst_list(const std::string& path, int fields) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open worst-case list");
+  std::istringstream in(read_file(path, max_worst_list_bytes));
   WorstList list;
   std::string line;
   for (int lineno = 1; std::getline(in, line); ++lineno) {
     const std::string where = path + ":" + std::to_string(lineno) + ": ";
     if (!line.empty() && line[0] == '#') {
       list.header.push_back(line.substr(1));
+      list.header_at.push_back(lineno);
       continue;
     }
-    std::istringstream words(line);
+    const std::size_t hash = line.find('#');
+    std::istringstream words(line.substr(0, hash));
     std::vector<double> values;
     for (std::string w; words >> w;) {
       if (!looks_hex(w)) throw std::invalid_argument(where + "expected a C99 hex float, found '" + w + "'");
@@ -52,6 +53,8 @@ WorstList read_worst_list(const std::string& path, int fields) {
     if (static_cast<double>(static_cast<float>(t)) != t)
       throw std::invalid_argument(where + "expected a float32 angle, found " + hex(t));
     list.cases.push_back(std::move(values));
+    list.notes.push_back(hash == std::string::npos ? std::string() : line.substr(hash + 1));
+    list.case_at.push_back(lineno);
   }
   if (list.header.empty()) throw std::invalid_argument(path + ":1: expected a '#' header saying how the list was made, found none");
   return list;
@@ -73,13 +76,24 @@ std::vector<Element> worst_elements(const WorstList& list) {
 }
 
 std::string format_worst_list(const std::vector<std::string>& header, const std::vector<std::vector<double>>& cases,
-                              const std::vector<bool>& as_float) {
+                              const std::vector<bool>& as_float, const std::vector<std::string>& notes) {
   std::string s;
-  for (const auto& h : header) s += "#" + h + "\n";
-  for (const auto& c : cases) {
-    for (std::size_t i = 0; i < c.size(); ++i)
-      s += (i ? " " : "") + (i < as_float.size() && as_float[i] ? hex(static_cast<float>(c[i])) : hex(c[i]));
-    s += "\n";
+  for (const auto& h : header) {
+    s += '#';
+    s += h;
+    s += '\n';
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const auto& c = cases[k];
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      if (i) s += ' ';
+      s += i < as_float.size() && as_float[i] ? hex(static_cast<float>(c[i])) : hex(c[i]);
+    }
+    if (k < notes.size() && !notes[k].empty()) {
+      s += " #";
+      s += notes[k];
+    }
+    s += '\n';
   }
   return s;
 }

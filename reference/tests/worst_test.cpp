@@ -1,6 +1,7 @@
 // Replays every committed worst-case list (reference/worst/): the certified path equals the
 // MPFR path bit for bit, and an honest float32 evaluation (glibc sinf/cosf) stays inside its
-// proven bound; and the reader rejects malformed lines with file:line.
+// proven bound; and the reader keeps each case's note and line, and rejects malformed lines
+// with file:line.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -30,7 +31,9 @@ void replay(const std::vector<Element>& elements, const char* list) {
     const Rounded m = exact_backward(e), c = certified_backward(e);
     ASSERT_TRUE(same(m.fp32, c.fp32) && same(m.bf16, c.bf16) && same(m.fp16, c.fp16))
         << list << " gc=" << hex(e.gc) << " gs=" << hex(e.gs) << " t=" << hex(e.t);
-    if (std::isfinite(m.fp32) && m.fp32 != 0) ASSERT_EQ(m.fp32, oracle.rounded(e, Dtype::fp32)) << list << " t=" << hex(e.t);
+    if (std::isfinite(m.fp32) && m.fp32 != 0) {
+      ASSERT_EQ(m.fp32, oracle.rounded(e, Dtype::fp32)) << list << " t=" << hex(e.t);
+    }
     const float out = -static_cast<float>(e.gc) * std::sin(e.t) + static_cast<float>(e.gs) * std::cos(e.t);
     // Near overflow the honest evaluation may return inf: its error is then the distance from
     // the exact value to the overflow threshold (overflow.hpp).
@@ -87,5 +90,29 @@ TEST(WorstLists, MalformedLinesNameFileAndLine) {
   expect_error("# h\n0x1.0000001p+0\n", 1, "2", "expected a float32 angle");
   expect_error("# h\n0x1p+0 0x1p+0 0xzz\n", 3, "2", "found '0xzz'");
   expect_error("0x1p+0\n", 1, "1", "header");
+  expect_error("# h\n0x1p+0 # 0x1p+1\n0x1p+0 0x1p+1 # x\n", 1, "3", "expected 1 hex floats, found 2");  // a note is not a field
+  std::filesystem::remove_all(dir);
+}
+
+TEST(WorstLists, NotesAndLinesAreKept) {
+  const auto dir = std::filesystem::temp_directory_path() / "rope2d_worst_notes_test";
+  std::filesystem::create_directories(dir);
+  const std::string p = (dir / "list.txt").string();
+  std::ofstream(p) << "# made by: test\n0x1p+0 # 1.5\n\n# part two\n-0x1.8p+1\n";
+  const WorstList l = read_worst_list(p, 1);
+  EXPECT_EQ(l.header, (std::vector<std::string>{" made by: test", " part two"}));
+  EXPECT_EQ(l.header_at, (std::vector<int>{1, 4}));
+  ASSERT_EQ(l.cases.size(), 2u);
+  EXPECT_EQ(l.cases[1][0], -3.0);
+  EXPECT_EQ(l.notes, (std::vector<std::string>{" 1.5", ""}));
+  EXPECT_EQ(l.case_at, (std::vector<int>{2, 5}));
+  EXPECT_EQ(format_worst_list({" made by: test"}, l.cases, {}, l.notes), "# made by: test\n0x1p+0 # 1.5\n-0x1.8p+1\n");
+  // Untrusted paths: a folder is refused by name, without reading it.
+  try {
+    read_worst_list(dir.string(), 1);
+    ADD_FAILURE() << "read a folder";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("expected a regular file, found a directory"), std::string::npos) << e.what();
+  }
   std::filesystem::remove_all(dir);
 }

@@ -145,7 +145,8 @@ json golden_part(const json& plan, const std::vector<json>& items) {
 }
 
 // 3. The shard's range of the exhaustive angle sweep.
-// Its worst-case list (CORE-MATH form) goes to sweep-<lo>-<hi>/ under the night's folder.
+// Its worst-case list (CORE-MATH form) goes to sweep-<lo>-<hi>/ under the night's folder; it
+// keeps SweepOptions' worst_per_pair cases per grad pair, as the merge of the lists does.
 json sweep_one(const json& plan, const json& item, const DeviceInfo& dev, const fs::path& dir, Progress& progress) {
   SweepResult sw;
   SweepOptions o;
@@ -160,7 +161,7 @@ json sweep_one(const json& plan, const json& item, const DeviceInfo& dev, const 
     sw = sweep_angles(&rope2d_backward, o, [&](std::int64_t done, std::int64_t total, const std::string& what) {
       progress.step(static_cast<std::size_t>(done * 100 / std::max<std::int64_t>(1, total)), 100, what);
     });
-    write_sweep_files((dir / fmt::format("sweep-{:#x}-{:#x}", o.lo, o.hi)).string(), sw, "rope2d nightly", dev.name);
+    write_sweep_files((dir / sweep_folder(o.lo, o.hi)).string(), sw, "rope2d nightly", dev.name);
   }
 #else
   (void)progress, (void)dir;
@@ -356,6 +357,18 @@ int finish(const std::string& root, json n) {
   return ok ? Exit::ok : Exit::incorrect;
 }
 
+// The night's worst-case list, joined from its shards' lists, where one process writes its
+// own (sweep_one); none when the sweep did not run. Before finish(): a bad list leaves no report.
+void write_merged_worst(const std::string& root, const json& merged, const std::vector<std::pair<std::string, json>>& shards) {
+  const std::string text = merge_sweep_worst_lists(shards, SweepOptions{}.worst_per_pair);
+  if (text.empty()) return;
+  const json& sw = merged["sweep"];
+  const fs::path dir =
+      fs::path(root) / merged["date"].get<std::string>() / sweep_folder(sw["lo"].get<std::uint64_t>(), sw["hi"].get<std::uint64_t>());
+  fs::create_directories(dir);
+  write_file_atomic((dir / "sweep_worst.txt").string(), {text});
+}
+
 // --gpus: "all" (every GPU this process sees) or a comma-separated list of device ids.
 std::vector<int> gpu_list(const std::string& spec, int present) {
   std::vector<int> ids;
@@ -423,6 +436,7 @@ int run_gpus(const NightlyArgs& a, const json& plan, const std::string& date) {
   }
   if (failed) return Exit::incorrect;
   json merged = merge_nightly_shards(shards);
+  write_merged_worst(a.root, merged, shards);
   merged["gpus"] = ids;
   merged["wall_seconds"] = wall;
   std::cout << fmt::format("rope2d nightly: {} shards on GPUs {} in {:.1f} s\n", n, json(ids).dump(), wall);
@@ -462,6 +476,7 @@ int run_merge(const MergeArgs& a) {
   json merged = merge_nightly_shards(shards);
   if (!a.date.empty() && merged["date"] != a.date)
     ref::bad_input(files[0], "date", "'" + a.date + "' (--date)", merged["date"].dump());
+  write_merged_worst(a.root, merged, shards);
   if (!a.quiet) std::cerr << fmt::format("rope2d nightly merge: {} shards of {}\n", shards.size(), merged["date"].get<std::string>());
   return finish(a.root, merged);
 }

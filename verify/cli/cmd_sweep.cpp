@@ -8,8 +8,6 @@
 // reached, 2 bad input, 3 the submission failed to build or load.
 #include <fmt/format.h>
 
-#include <bit>
-#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -17,6 +15,7 @@
 #include "progress.hpp"
 #include "rope2d/ref/floats.hpp"
 #include "rope2d/verify/report.hpp"
+#include "rope2d/verify/sweep_worst.hpp"
 #include "rope2d/verify/validate.hpp"
 #include "sweep_summary.hpp"
 
@@ -30,15 +29,6 @@ namespace rope2d::cli {
 using namespace rope2d::verify;
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string sweep_range_words(std::uint64_t lo, std::uint64_t hi) {
-  if (lo == 0 && hi == all_patterns) return "all 2^32 float32 bit patterns";
-  std::string s = fmt::format("bit patterns [{:#x}, {:#x})", lo, hi);
-  const float a = std::bit_cast<float>(static_cast<std::uint32_t>(lo));
-  if (hi <= 0x7f800000 && std::isfinite(a))
-    s += fmt::format(" (angles [{}, {}))", ref::hex(a), ref::hex(std::bit_cast<float>(static_cast<std::uint32_t>(hi))));
-  return s;
-}
 
 json sweep_json(const SweepResult& r) {
   json pairs = json::array();
@@ -96,14 +86,7 @@ std::string sweep_markdown(const SweepResult& r) {
 void write_sweep_files(const std::string& dir, const SweepResult& r, const std::string& command, const std::string& device) {
   fs::create_directories(dir);
   write_file_atomic((fs::path(dir) / "sweep.json").string(), {sweep_json(r).dump(2), "\n"});
-  const std::vector<std::string> header = {
-      " made by: " + command,
-      " Inputs \"gc gs t\" (fp32 grads, float32 angle) with the largest errors of the kernel against the correctly",
-      " rounded result, in units of 2^-24 S (S = |gc sin t| + |gs cos t|): the worst of each GPU block (or host piece)",
-      fmt::format(" of every chunk, {} per grad pair, over {}.", r.pairs.empty() ? 0 : r.pairs.front().worst.size(),
-                  sweep_range_words(r.lo, r.hi)),
-      " device: " + device + "; " + fmt::format("{:.1f} s", r.seconds)};
-  write_file_atomic((fs::path(dir) / "sweep_worst.txt").string(), {sweep_worst_list(r, header)});
+  write_file_atomic((fs::path(dir) / "sweep_worst.txt").string(), {sweep_worst_list(r, sweep_worst_header(command, r, device))});
 }
 
 namespace {

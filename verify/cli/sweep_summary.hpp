@@ -9,12 +9,10 @@
 
 namespace rope2d::cli {
 
-// "[0x0, 0x100000000)": the range of bit patterns, with its float ends where they are numbers.
-std::string sweep_range_words(std::uint64_t lo, std::uint64_t hi);
 nlohmann::json sweep_json(const verify::SweepResult& r);
 std::string sweep_markdown(const verify::SweepResult& r);
-// Writes sweep.json and sweep_worst.txt (the CORE-MATH-style worst-case list) under dir,
-// atomically; `command` and `device` go into the list's header.
+// Writes sweep.json and sweep_worst.txt (the CORE-MATH-style worst-case list, sweep_worst.hpp)
+// under dir, atomically; `command` and `device` go into the list's header.
 void write_sweep_files(const std::string& dir, const verify::SweepResult& r, const std::string& command,
                        const std::string& device);
 

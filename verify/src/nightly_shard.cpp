@@ -12,6 +12,7 @@
 
 #include "rope2d/ref/dtype.hpp"
 #include "rope2d/ref/input.hpp"
+#include "rope2d/verify/sweep_worst.hpp"
 
 namespace rope2d::verify {
 
@@ -267,6 +268,55 @@ json merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shard
                   {"sweep", merge_sweep(plan, ranges)}};
   summary["problems"] = problems_of(summary);
   return summary;
+}
+
+std::string sweep_folder(std::uint64_t lo, std::uint64_t hi) { return fmt::format("sweep-{:#x}-{:#x}", lo, hi); }
+
+std::string merge_sweep_worst_lists(const std::vector<std::pair<std::string, json>>& shards, std::size_t keep) {
+  namespace fs = std::filesystem;
+  const json& plan = shards.at(0).second["config"];
+  std::vector<SweepGrads> grads;
+  try {
+    for (const auto& g : plan.at("sweep").at("grads")) grads.push_back({g.at(2).get<std::string>(), g.at(0).get<double>(), g.at(1).get<double>()});
+  } catch (const json::exception&) {
+    bad_input(shards[0].first, "config.sweep.grads", "[gc, gs, name] of each grad pair", brief(plan.value("sweep", json()).value("grads", json())));
+  }
+  std::vector<SweepWorstList> parts;
+  for (const auto& [file, s] : shards)
+    for (const json& r : s["sweep"]) {
+      if (!r.value("ran", false)) return "";
+      const std::uint64_t lo = r["lo"].get<std::uint64_t>(), hi = r["hi"].get<std::uint64_t>();
+      const std::string path = (fs::path(file).parent_path() / sweep_folder(lo, hi) / "sweep_worst.txt").string();
+      const std::string range = sweep_range_words(lo, hi);
+      if (!fs::exists(path)) bad_input(path, "", "the worst-case list of the sweep of " + range + " that " + file + " ran", "no such file");
+      SweepWorstList l = read_sweep_worst(path, lo, hi, grads, keep);
+      // The list and the shard's result tell of one sweep.
+      auto agree = [&](const char* what, std::int64_t in_list, std::int64_t in_shard) {
+        if (in_list != in_shard)
+          bad_input(path, "", fmt::format("{} {} over its grad pairs, as {}'s sweep of {} says", in_shard, what, file, range),
+                    std::to_string(in_list));
+      };
+      agree("angles", l.sweep.angles, r.value("angles", std::int64_t{0}));
+      agree("elements over float32-bound", l.sweep.metrics.over[static_cast<int>(Tier::float32_bound)],
+            r.value("over_float32_bound", std::int64_t{0}));
+      if (l.sweep.complete != r.value("complete", false))
+        bad_input(path, "", fmt::format("{} grad pairs, as {}'s sweep of {} says", r["complete"] == true ? "complete" : "incomplete", file, range),
+                  l.sweep.complete ? "complete ones" : "one marked (incomplete)");
+      parts.push_back(std::move(l));
+    }
+  if (parts.empty()) return "";  // an empty range: nothing swept
+  std::sort(parts.begin(), parts.end(), [](const SweepWorstList& a, const SweepWorstList& b) { return a.sweep.lo < b.sweep.lo; });
+  std::vector<SweepResult> sweeps;
+  std::set<std::string> seen;
+  std::string devices;
+  for (const SweepWorstList& l : parts) {
+    sweeps.push_back(l.sweep);
+    if (seen.insert(l.device).second) devices += (devices.empty() ? "" : ", ") + l.device;
+  }
+  const SweepResult joined = join_sweeps(sweeps, keep);
+  const int n = shards.at(0).second["shard"]["count"].get<int>();
+  const std::string made_by = fmt::format("rope2d nightly --shard i/{} for i = 0..{}, joined by rope2d nightly merge", n, n - 1);
+  return sweep_worst_list(joined, sweep_worst_header(made_by, joined, devices));
 }
 
 }  // namespace rope2d::verify

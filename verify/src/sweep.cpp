@@ -1,6 +1,7 @@
 // The angle sweep's loop (sweep.hpp): grad pairs and chunks of consecutive bit patterns, each
-// chunk's pass settled (the deferred elements judged on the CPU), merged, time-boxed, with a
-// worst-case list per pair; and the host chunk that runs the loop without a GPU.
+// chunk's pass settled (the deferred elements judged on the CPU), merged, time-boxed, with the
+// worst elements per pair (sweep_worst.cpp writes their list); and the host chunk that runs the
+// loop without a GPU.
 #include "rope2d/verify/sweep.hpp"
 
 #include <fmt/format.h>
@@ -11,8 +12,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "rope2d/ref/floats.hpp"
-#include "rope2d/ref/worst_list.hpp"
+#include "rope2d/verify/sweep_worst.hpp"  // keep_worst_reports
 
 namespace rope2d::verify {
 
@@ -31,22 +31,6 @@ std::vector<SweepGrads> default_sweep_grads() {
   return {{"ordinary", 0.75, -1.25}, {"equal", 1.0, 1.0},  {"cancelling", 1.0, -1.0},
           {"gs zero", 1.0, 0.0},     {"gc zero", 0.0, 1.0}, {"subnormal gc", 0x1p-140, 1.0}};
 }
-
-namespace {
-
-// Largest errors first; a NaN error (NaN against a number) counts as the largest.
-double rank(double scaled) { return std::isnan(scaled) ? INFINITY : scaled; }
-
-void keep_worst_reports(std::vector<ElementReport>& v, std::size_t k) {
-  std::sort(v.begin(), v.end(), [](const ElementReport& a, const ElementReport& b) {
-    return rank(a.scaled_error) != rank(b.scaled_error) ? rank(a.scaled_error) > rank(b.scaled_error) : a.index < b.index;
-  });
-  v.erase(std::unique(v.begin(), v.end(), [](const ElementReport& a, const ElementReport& b) { return a.index == b.index; }),
-          v.end());
-  if (v.size() > k) v.resize(k);
-}
-
-}  // namespace
 
 SweepResult run_sweep(const SweepOptions& o, const SweepChunk& chunk, std::int64_t chunk_patterns,
                       const SweepProgress& progress) {
@@ -128,19 +112,6 @@ CheckPass host_sweep_chunk(std::uint64_t first, std::int64_t n, float gc, float 
   CheckOptions c = o;
   c.index_base = static_cast<std::int64_t>(first);
   return host_check(gcs.data(), gss.data(), theta.data(), out.data(), n, ref::Dtype::fp32, c);
-}
-
-std::string sweep_worst_list(const SweepResult& r, const std::vector<std::string>& header_lines) {
-  std::string s = ref::format_worst_list(header_lines, {}, {});
-  for (const SweepPair& p : r.pairs) {
-    std::vector<std::vector<double>> cases;
-    for (const ElementReport& e : p.worst) cases.push_back({e.in.gc, e.in.gs, e.in.t});
-    s += fmt::format("# {} (gc={}, gs={}): {} angles, max error {:.4g} x 2^-24 S, {} over float32-bound{}\n", p.grads.name,
-                     ref::hex(p.grads.gc), ref::hex(p.grads.gs), p.angles, p.metrics.max_scaled,
-                     p.metrics.over[static_cast<int>(Tier::float32_bound)], p.complete ? "" : " (incomplete)");
-    s += ref::format_worst_list({}, cases, {true, true, true});
-  }
-  return s;
 }
 
 }  // namespace rope2d::verify

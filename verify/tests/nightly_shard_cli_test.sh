@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # rope2d nightly in shards on the CPU: --shard i/N for every i and `nightly merge`, and --gpus
 # (child processes; here without a GPU), each give the same report as one process (sets,
-# verdicts, worst elements, regressions against the night before); merge refuses shards that do
-# not belong together, naming the file and field, exit 2.
+# verdicts, worst elements, regressions against the night before); the shards' worst-case lists
+# join into the list of one process; merge refuses shards that do not belong together, and a
+# missing or malformed list, naming the file and field (or line), exit 2.
 #   nightly_shard_cli_test.sh ROPE2D SOURCE_DIR
 rope2d=$1
 src=$2
@@ -39,6 +40,40 @@ python3 "$src/verify/tests/same_night.py" single/$d/summary.json gpus/$d/summary
 "$rope2d" nightly "${args[@]}" --out all --date $d --gpus all >all.log 2>&1; rc=$?
 [ $rc = 1 ] && grep -q "no GPU found; running in one process" all.log && ok "--gpus all without a GPU: one process, as before" ||
   { bad "--gpus all: exit $rc"; head -3 all.log; }
+lists=$(ls single/$d/sweep-*/sweep_worst.txt sharded/$d/sweep-*/sweep_worst.txt gpus/$d/sweep-*/sweep_worst.txt 2>/dev/null)
+[ -z "$lists" ] && ok "no GPU, no sweep: no worst-case list from one process or from a merge" || bad "lists without a sweep: $lists"
+
+# The worst-case lists: a night of 16 angles in 4 shards, each shard's sweep run on the host
+# (rope2d sweep without a GPU: the float32 evaluation with glibc standing in for the kernel,
+# the list written by the same code into the shard's folder, here every angle of its range) and
+# its result saying what that sweep checked. The merge joins the lists into the one list of a
+# host sweep of all 16 angles; only "made by" and the device line (times) differ.
+echo '{"grad_dtypes": ["fp32"], "sweep": {"from": 1, "to": 1.0000019073486328}}' >cfg3.json
+for i in 0 1 2 3; do
+  "$rope2d" nightly --config cfg3.json --golden none --quick --quiet --out worst --date $d --shard $i/4 >worst$i.log 2>&1 ||
+    bad "worst shard $i/4: exit $?"
+  range=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["items"][-1]; print("%#x:%#x" % (r["lo"], r["hi"]))' \
+    worst/$d/shard-$i-of-4.json)
+  "$rope2d" sweep --range "$range" --out "worst/$d/sweep-${range/:/-}" --quiet >sweep$i.log 2>&1
+  python3 - worst/$d/shard-$i-of-4.json "worst/$d/sweep-${range/:/-}/sweep.json" <<'PY'
+import json, sys
+s, sw = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+s["sweep"][0].update({k: sw[k] for k in ("ran", "angles", "complete", "over_float32_bound", "max_scaled_error", "seconds")})
+json.dump(s, open(sys.argv[1], "w"))
+PY
+done
+"$rope2d" sweep --range 0x3f800000:0x3f800010 --out whole --quiet >whole.log 2>&1
+"$rope2d" nightly merge --out worst --date $d >worst-merge.log 2>&1; rc=$?
+merged=worst/$d/sweep-0x3f800000-0x3f800010/sweep_worst.txt
+[ $rc = 0 ] && [ -s $merged ] && ok "merge writes the night's worst-case list where one process writes it" ||
+  { bad "worst merge: exit $rc, $(ls worst/$d)"; cat worst-merge.log; }
+if diff <(sed '1d;5d' whole/sweep_worst.txt) <(sed '1d;5d' $merged) >worst.diff && grep -q '^0x' $merged; then
+  ok "4 shards' lists joined == the list of one sweep of the range"
+else
+  bad "joined list differs: $(head -20 worst.diff)"
+fi
+grep -q "^# made by: rope2d nightly --shard i/4 for i = 0..3, joined by rope2d nightly merge" $merged &&
+  ok "the joined list says how it was made" || bad "joined header: $(head -1 $merged)"
 
 # Refusals: exit 2, the file and the field named.
 refused() {  # refused NAME PATTERN ARGS...
@@ -71,6 +106,14 @@ echo '{"verify": [' >truncated.json
 refused "a file that is not JSON" "truncated.json" $s/shard-{0,1,3}-of-4.json truncated.json
 refused "--date other than the shards'" "date: expected '2026-03-09' \(--date\)" --date 2026-03-09 $s/shard-{0,1,2,3}-of-4.json
 refused "a folder without shards" "found none" --date 2026-03-09
+for what in nolist badlist; do mkdir -p $what && cp -r worst/$d $what/; done
+w=sweep-0x3f800004-0x3f800008/sweep_worst.txt
+rm nolist/$d/$w
+refused "a shard's missing worst-case list" "nolist/$d/$w: expected the worst-case list of the sweep of bit patterns \[0x3f800004, 0x3f800008\).* that nolist/$d/shard-1-of-4.json ran, found no such file" nolist/$d/shard-{0,1,2,3}-of-4.json
+line=$(grep -n -m1 -v '^#' badlist/$d/$w | cut -d: -f1)
+sed -i "${line}s/^[^ ]*/1.5/" badlist/$d/$w
+refused "a malformed worst-case list" "badlist/$d/$w:$line: expected a C99 hex float, found '1.5'" badlist/$d/shard-{0,1,2,3}-of-4.json
+[ ! -e refused/$d/sweep-0x3f800000-0x3f800010 ] && ok "a refused list leaves no joined list" || bad "refused lists: $(ls refused/$d)"
 out=$("$rope2d" nightly --out x --shard 4/4 2>&1); rc=$?
 [ $rc = 2 ] && grep -q -- "--shard: expected i/N" <<<"$out" && ok "--shard 4/4 exits 2" || bad "--shard 4/4: exit $rc: $out"
 for g in "0,0" "x" "0,-1"; do

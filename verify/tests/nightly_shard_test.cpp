@@ -1,14 +1,21 @@
 // The nightly's shards: the rule that places work (complete, disjoint, stable), the sweep's
-// range split, and the merge: the merge of N shards equals the merge of one, and every
-// mismatched or incomplete set of shard results is refused naming the file and field.
+// range split, and the merge: the merge of N shards equals the merge of one, the shards'
+// worst-case lists join into the list of one process, and every mismatched or incomplete set
+// of shard results or lists is refused naming the file and field (or line).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <bit>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
+#include "rope2d/ref/input.hpp"
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/nightly_shard.hpp"
+#include "rope2d/verify/sweep_worst.hpp"
 
 using namespace rope2d::verify;
 using nlohmann::json;
@@ -20,6 +27,8 @@ json plan_with(std::vector<std::string> submissions, float from = 1.0f, float to
   c.submissions = std::move(submissions);
   c.sweep_from = from;
   c.sweep_to = to;
+  c.sweep_lo = std::bit_cast<std::uint32_t>(from);  // as read_nightly_config sets them
+  c.sweep_hi = std::bit_cast<std::uint32_t>(to);
   return nightly_plan(c, false, "data/golden-smoke", {"a_bf16_1x32.safetensors", "b_fp16_1x32.safetensors", "c_fp32_1x128.safetensors",
                                                       "d_bf16_2x64.safetensors", "e_fp32_1x64.safetensors"});
 }
@@ -91,6 +100,46 @@ std::vector<std::pair<std::string, json>> shards_of(const json& plan, int n) {
   return out;
 }
 
+namespace fs = std::filesystem;
+
+// A night's shards whose sweeps ran on the host (glibc's float32 evaluation judged by the host
+// twin: the sweep's machinery without a GPU), each writing its worst-case list where sweep_one
+// puts it, beside its result under dir, and its result's counts from that sweep. Chunks of
+// 2^10 patterns: every shard's range of the plans below starts a chunk of the whole range's,
+// so one process and the shards meet the same candidates.
+std::vector<std::pair<std::string, json>> host_night(const json& plan, int n, const fs::path& dir) {
+  std::vector<std::pair<std::string, json>> out;
+  for (int i = 0; i < n; ++i) {
+    json s = shard_result(plan, {i, n});
+    for (json& r : s["sweep"]) {
+      SweepOptions o;
+      o.lo = r["lo"];
+      o.hi = r["hi"];
+      o.grads.clear();
+      for (const auto& g : plan["sweep"]["grads"]) o.grads.push_back({g[2], g[0], g[1]});
+      const SweepResult sw = run_sweep(o, host_sweep_chunk, 1 << 10);
+      const fs::path folder = dir / sweep_folder(o.lo, o.hi);
+      fs::create_directories(folder);
+      std::ofstream(folder / "sweep_worst.txt") << sweep_worst_list(sw, sweep_worst_header("rope2d nightly", sw, "host CPU"));
+      r.update({{"angles", sw.angles}, {"complete", sw.complete}, {"seconds", sw.seconds}, {"count", sw.metrics.count},
+                {"max_scaled_error", sw.metrics.max_scaled}, {"over_float32_bound", sw.metrics.over[static_cast<int>(Tier::float32_bound)]}});
+    }
+    out.emplace_back((dir / ("shard-" + std::to_string(i) + "-of-" + std::to_string(n) + ".json")).string(), s);
+  }
+  return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::string list_at(const fs::path& dir, const json& range) {
+  return (dir / sweep_folder(range["lo"], range["hi"]) / "sweep_worst.txt").string();
+}
+
 // The merge's message for these shards ("" when it accepts them).
 std::string refusal(const std::vector<std::pair<std::string, json>>& shards) {
   try {
@@ -142,8 +191,11 @@ TEST(NightlyShard, EveryItemOnExactlyOneShardAndAddingASubmissionMovesNothing) {
     }
     EXPECT_EQ(where_before.size(), 3 * 3 + 5 + 1u);  // every kernel and dtype, every golden file, the sweep
     EXPECT_EQ(where_after.size(), 4 * 3 + 5 + 1u);
-    for (const auto& [k, shard] : where_before)
-      if (k != "sweep") EXPECT_EQ(where_after.at(k), shard) << k << " moved with " << n << " shards";
+    for (const auto& [k, shard] : where_before) {
+      if (k != "sweep") {
+        EXPECT_EQ(where_after.at(k), shard) << k << " moved with " << n << " shards";
+      }
+    }
     if (n >= 3) {  // a kernel's three dtypes on three shards
       std::set<int> of_a;
       for (const char* d : {"bf16", "fp16", "fp32"}) of_a.insert(where_after.at(std::string("verify a ") + d));
@@ -269,4 +321,111 @@ TEST(NightlyShard, RegressionsCompareTheSameKernelAndDtype) {
   const auto r2 = nightly_regressions(worse, old);
   ASSERT_EQ(r2.size(), 1u);
   EXPECT_NE(r2[0].find("rope2d randn/fp32/4x64: newly incorrect"), std::string::npos) << r2[0];
+}
+
+TEST(NightlyShard, MergedWorstListEqualsOneProcess) {
+  // 2^16 patterns from 4096: angles of many periods, where the largest errors are spread over the range
+  const json plan = plan_with({}, 4096.0f, std::bit_cast<float>(0x45810000u));
+  const fs::path dir = fs::temp_directory_path() / ("rope2d_nightly_worst_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::size_t keep = SweepOptions{}.worst_per_pair;
+  const auto single = host_night(plan, 1, dir / "one");
+  const std::vector<std::string> one = lines_of(rope2d::ref::read_file(list_at(dir / "one", plan["sweep"])));
+  ASSERT_GT(one.size(), 5 + 6u);
+  for (int n : {1, 2, 4}) {
+    const auto shards = n == 1 ? single : host_night(plan, n, dir / std::to_string(n));
+    const std::vector<std::string> merged = lines_of(merge_sweep_worst_lists(shards, keep));
+    // Line for line the list of one process, but for two header lines: "made by" names the
+    // shards and the merge, and the device line has the longest shard's time, not one process's.
+    ASSERT_EQ(merged.size(), one.size()) << n;
+    EXPECT_EQ(merged[0], "# made by: rope2d nightly --shard i/" + std::to_string(n) + " for i = 0.." + std::to_string(n - 1) +
+                             ", joined by rope2d nightly merge");
+    EXPECT_TRUE(merged[4].starts_with("# device: host CPU; ")) << merged[4];
+    for (std::size_t k = 1; k < one.size(); ++k) {
+      if (k != 4) {
+        EXPECT_EQ(merged[k], one[k]) << n << " shards, line " << k + 1;
+      }
+    }
+    // Not vacuous: the shards' lists hold more cases than the merged one (each pair cut at
+    // `keep`), and some pair's merged cases come from more than one shard.
+    std::size_t shard_cases = 0, merged_cases = 0;
+    std::map<std::string, std::set<int>> shards_of_pair;  // "gc gs" -> the shards of its merged cases
+    for (const std::string& l : merged) merged_cases += !l.starts_with("#");
+    for (int i = 0; i < n; ++i) {
+      const fs::path night = fs::path(shards[i].first).parent_path();
+      for (const std::string& l : lines_of(rope2d::ref::read_file(list_at(night, shards[i].second["sweep"][0])))) {
+        if (l.starts_with("#")) continue;
+        ++shard_cases;
+        if (std::find(merged.begin(), merged.end(), l) != merged.end()) shards_of_pair[l.substr(0, l.find(' ', l.find(' ') + 1))].insert(i);
+      }
+    }
+    if (n > 1) {
+      EXPECT_GT(shard_cases, merged_cases) << n;
+      std::size_t widest = 0;
+      for (const auto& [pair, from] : shards_of_pair) widest = std::max(widest, from.size());
+      EXPECT_EQ(widest, static_cast<std::size_t>(n)) << n;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(NightlyShard, MergeRefusesAMissingOrMalformedWorstList) {
+  const json plan = plan_with({}, 1.0f, std::bit_cast<float>(0x3f804000u));  // 2^14 patterns from 1
+  const fs::path dir = fs::temp_directory_path() / ("rope2d_nightly_badworst_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const auto shards = host_night(plan, 2, dir);
+  const std::string list = list_at(dir, shards[1].second["sweep"][0]), other = list_at(dir, shards[0].second["sweep"][0]);
+  const std::string good = rope2d::ref::read_file(list);
+  ASSERT_EQ(refusal(shards), "");
+  ASSERT_NE(merge_sweep_worst_lists(shards, 16), "");
+  auto refused = [&](const std::string& text, const std::string& where, const std::string& what, std::size_t keep = 16,
+                     const std::string& named = "") {
+    std::ofstream(list) << text;
+    try {
+      merge_sweep_worst_lists(shards, keep);
+      ADD_FAILURE() << "accepted:\n" << text;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find((named.empty() ? list : named) + where), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  // The line of the first case, and the list with one line replaced.
+  const std::vector<std::string> lines = lines_of(good);
+  std::size_t first = 0;
+  while (lines[first].starts_with("#")) ++first;
+  auto with = [&](std::size_t k, const std::string& line) {
+    std::string t;
+    for (std::size_t i = 0; i < lines.size(); ++i) t += (i == k ? line : lines[i]) + "\n";
+    return t;
+  };
+  const std::string at = ":" + std::to_string(first + 1) + ": ";
+  refused(with(first, "0x1.8p-1 -0x1.4p+0 1.5 # 1"), at, "expected a C99 hex float, found '1.5'");
+  refused(with(first, lines[first].substr(0, lines[first].find(" #"))), at, "expected '# E' after the case");
+  refused(with(first, lines[first + 1]), ":" + std::to_string(first + 2) + ": ", "expected cases largest error first");
+  refused(with(first, "0x1p+0 0x1p+0" + lines[first].substr(lines[first].find(' ', lines[first].find(' ') + 1))), at,
+          "expected the grads of pair 'ordinary', gc=0x1.8p-1 gs=-0x1.4p+0, found gc=0x1p+0 gs=0x1p+0");
+  refused(with(first - 1, "# equal (gc=0x1p+0, gs=0x1p+0): 1 angles, max error 0 x 2^-24 S, 0 over float32-bound"),
+          ":" + std::to_string(first) + ": ", "(grad pair 1 of 6)");
+  refused(with(2, "# of every chunk"), ":3: ", "expected '# rounded result");
+  refused(good, ":" + std::to_string(first + 5) + ": ", "expected at most 4 cases for grad pair 'ordinary'", 4, other);  // read first
+  // A well-formed list that is not this shard's: another range's, or other counts than its result's.
+  refused(rope2d::ref::read_file(other), at, "expected an angle of bit patterns [0x3f802000, 0x3f804000)");
+  std::string more = good;
+  more.replace(more.find(": 8192 angles"), 13, ": 8193 angles");
+  refused(more, ": ", "expected 49152 angles over its grad pairs, as " + shards[1].first + "'s sweep of bit patterns [0x3f802000");
+  refused(good.substr(0, good.find("\n", good.find("\n") + 1) + 1), ":2: ", "expected 11 '#' lines");
+  fs::remove(list);
+  try {
+    merge_sweep_worst_lists(shards, 16);
+    ADD_FAILURE() << "accepted a missing list";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(list + ": expected the worst-case list of the sweep of bit patterns [0x3f802000, 0x3f804000)"),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("that " + shards[1].first + " ran, found no such file"), std::string::npos) << e.what();
+  }
+  // A range that did not run (no GPU) has no list and asks for none: no merged list either.
+  auto skipped = shards;
+  skipped[1].second["sweep"][0]["ran"] = false;
+  EXPECT_EQ(merge_sweep_worst_lists(skipped, 16), "");
+  fs::remove_all(dir);
 }

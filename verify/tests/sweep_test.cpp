@@ -1,6 +1,6 @@
 // The angle sweep without a GPU: the range split into shards, the loop over pairs and chunks
 // through the host twin against compare() on the same angles, the time box and where it
-// says to resume, and the worst-case list read back by the reference's reader.
+// says to resume, and the worst-case list read back by the reference's reader and as a sweep.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -12,6 +12,7 @@
 #include "gpu_check_compare.hpp"
 #include "rope2d/ref/worst_list.hpp"
 #include "rope2d/verify/sweep.hpp"
+#include "rope2d/verify/sweep_worst.hpp"
 
 using namespace rope2d::verify;
 
@@ -116,6 +117,33 @@ TEST(Sweep, WorstListReadsBackAsCases) {
   const SweepPair& first = r.pairs.front();
   EXPECT_EQ(list.cases[0][2], first.worst.front().in.t);
   EXPECT_EQ(first.worst.front().scaled_error, first.metrics.max_scaled);
+}
+
+TEST(Sweep, WorstListReadsBackAsItsSweep) {
+  SweepOptions o;
+  o.lo = 0x44800000;  // [1024, 1056)
+  o.hi = 0x44840000;
+  const SweepResult r = run_sweep(o, host_sweep_chunk, 1 << 14);
+  const std::string text = sweep_worst_list(r, sweep_worst_header("test", r, "host"));
+  const std::string path = (std::filesystem::temp_directory_path() / "rope2d_sweep_worst_back.txt").string();
+  std::ofstream(path) << text;
+  const SweepWorstList back = read_sweep_worst(path, o.lo, o.hi, o.grads, o.worst_per_pair);
+  std::filesystem::remove(path);
+  EXPECT_EQ(back.device, "host");
+  EXPECT_EQ(back.sweep.angles, r.angles);
+  EXPECT_TRUE(back.sweep.complete);
+  ASSERT_EQ(back.sweep.pairs.size(), r.pairs.size());
+  for (std::size_t k = 0; k < r.pairs.size(); ++k) {
+    const SweepPair &a = r.pairs[k], &b = back.sweep.pairs[k];
+    ASSERT_EQ(b.worst.size(), a.worst.size()) << a.grads.name;
+    for (std::size_t i = 0; i < a.worst.size(); ++i) {
+      EXPECT_EQ(b.worst[i].index, a.worst[i].index);
+      EXPECT_EQ(b.worst[i].in.t, a.worst[i].in.t);
+      EXPECT_EQ(b.worst[i].scaled_error, a.worst[i].scaled_error);  // exactly: the join orders by it
+    }
+  }
+  // Written again from what was read, the list is the same text.
+  EXPECT_EQ(sweep_worst_list(back.sweep, sweep_worst_header("test", back.sweep, back.device)), text);
 }
 
 TEST(Sweep, BadRangesAreRefused) {

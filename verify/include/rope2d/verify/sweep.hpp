@@ -50,7 +50,7 @@ struct SweepPair {
   Metrics metrics;
   std::int64_t angles = 0;
   std::int64_t deferred = 0;            // judged on the CPU
-  std::vector<ElementReport> worst;     // largest errors first
+  std::vector<ElementReport> worst;     // largest errors first (sweep_worst.hpp: its list)
   bool complete = false;
   double seconds = 0;                   // wall time of this pair
 };
@@ -85,10 +85,5 @@ CheckPass host_sweep_chunk(std::uint64_t first, std::int64_t n, float gc, float 
 
 // The GPU sweep of a kernel (needs CUDA; throws std::runtime_error when a call fails).
 SweepResult sweep_angles(BackwardFn fn, const SweepOptions& o, const SweepProgress& progress = {});
-
-// The worst elements of every pair as a CORE-MATH-style list ("gc gs t" hex floats, '#'
-// header with `header_lines`, each pair's max error in a '#' line before its cases);
-// reference/src/worst_list.cpp reads it back.
-std::string sweep_worst_list(const SweepResult& r, const std::vector<std::string>& header_lines);
 
 }  // namespace rope2d::verify
