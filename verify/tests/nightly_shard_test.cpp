@@ -27,8 +27,6 @@ json plan_with(std::vector<std::string> submissions, float from = 1.0f, float to
   c.submissions = std::move(submissions);
   c.sweep_from = from;
   c.sweep_to = to;
-  c.sweep_lo = std::bit_cast<std::uint32_t>(from);  // as read_nightly_config sets them
-  c.sweep_hi = std::bit_cast<std::uint32_t>(to);
   return nightly_plan(c, false, "data/golden-smoke", {"a_bf16_1x32.safetensors", "b_fp16_1x32.safetensors", "c_fp32_1x128.safetensors",
                                                       "d_bf16_2x64.safetensors", "e_fp32_1x64.safetensors"});
 }
