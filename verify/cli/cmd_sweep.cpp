@@ -129,7 +129,14 @@ int run(const SweepArgs& a) {
     char tail = 0;
     if (std::sscanf(a.shard.c_str(), "%d/%d%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
       throw std::invalid_argument("--shard: expected I/N with 0 <= I < N, found '" + a.shard.substr(0, 60) + "'");
-    std::tie(o.lo, o.hi) = split_range(o.lo, o.hi, i, n);
+    // At whole chunks, so that the shards' worst-case lists join into the whole range's.
+    const auto [lo, hi] = split_range(o.lo, o.hi, i, n, sweep_chunk_patterns);
+    if (lo == hi)
+      throw std::invalid_argument(fmt::format("--shard {}: expected a shard with angles, found none: [{:#x}, {:#x}) holds {} chunk(s) "
+                                              "of 2^26 patterns, and shards split it at whole chunks",
+                                              a.shard.substr(0, 20), o.lo, o.hi,
+                                              (o.hi - o.lo + sweep_chunk_patterns - 1) / sweep_chunk_patterns));
+    std::tie(o.lo, o.hi) = std::pair{lo, hi};
   }
   const std::string command = "rope2d sweep" + std::string(a.submission.empty() ? "" : " " + a.submission) +
                               fmt::format(" --range {:#x}:{:#x}", o.lo, o.hi) + (a.quick ? " --quick" : "");

@@ -49,7 +49,7 @@ json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_
           {"grad_dtypes", c.grad_dtypes},
           {"golden", {{"dir", golden_dir}, {"files", golden_files}}},
           {"sweep", {{"from", c.sweep_from}, {"to", c.sweep_to}, {"lo", lo}, {"hi", std::max(lo, hi)}, {"grads", grads},
-                     {"budget_s", c.sweep_budget_s}}},
+                     {"chunk", sweep_chunk_patterns}, {"budget_s", c.sweep_budget_s}}},
           {"quick", quick}};
 }
 
@@ -71,7 +71,10 @@ std::vector<json> nightly_items(const json& plan, ShardId s) {
   for (const auto& f : plan.at("golden").at("files"))
     if (fnv1a64(f.get<std::string>()) % s.count == static_cast<std::uint64_t>(s.index)) items.push_back({{"kind", "golden"}, {"file", f}});
   const json& sw = plan.at("sweep");
-  const auto [lo, hi] = split_range(sw.at("lo").get<std::uint64_t>(), sw.at("hi").get<std::uint64_t>(), s.index, s.count);
+  // Split at whole chunks of the sweep, so the shards' worst-case lists join into the one
+  // of the whole range.
+  const auto [lo, hi] = split_range(sw.at("lo").get<std::uint64_t>(), sw.at("hi").get<std::uint64_t>(), s.index, s.count,
+                                    sw.at("chunk").get<std::uint64_t>());
   if (hi > lo) items.push_back({{"kind", "sweep"}, {"lo", lo}, {"hi", hi}});
   return items;
 }

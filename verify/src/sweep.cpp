@@ -18,12 +18,14 @@ namespace rope2d::verify {
 
 std::uint64_t pattern_of(float f) { return std::bit_cast<std::uint32_t>(f); }
 
-std::pair<std::uint64_t, std::uint64_t> split_range(std::uint64_t lo, std::uint64_t hi, int i, int n) {
+std::pair<std::uint64_t, std::uint64_t> split_range(std::uint64_t lo, std::uint64_t hi, int i, int n, std::uint64_t align) {
   if (n < 1 || i < 0 || i >= n) throw std::invalid_argument(fmt::format("split_range: shard {} of {}: expected 0 <= i < n", i, n));
   if (lo > hi || hi > all_patterns)
     throw std::invalid_argument(fmt::format("split_range: [{:#x}, {:#x}): expected lo <= hi <= 2^32", lo, hi));
-  const std::uint64_t size = hi - lo;  // <= 2^32, so size * n fits in 64 bits
-  const auto at = [&](std::uint64_t k) { return lo + size * k / static_cast<std::uint64_t>(n); };
+  if (align < 1 || align > all_patterns)
+    throw std::invalid_argument(fmt::format("split_range: alignment {}: expected 1 to 2^32 patterns", align));
+  const std::uint64_t units = (hi - lo + align - 1) / align;  // <= 2^32, so units * n fits in 64 bits
+  const auto at = [&](std::uint64_t k) { return std::min(hi, lo + units * k / static_cast<std::uint64_t>(n) * align); };
   return {at(static_cast<std::uint64_t>(i)), at(static_cast<std::uint64_t>(i) + 1)};
 }
 

@@ -22,9 +22,9 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("sweep: ") + what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
 }
 
-// 2^26 angles a chunk: 1 GiB of device buffers, and the kernel and the check run for tens of
-// milliseconds, long against the per-chunk copies and launches.
-constexpr std::int64_t chunk_patterns = std::int64_t{1} << 26;
+// 2^26 angles a chunk (sweep_chunk_patterns): 1 GiB of device buffers, and the kernel and the
+// check run for tens of milliseconds, long against the per-chunk copies and launches.
+constexpr std::int64_t chunk_patterns = sweep_chunk_patterns;
 
 struct Buffers {
   std::uint32_t* p[4] = {};  // gc, gs, theta, out

@@ -136,8 +136,11 @@ expect sweep-pairs '| subnormal gc | 0x1p-140 |'
 [ -s "$tmp/sw/sweep_worst.txt" ] && [ -s "$tmp/sw/sweep.json" ] && passes=$((passes+1)) || { echo "FAIL sweep files missing"; fails=$((fails+1)); }
 grep -q '^# made by: rope2d sweep --range 0x0:0x100000000 --quick' "$tmp/sw/sweep_worst.txt" && passes=$((passes+1)) ||
   { echo "FAIL sweep worst list header"; fails=$((fails+1)); }
-check sweep-shard 0 "$rope2d" sweep --quick --quiet --range 0x3f800000:0x40000000 --shard 1/4 --out "$tmp/sw2"
-expect sweep-shard-range 'bit patterns \[0x3fa00000, 0x3fc00000)'
+check sweep-shard 0 "$rope2d" sweep --quick --quiet --range 0x30000000:0x40000000 --shard 1/4 --out "$tmp/sw2"
+expect sweep-shard-range 'bit patterns \[0x34000000, 0x38000000)'
+# Shards split at whole chunks of 2^26 patterns: one chunk has no second shard.
+check sweep-empty-shard 2 "$rope2d" sweep --quick --quiet --range 0x3f800000:0x40000000 --shard 1/4 --out "$tmp/sw3"
+expect sweep-empty-shard-says 'holds 1 chunk'
 check sweep-bad-range 2 "$rope2d" sweep --range 5:3 --out "$tmp/sw3"
 expect sweep-bad-range-says '--range: expected LO < HI'
 check sweep-bad-number 2 "$rope2d" sweep --range 0:zz --out "$tmp/sw3"

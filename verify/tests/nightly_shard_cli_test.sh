@@ -43,17 +43,24 @@ python3 "$src/verify/tests/same_night.py" single/$d/summary.json gpus/$d/summary
 lists=$(ls single/$d/sweep-*/sweep_worst.txt sharded/$d/sweep-*/sweep_worst.txt gpus/$d/sweep-*/sweep_worst.txt 2>/dev/null)
 [ -z "$lists" ] && ok "no GPU, no sweep: no worst-case list from one process or from a merge" || bad "lists without a sweep: $lists"
 
-# The worst-case lists: a night of 16 angles in 4 shards, each shard's sweep run on the host
-# (rope2d sweep without a GPU: the float32 evaluation with glibc standing in for the kernel,
-# the list written by the same code into the shard's folder, here every angle of its range) and
-# its result saying what that sweep checked. The merge joins the lists into the one list of a
-# host sweep of all 16 angles; only "made by" and the device line (times) differ.
+# The worst-case lists: a night of 16 angles in 4 shards. The sweep splits at whole chunks of
+# 2^26 patterns (so that shards' lists join into the whole range's: nightly_shard_test checks
+# the join of several on the host), so all 16 are the last shard's and the others sweep nothing.
+# Shard 3's sweep runs on the host (rope2d sweep without a GPU: the float32 evaluation with
+# glibc standing in for the kernel, the list written by the same code into the shard's folder,
+# here every angle of its range) and its result says what that sweep checked. The merge writes
+# the list of a host sweep of all 16 angles; only "made by" and the device line (times) differ.
 echo '{"grad_dtypes": ["fp32"], "sweep": {"from": 1, "to": 1.0000019073486328}}' >cfg3.json
 for i in 0 1 2 3; do
   "$rope2d" nightly --config cfg3.json --golden none --quick --quiet --out worst --date $d --shard $i/4 >worst$i.log 2>&1 ||
     bad "worst shard $i/4: exit $?"
-  range=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["items"][-1]; print("%#x:%#x" % (r["lo"], r["hi"]))' \
+  range=$(python3 -c 'import json,sys; r=[r for r in json.load(open(sys.argv[1]))["items"] if r["kind"] == "sweep"]; print("%#x:%#x" % (r[0]["lo"], r[0]["hi"]) if r else "")' \
     worst/$d/shard-$i-of-4.json)
+  if [ $i != 3 ]; then
+    [ -z "$range" ] && ok "shard $i/4 of one chunk sweeps nothing" || bad "shard $i/4 sweeps $range"
+    continue
+  fi
+  [ "$range" = 0x3f800000:0x3f800010 ] && ok "shard 3/4 sweeps the whole chunk" || bad "shard 3/4 sweeps '$range'"
   "$rope2d" sweep --range "$range" --out "worst/$d/sweep-${range/:/-}" --quiet >sweep$i.log 2>&1
   python3 - worst/$d/shard-$i-of-4.json "worst/$d/sweep-${range/:/-}/sweep.json" <<'PY'
 import json, sys
@@ -68,7 +75,7 @@ merged=worst/$d/sweep-0x3f800000-0x3f800010/sweep_worst.txt
 [ $rc = 0 ] && [ -s $merged ] && ok "merge writes the night's worst-case list where one process writes it" ||
   { bad "worst merge: exit $rc, $(ls worst/$d)"; cat worst-merge.log; }
 if diff <(sed '1d;5d' whole/sweep_worst.txt) <(sed '1d;5d' $merged) >worst.diff && grep -q '^0x' $merged; then
-  ok "4 shards' lists joined == the list of one sweep of the range"
+  ok "the merged list == the list of one sweep of the range"
 else
   bad "joined list differs: $(head -20 worst.diff)"
 fi
@@ -107,9 +114,9 @@ refused "a file that is not JSON" "truncated.json" $s/shard-{0,1,3}-of-4.json tr
 refused "--date other than the shards'" "date: expected '2026-03-09' \(--date\)" --date 2026-03-09 $s/shard-{0,1,2,3}-of-4.json
 refused "a folder without shards" "found none" --date 2026-03-09
 for what in nolist badlist; do mkdir -p $what && cp -r worst/$d $what/; done
-w=sweep-0x3f800004-0x3f800008/sweep_worst.txt
+w=sweep-0x3f800000-0x3f800010/sweep_worst.txt
 rm nolist/$d/$w
-refused "a shard's missing worst-case list" "nolist/$d/$w: expected the worst-case list of the sweep of bit patterns \[0x3f800004, 0x3f800008\).* that nolist/$d/shard-1-of-4.json ran, found no such file" nolist/$d/shard-{0,1,2,3}-of-4.json
+refused "a shard's missing worst-case list" "nolist/$d/$w: expected the worst-case list of the sweep of bit patterns \[0x3f800000, 0x3f800010\).* that nolist/$d/shard-3-of-4.json ran, found no such file" nolist/$d/shard-{0,1,2,3}-of-4.json
 line=$(grep -n -m1 -v '^#' badlist/$d/$w | cut -d: -f1)
 sed -i "${line}s/^[^ ]*/1.5/" badlist/$d/$w
 refused "a malformed worst-case list" "badlist/$d/$w:$line: expected a C99 hex float, found '1.5'" badlist/$d/shard-{0,1,2,3}-of-4.json

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/nightly.hpp"
@@ -22,13 +23,18 @@ using nlohmann::json;
 
 namespace {
 
-json plan_with(std::vector<std::string> submissions, float from = 1.0f, float to = 1.0001f) {
+// The plan's sweep chunk is the GPU's (2^26 patterns); these tests' ranges are thousands of
+// patterns, split at `chunk`: 1 for the made-up sweeps, the host sweep's chunk for real ones.
+json plan_with(std::vector<std::string> submissions, float from = 1.0f, float to = 1.0001f, std::int64_t chunk = 1) {
   NightlyConfig c;
   c.submissions = std::move(submissions);
   c.sweep_from = from;
   c.sweep_to = to;
-  return nightly_plan(c, false, "data/golden-smoke", {"a_bf16_1x32.safetensors", "b_fp16_1x32.safetensors", "c_fp32_1x128.safetensors",
-                                                      "d_bf16_2x64.safetensors", "e_fp32_1x64.safetensors"});
+  json plan = nightly_plan(c, false, "data/golden-smoke", {"a_bf16_1x32.safetensors", "b_fp16_1x32.safetensors", "c_fp32_1x128.safetensors",
+                                                           "d_bf16_2x64.safetensors", "e_fp32_1x64.safetensors"});
+  EXPECT_EQ(plan["sweep"]["chunk"], sweep_chunk_patterns);
+  plan["sweep"]["chunk"] = chunk;
+  return plan;
 }
 
 std::string key(const json& item) {
@@ -102,9 +108,9 @@ namespace fs = std::filesystem;
 
 // A night's shards whose sweeps ran on the host (glibc's float32 evaluation judged by the host
 // twin: the sweep's machinery without a GPU), each writing its worst-case list where sweep_one
-// puts it, beside its result under dir, and its result's counts from that sweep. Chunks of
-// 2^10 patterns: every shard's range of the plans below starts a chunk of the whole range's,
-// so one process and the shards meet the same candidates.
+// puts it, beside its result under dir, and its result's counts from that sweep. In chunks of
+// the plan's: every shard's range starts a chunk of the whole range's, so one process and the
+// shards meet the same candidates.
 std::vector<std::pair<std::string, json>> host_night(const json& plan, int n, const fs::path& dir) {
   std::vector<std::pair<std::string, json>> out;
   for (int i = 0; i < n; ++i) {
@@ -115,7 +121,7 @@ std::vector<std::pair<std::string, json>> host_night(const json& plan, int n, co
       o.hi = r["hi"];
       o.grads.clear();
       for (const auto& g : plan["sweep"]["grads"]) o.grads.push_back({g[2], g[0], g[1]});
-      const SweepResult sw = run_sweep(o, host_sweep_chunk, 1 << 10);
+      const SweepResult sw = run_sweep(o, host_sweep_chunk, plan["sweep"]["chunk"].get<std::int64_t>());
       const fs::path folder = dir / sweep_folder(o.lo, o.hi);
       fs::create_directories(folder);
       std::ofstream(folder / "sweep_worst.txt") << sweep_worst_list(sw, sweep_worst_header("rope2d nightly", sw, "host CPU"));
@@ -177,6 +183,32 @@ TEST(NightlyShard, SplitRangeTilesTheRange) {
       EXPECT_EQ(at, hi);
       EXPECT_LE(largest - smallest, 1u);
     }
+  // Split at whole chunks from lo: every shard but the last a multiple of the chunk, shards
+  // near-equal in chunks, and empty ones where the range holds fewer chunks than shards.
+  for (const auto& [lo, hi, align] : std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>>{
+           {0, 1ull << 32, 1ull << 26}, {7, 7 + 5 * 1024 + 3, 1024}, {0x3f800000, 0x3f800007, 4}, {5, 5, 8}, {0, 3, 1ull << 32}})
+    for (int n : {1, 2, 3, 7, 8, 64, 65}) {
+      std::uint64_t at = lo, smallest = ~0ull, largest = 0;
+      const std::uint64_t units = (hi - lo + align - 1) / align;
+      int empty = 0;
+      for (int i = 0; i < n; ++i) {
+        const auto [a, b] = split_range(lo, hi, i, n, align);
+        EXPECT_EQ(a, at);
+        EXPECT_GE(b, a);
+        EXPECT_EQ((a - lo) % align, 0u) << a;
+        if (b < hi) {
+          EXPECT_EQ((b - a) % align, 0u);
+        }
+        const std::uint64_t chunks = (b - a + align - 1) / align;
+        smallest = std::min(smallest, chunks), largest = std::max(largest, chunks);
+        empty += a == b;
+        at = b;
+      }
+      EXPECT_EQ(at, hi);
+      EXPECT_LE(largest - smallest, 1u) << lo << " " << hi << " " << n;
+      EXPECT_EQ(empty, units < static_cast<std::uint64_t>(n) ? n - static_cast<int>(units) : 0) << lo << " " << hi << " " << n;
+    }
+  EXPECT_THROW(split_range(0, 10, 0, 2, 0), std::invalid_argument);
 }
 
 TEST(NightlyShard, EveryItemOnExactlyOneShardAndAddingASubmissionMovesNothing) {
@@ -322,15 +354,16 @@ TEST(NightlyShard, RegressionsCompareTheSameKernelAndDtype) {
 }
 
 TEST(NightlyShard, MergedWorstListEqualsOneProcess) {
-  // 2^16 patterns from 4096: angles of many periods, where the largest errors are spread over the range
-  const json plan = plan_with({}, 4096.0f, std::bit_cast<float>(0x45810000u));
+  // 2^16 + 300 patterns from 4096: angles of many periods, where the largest errors are spread
+  // over the range; in chunks of 2^10, so three shards split at whole chunks, not at thirds.
+  const json plan = plan_with({}, 4096.0f, std::bit_cast<float>(0x4581012cu), 1 << 10);
   const fs::path dir = fs::temp_directory_path() / ("rope2d_nightly_worst_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const std::size_t keep = SweepOptions{}.worst_per_pair;
   const auto single = host_night(plan, 1, dir / "one");
   const std::vector<std::string> one = lines_of(rope2d::ref::read_file(list_at(dir / "one", plan["sweep"])));
   ASSERT_GT(one.size(), 5 + 6u);
-  for (int n : {1, 2, 4}) {
+  for (int n : {1, 2, 3, 4}) {
     const auto shards = n == 1 ? single : host_night(plan, n, dir / std::to_string(n));
     const std::vector<std::string> merged = lines_of(merge_sweep_worst_lists(shards, keep));
     // Line for line the list of one process, but for two header lines: "made by" names the
@@ -368,7 +401,7 @@ TEST(NightlyShard, MergedWorstListEqualsOneProcess) {
 }
 
 TEST(NightlyShard, MergeRefusesAMissingOrMalformedWorstList) {
-  const json plan = plan_with({}, 1.0f, std::bit_cast<float>(0x3f804000u));  // 2^14 patterns from 1
+  const json plan = plan_with({}, 1.0f, std::bit_cast<float>(0x3f804000u), 1 << 10);  // 2^14 patterns from 1
   const fs::path dir = fs::temp_directory_path() / ("rope2d_nightly_badworst_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const auto shards = host_night(plan, 2, dir);

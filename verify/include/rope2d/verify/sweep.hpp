@@ -25,8 +25,15 @@ inline constexpr std::uint64_t all_patterns = std::uint64_t{1} << 32;  // hi of 
 // The bit pattern of a float, as the range counts angles.
 std::uint64_t pattern_of(float f);
 
-// Shard i of n (0 <= i < n) of [lo, hi): consecutive, near-equal, covering it exactly.
-std::pair<std::uint64_t, std::uint64_t> split_range(std::uint64_t lo, std::uint64_t hi, int i, int n);
+// The GPU sweep judges [lo, hi) in chunks of this many patterns from lo and keeps the worst
+// element of each GPU block of each chunk for its worst-case list: ranges split at multiples
+// of it from lo see the same chunks, so their joined lists are the list of the whole range.
+inline constexpr std::int64_t sweep_chunk_patterns = std::int64_t{1} << 26;
+
+// Shard i of n (0 <= i < n) of [lo, hi): consecutive, near-equal, covering it exactly, split
+// only at lo + a multiple of align (so some shards are empty when the range holds fewer than
+// n of them).
+std::pair<std::uint64_t, std::uint64_t> split_range(std::uint64_t lo, std::uint64_t hi, int i, int n, std::uint64_t align = 1);
 
 struct SweepGrads {
   std::string name;
