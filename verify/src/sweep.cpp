@@ -77,7 +77,9 @@ SweepResult run_sweep(const SweepOptions& o, const SweepChunk& chunk, std::int64
           return ref::Element{gc, gs, std::bit_cast<float>(static_cast<std::uint32_t>(i))};
         }, Tier::float32_bound, 10);
         for (const CheckRecord& c : pass.candidates) sp.worst.push_back({c.index, {c.gc, c.gs, c.t}, c.ref, c.got, c.scaled, c.ulps});
-        if (m.worst) sp.worst.push_back(*m.worst);
+        // The list holds finite angles, as CORE-MATH's do (a NaN's bits do not survive a hex
+        // float): a kernel's error at an infinite or NaN angle is in the counts and worst of sweep.json.
+        if (m.worst && std::isfinite(m.worst->in.t)) sp.worst.push_back(*m.worst);
         keep_worst_reports(sp.worst, o.worst_per_pair);
         sp.metrics.merge(m, 10);
         sp.angles += n;

@@ -79,7 +79,7 @@ std::vector<std::string> sweep_worst_header(const std::string& made_by, const Sw
   return {fmt::format(" made by: {}", made_by),
           " Inputs \"gc gs t\" (fp32 grads, float32 angle) with the largest errors of the kernel against the correctly",
           " rounded result, in units of 2^-24 S (S = |gc sin t| + |gs cos t|; each case's after its '#'): the worst of each",
-          fmt::format(" GPU block (or host piece) of every chunk, {} per grad pair, over {}.",
+          fmt::format(" GPU block (or host piece) of every chunk, {} per grad pair, over the finite angles of {}.",
                       r.pairs.empty() ? 0 : r.pairs.front().worst.size(), sweep_range_words(r.lo, r.hi)),
           fmt::format(" device: {}; {:.1f} s", device, r.seconds)};
 }

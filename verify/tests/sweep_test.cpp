@@ -146,6 +146,40 @@ TEST(Sweep, WorstListReadsBackAsItsSweep) {
   EXPECT_EQ(sweep_worst_list(back.sweep, sweep_worst_header("test", back.sweep, back.device)), text);
 }
 
+TEST(Sweep, AKernelWrongAtNonFiniteAnglesLeavesTheListReadable) {
+  // Inf and the NaNs [0x7f800000, 0x7f800400) and a few finite angles below; the kernel
+  // returns 1 there instead of NaN: failures counted, the worst element a non-finite angle,
+  // the list of finite angles only and readable.
+  SweepOptions o;
+  o.lo = 0x7f7ffc00;
+  o.hi = 0x7f800400;
+  const SweepChunk wrong = [](std::uint64_t first, std::int64_t n, float gc, float gs, const CheckOptions& co) {
+    std::vector<float> theta(n), out(n), gcs(n, gc), gss(n, gs);
+    for (std::int64_t i = 0; i < n; ++i) {
+      theta[i] = std::bit_cast<float>(static_cast<std::uint32_t>(first + static_cast<std::uint64_t>(i)));
+      out[i] = std::isfinite(theta[i]) ? -gc * std::sin(theta[i]) + gs * std::cos(theta[i]) : 1.0f;
+    }
+    CheckOptions c = co;
+    c.index_base = static_cast<std::int64_t>(first);
+    return host_check(gcs.data(), gss.data(), theta.data(), out.data(), n, rope2d::ref::Dtype::fp32, c);
+  };
+  const SweepResult r = run_sweep(o, wrong, 1 << 8);
+  ASSERT_GT(r.metrics.over[static_cast<int>(Tier::float32_bound)], 0);
+  ASSERT_TRUE(r.metrics.worst);
+  EXPECT_FALSE(std::isfinite(r.metrics.worst->in.t));
+  std::size_t listed = 0;
+  for (const SweepPair& p : r.pairs)
+    for (const ElementReport& e : p.worst) {
+      EXPECT_TRUE(std::isfinite(e.in.t)) << p.grads.name;
+      ++listed;
+    }
+  EXPECT_GT(listed, 0u);
+  const std::string path = (std::filesystem::temp_directory_path() / "rope2d_sweep_worst_nonfinite.txt").string();
+  std::ofstream(path) << sweep_worst_list(r, sweep_worst_header("test", r, "host"));
+  EXPECT_NO_THROW(read_sweep_worst(path, o.lo, o.hi, o.grads, o.worst_per_pair));
+  std::filesystem::remove(path);
+}
+
 TEST(Sweep, BadRangesAreRefused) {
   SweepOptions o;
   o.lo = 10;
