@@ -56,6 +56,26 @@ PY
                 "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["shards"])' /tmp/shards-all/$d/summary.json)" \
                 && echo "the merged report equals the one-GPU report" || echo "the reports DIFFER"; } 2>&1 | tee "$out/shards.txt"
             mkdir -p "$out/shards" && cp -r /tmp/shards-one/$d "$out/shards/one-gpu" && cp -r /tmp/shards-all/$d "$out/shards/all-gpus" ;;
+    shards1) # The sharded nightly on one GPU: two shards one after the other, merged, against one
+             # process: the merged report and the joined sweep worst-case list equal the one
+             # process's (the list's "made by" and time lines aside).
+             echo '{"sweep": {"from": 0, "to": '"${SHARDS_SWEEP_TO:-16384}"', "budget_s": 600}}' >/tmp/shards.json
+             d=$(date -u +%F); rm -rf /tmp/s1-one /tmp/s1-two
+             export PATH=/usr/local/cuda/bin:$PATH
+             { $bin/rope2d nightly --quiet --config /tmp/shards.json --out /tmp/s1-one --date "$d"; echo "one process: exit $?"
+               for i in 0 1; do $bin/rope2d nightly --quiet --config /tmp/shards.json --out /tmp/s1-two --date "$d" --shard $i/2
+                 echo "shard $i/2: exit $?"; done
+               $bin/rope2d nightly merge --out /tmp/s1-two --date "$d"; echo "merge: exit $?"; } >"$out/shards1-runs.log" 2>&1
+             { tail -n 4 "$out/shards1-runs.log"
+               python3 verify/tests/same_night.py /tmp/s1-one/$d/summary.json /tmp/s1-two/$d/summary.json 2 \
+                 && echo "the merged report equals the one-process report" || echo "the reports DIFFER"
+               for l in /tmp/s1-one/$d/sweep-*/sweep_worst.txt; do
+                 m=/tmp/s1-two/$d/$(basename $(dirname $l))/sweep_worst.txt
+                 diff <(sed '1d;5d' $l) <(sed '1d;5d' $m) >/tmp/s1-worst.diff && grep -q '^0x' $m \
+                   && echo "the joined worst-case list equals the one-process list ($(grep -c '^0x' $m) cases)" \
+                   || { echo "the worst-case lists DIFFER"; head -n 20 /tmp/s1-worst.diff; }
+               done; } 2>&1 | tee "$out/shards1.txt"
+             mkdir -p "$out/shards1" && cp -r /tmp/s1-one/$d "$out/shards1/one-process" && cp -r /tmp/s1-two/$d "$out/shards1/two-shards" ;;
     solution) for sol in torch_eager torch_fp16_sincos cuda_sincosf cuda_default_flags triton_sincos; do
                 PATH=/usr/local/cuda/bin:$PATH $bin/rope2d verify verify/tests/solutions/$sol.json --quick --quiet --out /tmp/sol-$sol 2>&1 | tail -n 8
                 echo "exit ${PIPESTATUS[0]} for $sol"; done | tee "$out/solution.log" ;;
@@ -78,5 +98,5 @@ PY
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards exhaustive 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards shards1 exhaustive 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0
