@@ -154,8 +154,7 @@ json sweep_one(const json& plan, const json& item, const DeviceInfo& dev, const 
   o.hi = item["hi"].get<std::uint64_t>();
   o.budget_s = plan["sweep"]["budget_s"];
   o.quick = plan.value("quick", false);  // a sample of the range
-  o.grads.clear();
-  for (const auto& g : plan["sweep"]["grads"]) o.grads.push_back({g[2].get<std::string>(), g[0].get<double>(), g[1].get<double>()});
+  o.grads = plan_sweep_grads(plan);
 #ifdef ROPE2D_HAVE_CUDA
   if (dev.available) {
     sw = sweep_angles(&rope2d_backward, o, [&](std::int64_t done, std::int64_t total, const std::string& what) {
@@ -365,6 +364,13 @@ void write_merged_worst(const std::string& root, const json& merged, const std::
   const json& sw = merged["sweep"];
   const fs::path dir =
       fs::path(root) / merged["date"].get<std::string>() / sweep_folder(sw["lo"].get<std::uint64_t>(), sw["hi"].get<std::uint64_t>());
+  // A shard whose range is the whole range wrote this very file: its list is the night's.
+  for (const auto& [file, s] : shards)
+    for (const json& r : s["sweep"]) {
+      const fs::path own = fs::path(file).parent_path() / sweep_folder(r["lo"].get<std::uint64_t>(), r["hi"].get<std::uint64_t>());
+      std::error_code ec;
+      if (fs::equivalent(own, dir, ec)) return;
+    }
   fs::create_directories(dir);
   write_file_atomic((dir / "sweep_worst.txt").string(), {text});
 }

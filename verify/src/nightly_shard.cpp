@@ -73,10 +73,18 @@ std::vector<json> nightly_items(const json& plan, ShardId s) {
   const json& sw = plan.at("sweep");
   // Split at whole chunks of the sweep, so the shards' worst-case lists join into the one
   // of the whole range.
+  const json& chunk = sw.at("chunk");
+  if (!chunk.is_number_integer() || chunk < 1) throw std::invalid_argument("sweep.chunk: expected a whole number of bit patterns, found " + brief(chunk));
   const auto [lo, hi] = split_range(sw.at("lo").get<std::uint64_t>(), sw.at("hi").get<std::uint64_t>(), s.index, s.count,
-                                    sw.at("chunk").get<std::uint64_t>());
+                                    chunk.get<std::uint64_t>());
   if (hi > lo) items.push_back({{"kind", "sweep"}, {"lo", lo}, {"hi", hi}});
   return items;
+}
+
+std::vector<SweepGrads> plan_sweep_grads(const json& plan) {
+  std::vector<SweepGrads> grads;
+  for (const auto& g : plan.at("sweep").at("grads")) grads.push_back({g.at(2).get<std::string>(), g.at(0).get<double>(), g.at(1).get<double>()});
+  return grads;
 }
 
 std::string plan_digest(const json& plan) { return fmt::format("{:016x}", fnv1a64(plan.dump())); }
@@ -212,6 +220,8 @@ json merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shard
       items = nightly_items(s["config"], id);
     } catch (const json::exception& e) {
       bad_input(file, "config", "the plan of the night", std::string("a malformed plan: ") + e.what());
+    } catch (const std::invalid_argument& e) {  // a field out of its range (sweep.lo, hi, chunk)
+      bad_input(file, "config", "the plan of the night", std::string("a malformed plan: ") + e.what());
     }
     const json want_items = items;
     if (s.value("items", json()) != want_items)
@@ -280,14 +290,16 @@ std::string merge_sweep_worst_lists(const std::vector<std::pair<std::string, jso
   const json& plan = shards.at(0).second["config"];
   std::vector<SweepGrads> grads;
   try {
-    for (const auto& g : plan.at("sweep").at("grads")) grads.push_back({g.at(2).get<std::string>(), g.at(0).get<double>(), g.at(1).get<double>()});
+    grads = plan_sweep_grads(plan);
   } catch (const json::exception&) {
     bad_input(shards[0].first, "config.sweep.grads", "[gc, gs, name] of each grad pair", brief(plan.value("sweep", json()).value("grads", json())));
   }
+  for (const auto& [file, s] : shards)
+    for (const json& r : s["sweep"])
+      if (!r.value("ran", false)) return "";
   std::vector<SweepWorstList> parts;
   for (const auto& [file, s] : shards)
     for (const json& r : s["sweep"]) {
-      if (!r.value("ran", false)) return "";
       const std::uint64_t lo = r["lo"].get<std::uint64_t>(), hi = r["hi"].get<std::uint64_t>();
       const std::string path = (fs::path(file).parent_path() / sweep_folder(lo, hi) / "sweep_worst.txt").string();
       const std::string range = sweep_range_words(lo, hi);

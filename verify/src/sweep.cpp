@@ -73,13 +73,21 @@ SweepResult run_sweep(const SweepOptions& o, const SweepChunk& chunk, std::int64
         const auto start = std::chrono::steady_clock::now();
         const float gc = static_cast<float>(sp.grads.gc), gs = static_cast<float>(sp.grads.gs);
         const CheckPass pass = chunk(b, n, gc, gs, co);
-        const Metrics m = settle(pass, [&](std::int64_t i) {
-          return ref::Element{gc, gs, std::bit_cast<float>(static_cast<std::uint32_t>(i))};
-        }, Tier::float32_bound, 10);
+        const auto element = [&](std::int64_t i) { return ref::Element{gc, gs, std::bit_cast<float>(static_cast<std::uint32_t>(i))}; };
+        const Metrics m = settle(pass, element, Tier::float32_bound, 10);
         for (const CheckRecord& c : pass.candidates) sp.worst.push_back({c.index, {c.gc, c.gs, c.t}, c.ref, c.got, c.scaled, c.ulps});
         // The list holds finite angles, as CORE-MATH's do (a NaN's bits do not survive a hex
-        // float): a kernel's error at an infinite or NaN angle is in the counts and worst of sweep.json.
+        // float): a kernel's error at an infinite or NaN angle is in the counts and worst of
+        // sweep.json, and the list takes the worst of the chunk's other handed-back elements.
         if (m.worst && std::isfinite(m.worst->in.t)) sp.worst.push_back(*m.worst);
+        if (m.worst && !std::isfinite(m.worst->in.t)) {
+          CheckPass finite;
+          for (const DeferredElement& d : pass.deferred)
+            if (std::isfinite(std::bit_cast<float>(static_cast<std::uint32_t>(d.index)))) finite.deferred.push_back(d);
+          finite.deferred_total = static_cast<std::int64_t>(finite.deferred.size());
+          const Metrics f = settle(finite, element, Tier::float32_bound, 0);
+          if (f.worst) sp.worst.push_back(*f.worst);
+        }
         keep_worst_reports(sp.worst, o.worst_per_pair);
         sp.metrics.merge(m, 10);
         sp.angles += n;

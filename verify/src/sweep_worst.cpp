@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <regex>
+#include <set>
 #include <stdexcept>
 
 #include "rope2d/ref/floats.hpp"
@@ -40,6 +41,9 @@ std::string pair_line(const SweepPair& p) {
 
 // pair_line read back for a pair with grads g; nothing unless the line is exactly that form.
 std::optional<SweepPair> parse_pair_line(const std::string& line, const SweepGrads& g) {
+  // No written pair line is near this long; a longer one is refused before the regex, whose
+  // libstdc++ matcher recurses once per character (a line of digits would overflow the stack).
+  if (line.size() > 400) return std::nullopt;
   const std::string prefix = fmt::format(" {} (gc={}, gs={}): ", g.name, ref::hex(g.gc), ref::hex(g.gs));
   static const std::regex form(R"(([0-9]+) angles, max error (\S+) x 2\^-24 S, ([0-9]+) over float32-bound( \(incomplete\))?)");
   std::smatch m;
@@ -63,6 +67,15 @@ std::optional<SweepPair> parse_pair_line(const std::string& line, const SweepGra
 }
 
 std::string quoted(const std::string& hash_line) { return "'#" + hash_line.substr(0, 200) + "'"; }
+
+// The whole sweep's figures from its pairs'.
+void total_of_pairs(SweepResult& r) {
+  for (const SweepPair& p : r.pairs) {
+    r.angles += p.angles;
+    r.metrics.max_scaled = std::max(r.metrics.max_scaled, p.metrics.max_scaled);
+    r.metrics.over[bound] += p.metrics.over[bound];
+  }
+}
 
 }  // namespace
 
@@ -128,6 +141,7 @@ SweepWorstList read_sweep_worst(const std::string& path, std::uint64_t lo, std::
              quoted(list.header[head_lines + k]));
     r.pairs.push_back(*p);
   }
+  std::vector<std::set<std::uint64_t>> listed(grads.size());  // each pair's angles so far
   for (std::size_t i = 0; i < list.cases.size(); ++i) {
     const int at = list.case_at[i];
     std::size_t k = grads.size();
@@ -162,13 +176,12 @@ SweepWorstList read_sweep_worst(const std::string& path, std::uint64_t lo, std::
              fmt::format("error {} at bit pattern {:#x} after error {} at {:#x}", error, pattern, p.worst.back().scaled_error,
                          p.worst.back().index));
     if (p.worst.size() == keep) refuse(path, at, fmt::format("at most {} cases for grad pair '{}'", keep, p.grads.name), "more");
+    if (!listed[k - 1].insert(pattern).second)
+      refuse(path, at, fmt::format("each angle once for grad pair '{}'", p.grads.name),
+             fmt::format("bit pattern {:#x} again", pattern));
     p.worst.push_back(e);
   }
-  for (SweepPair& p : r.pairs) {
-    r.angles += p.angles;
-    r.metrics.max_scaled = std::max(r.metrics.max_scaled, p.metrics.max_scaled);
-    r.metrics.over[bound] += p.metrics.over[bound];
-  }
+  total_of_pairs(r);
   r.complete = std::all_of(r.pairs.begin(), r.pairs.end(), [](const SweepPair& p) { return p.complete; });
   // The header, checked against the one this list's sweep would have written.
   const std::string& made_by = list.header[0], &device_line = list.header[4];
@@ -213,12 +226,8 @@ SweepResult join_sweeps(const std::vector<SweepResult>& parts, std::size_t keep)
       p.worst.insert(p.worst.end(), q.worst.begin(), q.worst.end());
     }
   }
-  for (SweepPair& p : j.pairs) {
-    keep_worst_reports(p.worst, keep);
-    j.angles += p.angles;
-    j.metrics.max_scaled = std::max(j.metrics.max_scaled, p.metrics.max_scaled);
-    j.metrics.over[bound] += p.metrics.over[bound];
-  }
+  for (SweepPair& p : j.pairs) keep_worst_reports(p.worst, keep);
+  total_of_pairs(j);
   return j;
 }
 

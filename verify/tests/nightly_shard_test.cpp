@@ -286,6 +286,15 @@ TEST(NightlyShard, MergeRefusesShardsThatDoNotBelongTogether) {
   s = shards_of(plan, 3);
   s[0].second["config"]["grad_dtypes"] = {"bf16"};
   expect_refused(s, "shard-0-of-3.json", "config_digest", "the digest of its config");
+  // A plan whose sweep chunk is no whole number of patterns, or none (its digest made anew).
+  for (const json& chunk : {json(0), json(1.5), json("64"), json(std::uint64_t{1} << 33)}) {
+    s = shards_of(plan, 3);
+    for (auto& [f, sh] : s) {
+      sh["config"]["sweep"]["chunk"] = chunk;
+      sh["config_digest"] = plan_digest(sh["config"]);
+    }
+    expect_refused(s, "shard-0-of-3.json", "config", chunk == json(std::uint64_t{1} << 33) ? "alignment" : "sweep.chunk");
+  }
   // Different counts, a duplicate, a missing shard.
   s = shards_of(plan, 3);
   s[2] = {"shard-2-of-4.json", shard_result(plan, {2, 4})};
@@ -437,6 +446,16 @@ TEST(NightlyShard, MergeRefusesAMissingOrMalformedWorstList) {
           "expected the grads of pair 'ordinary', gc=0x1.8p-1 gs=-0x1.4p+0, found gc=0x1p+0 gs=0x1p+0");
   refused(with(first - 1, "# equal (gc=0x1p+0, gs=0x1p+0): 1 angles, max error 0 x 2^-24 S, 0 over float32-bound"),
           ":" + std::to_string(first) + ": ", "(grad pair 1 of 6)");
+  // A pair line of 10^5 digits (the regex is not reached: no stack overflow).
+  refused(with(first - 1, "# ordinary (gc=0x1.8p-1, gs=-0x1.4p+0): " + std::string(100000, '1') +
+                              " angles, max error 0 x 2^-24 S, 0 over float32-bound"),
+          ":" + std::to_string(first) + ": ", "(grad pair 1 of 6)");
+  // The first case's angle again as the pair's last case, with the smallest error (in order).
+  std::size_t last = first;
+  while (!lines[last + 1].starts_with("#")) ++last;
+  ASSERT_GT(last, first);
+  refused(with(last, lines[first].substr(0, lines[first].find(" #")) + " # 0"), ":" + std::to_string(last + 1) + ": ",
+          "expected each angle once for grad pair 'ordinary'");
   refused(with(2, "# of every chunk"), ":3: ", "expected '# rounded result");
   refused(good, ":" + std::to_string(first + 5) + ": ", "expected at most 4 cases for grad pair 'ordinary'", 4, other);  // read first
   // A well-formed list that is not this shard's: another range's, or other counts than its result's.

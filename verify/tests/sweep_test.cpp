@@ -146,6 +146,24 @@ TEST(Sweep, WorstListReadsBackAsItsSweep) {
   EXPECT_EQ(sweep_worst_list(back.sweep, sweep_worst_header("test", back.sweep, back.device)), text);
 }
 
+namespace {
+
+// A host sweep chunk of a made-up kernel out = f(t, gc, gs), judged by the host twin.
+SweepChunk host_kernel(float (*f)(float t, float gc, float gs)) {
+  return [f](std::uint64_t first, std::int64_t n, float gc, float gs, const CheckOptions& co) {
+    std::vector<float> theta(n), out(n), gcs(n, gc), gss(n, gs);
+    for (std::int64_t i = 0; i < n; ++i) {
+      theta[i] = std::bit_cast<float>(static_cast<std::uint32_t>(first + static_cast<std::uint64_t>(i)));
+      out[i] = f(theta[i], gc, gs);
+    }
+    CheckOptions c = co;
+    c.index_base = static_cast<std::int64_t>(first);
+    return host_check(gcs.data(), gss.data(), theta.data(), out.data(), n, rope2d::ref::Dtype::fp32, c);
+  };
+}
+
+}  // namespace
+
 TEST(Sweep, AKernelWrongAtNonFiniteAnglesLeavesTheListReadable) {
   // Inf and the NaNs [0x7f800000, 0x7f800400) and a few finite angles below; the kernel
   // returns 1 there instead of NaN: failures counted, the worst element a non-finite angle,
@@ -153,16 +171,9 @@ TEST(Sweep, AKernelWrongAtNonFiniteAnglesLeavesTheListReadable) {
   SweepOptions o;
   o.lo = 0x7f7ffc00;
   o.hi = 0x7f800400;
-  const SweepChunk wrong = [](std::uint64_t first, std::int64_t n, float gc, float gs, const CheckOptions& co) {
-    std::vector<float> theta(n), out(n), gcs(n, gc), gss(n, gs);
-    for (std::int64_t i = 0; i < n; ++i) {
-      theta[i] = std::bit_cast<float>(static_cast<std::uint32_t>(first + static_cast<std::uint64_t>(i)));
-      out[i] = std::isfinite(theta[i]) ? -gc * std::sin(theta[i]) + gs * std::cos(theta[i]) : 1.0f;
-    }
-    CheckOptions c = co;
-    c.index_base = static_cast<std::int64_t>(first);
-    return host_check(gcs.data(), gss.data(), theta.data(), out.data(), n, rope2d::ref::Dtype::fp32, c);
-  };
+  const SweepChunk wrong = host_kernel([](float t, float gc, float gs) {
+    return std::isfinite(t) ? -gc * std::sin(t) + gs * std::cos(t) : 1.0f;
+  });
   const SweepResult r = run_sweep(o, wrong, 1 << 8);
   ASSERT_GT(r.metrics.over[static_cast<int>(Tier::float32_bound)], 0);
   ASSERT_TRUE(r.metrics.worst);
@@ -178,6 +189,29 @@ TEST(Sweep, AKernelWrongAtNonFiniteAnglesLeavesTheListReadable) {
   std::ofstream(path) << sweep_worst_list(r, sweep_worst_header("test", r, "host"));
   EXPECT_NO_THROW(read_sweep_worst(path, o.lo, o.hi, o.grads, o.worst_per_pair));
   std::filesystem::remove(path);
+}
+
+TEST(Sweep, TheListTakesAChunksFiniteWorstWhenItsWorstIsAtANaNAngle) {
+  // [0x7fffff00, 0x80000100): the last 256 NaNs, then -0 and negative subnormal angles, one
+  // chunk. The kernel returns 1 at the NaNs and NaN at the subnormal angles: both handed back,
+  // the chunk's worst at a NaN angle (the lower index); the list still holds the worst of the
+  // subnormal angles' failures.
+  SweepOptions o;
+  o.lo = 0x7fffff00;
+  o.hi = 0x80000100;
+  const SweepChunk wrong = host_kernel([](float t, float gc, float gs) {
+    return std::isnan(t) ? 1.0f : t != 0 ? NAN : -gc * std::sin(t) + gs * std::cos(t);
+  });
+  const SweepResult r = run_sweep(o, wrong, 1 << 10);
+  ASSERT_TRUE(r.metrics.worst);
+  EXPECT_TRUE(std::isnan(r.metrics.worst->in.t));
+  for (const SweepPair& p : r.pairs) {
+    ASSERT_FALSE(p.worst.empty()) << p.grads.name;
+    for (const ElementReport& e : p.worst) {
+      EXPECT_TRUE(std::isfinite(e.in.t) && e.in.t != 0) << p.grads.name;
+      EXPECT_TRUE(std::isnan(e.got)) << p.grads.name;
+    }
+  }
 }
 
 TEST(Sweep, BadRangesAreRefused) {

@@ -58,13 +58,18 @@ std::string plan_digest(const nlohmann::json& plan);
 // or missing shard, and a shard whose items or results are not its share of the plan.
 nlohmann::json merge_nightly_shards(const std::vector<std::pair<std::string, nlohmann::json>>& shards);
 
+// The plan's sweep grad pairs ([gc, gs, name] each); throws nlohmann::json::exception when
+// the plan holds no such list.
+std::vector<SweepGrads> plan_sweep_grads(const nlohmann::json& plan);
+
 // The folder under a night's that holds the sweep files of bit patterns [lo, hi)
 // ("sweep-0x0-0x46800000"): each shard's range, and the whole range for one process.
 std::string sweep_folder(std::uint64_t lo, std::uint64_t hi);
 
 // The night's worst-case list (sweep_worst.hpp) joined from the lists the shards' sweeps wrote
 // beside their results (<the shard file's folder>/sweep_folder(lo, hi)/sweep_worst.txt): what one
-// process sweeping the plan's whole range would have written from the same elements, `keep`
+// process sweeping the plan's whole range would have written from the same elements (a --quick
+// night samples each shard's range on its own, so not there), `keep`
 // cases per grad pair, its header naming the shards, their devices and the longest shard's time.
 // Empty when a range did not run (no GPU): then no shard wrote a list, and one process would
 // not either. For shard results merge_nightly_shards accepted; throws std::invalid_argument
