@@ -367,9 +367,8 @@ void write_merged_worst(const std::string& root, const json& merged, const std::
   // A shard whose range is the whole range wrote this very file: its list is the night's.
   for (const auto& [file, s] : shards)
     for (const json& r : s["sweep"]) {
-      const fs::path own = fs::path(file).parent_path() / sweep_folder(r["lo"].get<std::uint64_t>(), r["hi"].get<std::uint64_t>());
       std::error_code ec;
-      if (fs::equivalent(own, dir, ec)) return;
+      if (fs::equivalent(shard_sweep_list(file, r), dir / "sweep_worst.txt", ec)) return;
     }
   fs::create_directories(dir);
   write_file_atomic((dir / "sweep_worst.txt").string(), {text});

@@ -218,9 +218,7 @@ json merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shard
     std::vector<json> items;
     try {
       items = nightly_items(s["config"], id);
-    } catch (const json::exception& e) {
-      bad_input(file, "config", "the plan of the night", std::string("a malformed plan: ") + e.what());
-    } catch (const std::invalid_argument& e) {  // a field out of its range (sweep.lo, hi, chunk)
+    } catch (const std::exception& e) {  // a missing or mistyped field, or one out of its range (sweep.lo, hi, chunk)
       bad_input(file, "config", "the plan of the night", std::string("a malformed plan: ") + e.what());
     }
     const json want_items = items;
@@ -285,6 +283,12 @@ json merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shard
 
 std::string sweep_folder(std::uint64_t lo, std::uint64_t hi) { return fmt::format("sweep-{:#x}-{:#x}", lo, hi); }
 
+std::string shard_sweep_list(const std::string& shard_file, const json& range) {
+  return (std::filesystem::path(shard_file).parent_path() /
+          sweep_folder(range.at("lo").get<std::uint64_t>(), range.at("hi").get<std::uint64_t>()) / "sweep_worst.txt")
+      .string();
+}
+
 std::string merge_sweep_worst_lists(const std::vector<std::pair<std::string, json>>& shards, std::size_t keep) {
   namespace fs = std::filesystem;
   const json& plan = shards.at(0).second["config"];
@@ -301,7 +305,7 @@ std::string merge_sweep_worst_lists(const std::vector<std::pair<std::string, jso
   for (const auto& [file, s] : shards)
     for (const json& r : s["sweep"]) {
       const std::uint64_t lo = r["lo"].get<std::uint64_t>(), hi = r["hi"].get<std::uint64_t>();
-      const std::string path = (fs::path(file).parent_path() / sweep_folder(lo, hi) / "sweep_worst.txt").string();
+      const std::string path = shard_sweep_list(file, r);
       const std::string range = sweep_range_words(lo, hi);
       if (!fs::exists(path)) bad_input(path, "", "the worst-case list of the sweep of " + range + " that " + file + " ran", "no such file");
       SweepWorstList l = read_sweep_worst(path, lo, hi, grads, keep);

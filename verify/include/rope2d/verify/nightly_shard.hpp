@@ -66,6 +66,10 @@ std::vector<SweepGrads> plan_sweep_grads(const nlohmann::json& plan);
 // ("sweep-0x0-0x46800000"): each shard's range, and the whole range for one process.
 std::string sweep_folder(std::uint64_t lo, std::uint64_t hi);
 
+// The worst-case list a shard's sweep of `range` ({lo, hi} of its result) wrote beside the
+// shard file.
+std::string shard_sweep_list(const std::string& shard_file, const nlohmann::json& range);
+
 // The night's worst-case list (sweep_worst.hpp) joined from the lists the shards' sweeps wrote
 // beside their results (<the shard file's folder>/sweep_folder(lo, hi)/sweep_worst.txt): what one
 // process sweeping the plan's whole range would have written from the same elements (a --quick
