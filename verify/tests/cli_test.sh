@@ -56,6 +56,13 @@ expect version-says '^rope2d [^ ]'
 check unknown-subcommand 2 "$rope2d" bogus
 expect unknown-names-it "unknown subcommand 'bogus'"
 expect unknown-lists 'eval, layout, verify, nightly, report, golden, check'
+check typo-subcommand 2 "$rope2d" verfy
+expect typo-subcommand-guess "did you mean 'verify'"
+check typo-option 2 "$rope2d" verify --qiuck
+expect typo-option-guess "did you mean '--quick' for '--qiuck'"
+expect typo-option-prefix "^rope2d: "
+check help-example 0 "$rope2d" check --help
+expect help-example-line "Example:"
 check layout-file-refuses-seed 2 "$rope2d" layout "$tmp/l.json" --seed 3
 expect layout-names-seed '--seed: makes a random layout'
 check layout-file-refuses-batch 2 "$rope2d" layout "$tmp/l.json" --batch 4
