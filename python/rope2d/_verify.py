@@ -1,6 +1,7 @@
 """rope2d.verify(fn): a Python callable run in process over the verifier's problem sets (made
-by the C++ library), with its integrity checks (output poisoned with NaN, inputs compared after
-the call, a second call compared bit for bit) and the same report (report.md/json, junit.xml)."""
+by the C++ library), with its integrity checks (outputs pre-filled with varied contents that
+still reveal unwritten elements, the output's type and aliasing rules, inputs compared after the
+call, a second call compared bit for bit) and the same report (report.md/json, junit.xml)."""
 import ctypes
 import hashlib
 import inspect
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _call_checks as cc
 from . import _lib
 
 POISON = 0x7FC0DEAD  # the verifier's poison pattern: a quiet NaN with a payload
@@ -63,13 +65,17 @@ class _Buffers:
         buf[m:].copy_(src)
         return buf[m:].view(self.shape)
 
-    def poisoned_output(self):
-        n, m = int(np.prod(self.shape)), self.offsets[3]
+    def output(self, fill):
+        """A fresh output pre-filled with `fill` (uint32 bits, one per element)."""
+        m = self.offsets[3]
         if self.dev is None:
-            return np.full(n + m, POISON, dtype=np.uint32).view(np.float32)[m:].reshape(self.shape)
+            buf = np.empty(fill.size + m, dtype=np.uint32)
+            buf[m:] = fill
+            return buf.view(np.float32)[m:].reshape(self.shape)
         import torch
-        buf = torch.full((n + m,), POISON, dtype=torch.int32, device=self.dev).view(torch.float32)
-        return buf[m:].view(self.shape)
+        buf = torch.empty((fill.size + m,), dtype=torch.int32, device=self.dev)
+        buf[m:].copy_(torch.from_numpy(fill.view(np.int32)))
+        return buf.view(torch.float32)[m:].view(self.shape)
 
     def host(self, x):
         if self.dev is None:
@@ -93,40 +99,48 @@ def _bits(a):
     return a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint16)
 
 
-def _output(buf, got, dps, out):
-    """The call's result on the host as float32, or raise TypeError naming what is wrong."""
+def _data_ptr(x):
+    return x.data_ptr() if hasattr(x, "data_ptr") else x.__array_interface__["data"][0]
+
+
+def _result(buf, fn, dps, fill, held):
+    """One call: its output's bits on the host and the integrity findings; raises TypeError when
+    there is no output to judge (wrong type, dtype, shape or device, or the given output rebound)."""
+    out = buf.output(fill) if dps else None
+    got = fn(*buf.inputs, out) if dps else fn(*buf.inputs)
+    where = _data_ptr(out) if dps else None
     x = out if dps else got
-    if buf.dev is None:
-        if not isinstance(x, np.ndarray):
-            raise TypeError(f"the callable returned {type(x).__name__}, expected a numpy array")
-        if x.dtype != np.float32 or x.shape != buf.shape:
-            raise TypeError(f"output {x.dtype} {tuple(x.shape)}, expected float32 {buf.shape}")
-        return np.ascontiguousarray(x).copy()
-    import torch
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"the callable returned {type(x).__name__}, expected a tensor")
-    if x.dtype != torch.float32 or tuple(x.shape) != buf.shape:
-        raise TypeError(f"output {x.dtype} {tuple(x.shape)}, expected float32 {buf.shape}")
-    return buf.host(x.contiguous())
+    if dps and not cc.given_output_kept(out, where):
+        raise TypeError("the given output was rebound to other memory, not written in place")
+    errors, findings = cc.check_output(x, buf.shape, "float32", zip(("grad_cos", "grad_sin", "idx_theta"), buf.inputs),
+                                       [r for r, _ in held], buf.dev)
+    if errors:
+        raise TypeError(errors[0])
+    held.append((cc.memory_range(x), x))  # kept alive: a later output may not reuse it
+    return _bits(buf.host(x.contiguous() if buf.dev is not None else x).reshape(-1)).astype(np.uint32), findings
 
 
-def _one_call(fn, host, spec, dev, dps):
-    """Runs fn twice on fresh buffers; returns (host output, integrity findings)."""
+def _one_call(fn, host, spec, dev, dps, rng, earlier):
+    """Runs fn twice on fresh buffers, each output pre-filled differently (destination-passing);
+    returns (host output with unwritten elements as the poison, integrity findings)."""
     buf = _Buffers(host, spec["shape"], spec["offsets"], dev)
-    results, findings = [], []
-    for _ in range(2):
-        out = buf.poisoned_output() if dps else None
-        got = fn(*buf.inputs, out) if dps else fn(*buf.inputs)
-        results.append(_output(buf, got, dps, out))
+    n = int(np.prod(buf.shape))
+    fills = [cc.prefill(n, rng, earlier)]
+    fills.append(cc.second_prefill(fills[0], rng, earlier))
+    held, outs, findings = [], [], []
+    for fill in fills:
+        bits, f = _result(buf, fn, dps, fill, held)
+        outs.append(bits)
+        findings += [x for x in f if x not in findings]
     after = [buf.host(x) for x in buf.inputs]
     if not all(np.array_equal(_bits(a.reshape(-1)), _bits(b.reshape(-1).view(a.dtype))) for a, b in zip(host, after)):
         findings.append("inputs modified by the call")
-    # Any NaN equals any NaN (IEEE fixes no payload), but never the poison (an unwritten element).
-    written = [_bits(x) != np.uint32(POISON) for x in results]
-    both_nan = np.isnan(results[0]) & np.isnan(results[1]) & written[0] & written[1]
-    if not np.array_equal(_bits(results[0])[~both_nan], _bits(results[1])[~both_nan]):
+    if not dps:  # its own allocation: nothing was pre-filled, every element counts as written
+        fills = [~outs[0], ~outs[1]]
+    judged, _, differ = cc.merge_calls(outs[0], fills[0], outs[1], fills[1])
+    if differ:
         findings.append("a second call on the same inputs gave different bits")
-    return results[0], findings
+    return judged.view(np.float32).reshape(buf.shape), findings
 
 
 def _describe(fn, dev):
@@ -171,6 +185,7 @@ def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, 
         _lib.call("rope2d_session_problems", session, ctypes.byref(text))
         problems = json.loads(_lib.take_text(text))["problems"]
         start = time.monotonic()
+        rng, earlier = np.random.default_rng(seed), None
         for k, spec in enumerate(problems):
             if not quiet:
                 print(f"[{k + 1}/{len(problems)}] {spec['name']}", file=sys.stderr, flush=True)
@@ -181,16 +196,18 @@ def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, 
                 dts = [_NP[spec["dtype"]]] * 2 + [np.float32]
                 host = [_copy_out(p, n, dt) for p, dt in zip(ptrs, dts)]
                 try:
-                    result, findings = _one_call(fn, host, spec, dev, destination_passing)
+                    result, findings = _one_call(fn, host, spec, dev, destination_passing, rng, earlier)
                 except Exception as e:  # the call failed: the set is "failed", as a crash in `rope2d verify`
                     _lib.call("rope2d_session_judge", session, None, b"", f"{type(e).__name__}: {e}".encode())
                     break
                 result = np.ascontiguousarray(result.reshape(-1))
+                earlier = result if result.size else earlier
                 _lib.call("rope2d_session_judge", session, result.ctypes.data_as(ctypes.c_void_p),
                           "; ".join(findings).encode(), b"")
         header.append(["time", f"{time.monotonic() - start:.1f} s in all (inputs, calls, reference and comparison)"])
-        warnings = ["run in process by rope2d.verify: outputs poisoned with NaN (destination-passing), inputs and repeat "
-                    "calls compared; guard bands and the stream check need the C ABI (`rope2d verify kernel.cu`)"]
+        warnings = ["run in process by rope2d.verify: outputs pre-filled with varied contents (destination-passing), "
+                    "output type and aliasing checked, inputs and repeat calls compared; guard bands and the stream check "
+                    "need `rope2d verify` (kernel.cu or solution.json)"]
         if suite == "verification" and not opts["worst_dir"]:
             warnings.append("worst set left out: no worst-case lists (reference/worst) beside the library or in a source tree")
         summary, code = ctypes.c_void_p(), ctypes.c_int()

@@ -117,3 +117,77 @@ def test_the_verification_suite_with_its_worst_set(tmp_path):
     assert res.verdict == "passed", res.summary
     sets = {r["set"] for r in report(res)["results"]}
     assert {"worst", "randn", "layout", "special", "near_overflow"} <= sets, sets
+
+
+def returning(kernel):
+    def fn(gc, gs, th):
+        out = np.empty(th.shape, np.float32)
+        kernel(gc, gs, th, out)
+        return out
+    fn.__name__ = kernel.__name__
+    return fn
+
+
+def integrity(res):
+    return " ".join(r.get("integrity", "") for r in report(res)["results"])
+
+
+def test_output_type_and_aliasing_rules(tmp_path):
+    # The output rules of the call contract (rope2d/_call_checks.py), as `rope2d verify
+    # solution.json` applies them to torch tensors: exact type, no aliasing, contiguous.
+    class Lazy(np.ndarray):  # a subclass can compute its data when first read
+        pass
+
+    def subclass(gc, gs, th):
+        return returning(accurate)(gc, gs, th).view(Lazy)
+
+    def returns_input(gc, gs, th):  # the result written over the angles and handed back
+        accurate(gc, gs, th, th)
+        return th
+
+    keep = {}
+
+    def reuses_buffer(gc, gs, th):  # one buffer for every call: the caller's earlier result is overwritten
+        buf = keep.setdefault(th.shape, np.empty(th.shape, np.float32))
+        accurate(gc, gs, th, buf)
+        return buf
+
+    def transposed(gc, gs, th):
+        out = np.empty(th.shape[::-1], np.float32).T
+        accurate(gc, gs, th, out)
+        return out
+
+    res = rope2d.verify(subclass, suite="smoke", destination_passing=False, device="cpu", out=tmp_path / "sub")
+    assert res.verdict == "failed" and "subclass of numpy.ndarray" in res.summary, res.summary
+    for fn, finding in ((returns_input, "output aliases input idx_theta"), (reuses_buffer, "earlier call's output still uses"),
+                        (transposed, "output not contiguous")):
+        res = rope2d.verify(fn, suite="smoke", destination_passing=False, device="cpu", out=tmp_path / fn.__name__)
+        assert res.verdict == "incorrect", (fn.__name__, res.summary)
+        assert finding in integrity(res), fn.__name__
+    res = rope2d.verify(returning(accurate), suite="smoke", destination_passing=False, device="cpu", out=tmp_path / "fresh")
+    assert res.verdict == "passed", res.summary
+
+
+def test_a_judged_call_cannot_be_told_from_a_real_one(tmp_path):
+    # Accurate only when the output looks pre-filled (a few elements sampled, all NaN or all
+    # alike), zeros otherwise: the varied pre-fills take the "real" path.
+    def sniffs(gc, gs, th, out):
+        flat = out.reshape(-1)
+        probe = flat[:: max(1, flat.size // 8)].view(np.uint32)
+        if probe.size and (np.all(np.isnan(flat[:: max(1, flat.size // 8)])) or np.all(probe == probe[0])):
+            accurate(gc, gs, th, out)
+        else:
+            out[...] = 0
+
+    res = rope2d.verify(sniffs, suite="smoke", device="cpu", out=tmp_path / "sniffs")
+    assert res.verdict == "incorrect", res.summary
+
+    def writes_half(gc, gs, th, out):  # leaves the second half: caught whatever the pre-fill holds
+        full = np.empty_like(out)
+        accurate(gc, gs, th, full)
+        flat, src = out.reshape(-1), full.reshape(-1)
+        flat[: src.size // 2] = src[: src.size // 2]
+
+    res = rope2d.verify(writes_half, suite="smoke", device="cpu", out=tmp_path / "half")
+    assert res.verdict == "incorrect"
+    assert any(r["unwritten"] > 0 for r in report(res)["results"])

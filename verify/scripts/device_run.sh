@@ -79,6 +79,13 @@ PY
     solution) for sol in torch_eager torch_fp16_sincos cuda_sincosf cuda_default_flags triton_sincos; do
                 PATH=/usr/local/cuda/bin:$PATH $bin/rope2d verify verify/tests/solutions/$sol.json --quick --quiet --out /tmp/sol-$sol 2>&1 | tail -n 8
                 echo "exit ${PIPESTATUS[0]} for $sol"; done | tee "$out/solution.log" ;;
+    pysolutions) # The accurate and defective Python solutions of verify/tests/python_solutions, each with its
+                 # expected verdict and named reason, and the wall time of each --quick run (PYSOL="names" for some).
+                 rm -rf /tmp/pysol
+                 verify/tests/python_solutions_test.sh $bin/rope2d verify/tests/python_solutions /tmp/pysol ${PYSOL:-} 2>&1 \
+                   | tee "$out/pysolutions.log"
+                 mkdir -p "$out/pysolutions" && for d in /tmp/pysol/*/; do n=$(basename "$d")
+                   cp "$d/report.md" "$out/pysolutions/$n.md" 2>/dev/null; cp "/tmp/pysol/$n.log" "$out/pysolutions/$n.log"; done ;;
     python) # The Python package's tests with CUDA tensors (librope2d_py.so and its libraries in $bin).
             ROPE2D_LIBRARY=$bin PYTHONPATH=python python3 -m pytest -v -p no:cacheprovider python/tests 2>&1 | tail -n 80 | tee "$out/python.log" ;;
     gpucheck) # The GPU comparison against the CPU judge on fresh inputs (copy build/verify/gpu_check_gpu_test to $bin).
@@ -98,5 +105,5 @@ PY
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards shards1 exhaustive 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards shards1 exhaustive pysolutions 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0

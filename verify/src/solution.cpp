@@ -95,6 +95,8 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
         c.error = "output shape " + ref::brief(shape) + " dtype " + ref::brief(dtype) + ", expected " + json(want).dump() + " float32";
         return c;
       }
+      if (m.contains("findings") && m["findings"].is_array())  // the call contract's checks (solution_runner.py)
+        for (const json& f : m["findings"]) c.findings.push_back(f.is_string() ? f.get<std::string>() : ref::brief(f));
       if (m.contains("inputs_unchanged") && m["inputs_unchanged"] != true) c.findings.push_back("inputs modified by the call");
       if (m.contains("deterministic") && m["deterministic"] != true)
         c.findings.push_back("a second call on the same inputs gave different bits");
@@ -117,6 +119,53 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
     for (SetResult& r : judge.judge(spec, {entry})) results.push_back(std::move(r));
   }
   return results;
+}
+
+// What importing the solution changed, in words (a replaced torch attribute also fails every
+// call: the runner lists it among each call's findings).
+void load_notes(const json& m, std::vector<std::string>* notes) {
+  if (!notes) return;
+  const auto list = [&](const char* key, const std::string& what) {
+    if (!m.contains(key) || !m[key].is_array() || m[key].empty()) return;
+    std::string s = what;
+    for (std::size_t i = 0; i < m[key].size(); ++i) s += (i ? ", " : " ") + (m[key][i].is_string() ? m[key][i].get<std::string>() : ref::brief(m[key][i]));
+    notes->push_back(s);
+  };
+  list("state", "importing the solution changed torch's global state:");
+  list("patched", "importing the solution replaced torch attributes:");
+  list("threads", "importing the solution left threads running:");
+}
+
+// Per set: the first call of each problem (compilation, for JIT kernels) apart from the calls
+// judged after it, and the runner's notes (threads a first call left running).
+void time_notes(const std::vector<ProblemSpec>& specs, int rounds, const std::map<std::string, json>& called,
+                std::vector<std::string>& notes) {
+  std::map<std::string, std::array<double, 3>> per_set;  // first calls, later calls, shapes
+  std::vector<std::string> order;
+  std::set<std::string> seen;
+  for (const ProblemSpec& spec : specs)
+    for (int r = 0; r < rounds; ++r) {
+      const auto it = called.find(job_name(spec, r));
+      if (it == called.end()) continue;
+      const json& m = it->second;
+      if (!per_set.count(spec.set)) order.push_back(spec.set);
+      auto& t = per_set[spec.set];
+      const auto seconds = [&](const char* k) { return m.contains(k) && m[k].is_number() ? m[k].get<double>() : 0.0; };
+      t[0] += seconds("first_call_s");
+      t[1] += seconds("calls_s");
+      t[2] += 1;
+      if (m.contains("notes") && m["notes"].is_array())
+        for (const json& n : m["notes"])
+          if (n.is_string() && seen.insert(n.get<std::string>()).second) notes.push_back(n.get<std::string>());
+    }
+  std::string line = "time per set, first call of each problem (compiling JIT kernels) / the two judged calls after it:";
+  char buf[160];
+  for (const std::string& set : order) {
+    const auto& t = per_set[set];
+    std::snprintf(buf, sizeof buf, " %s %.1f s / %.1f s (%d calls);", set.c_str(), t[0], t[1], static_cast<int>(t[2]) * 3);
+    line += buf;
+  }
+  if (!order.empty()) notes.push_back(line);
 }
 
 }  // namespace
@@ -181,13 +230,14 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
       const std::string base = (fs::path(run.work_dir) / (std::to_string(k) + "_" + std::to_string(r))).string();
       write_safetensors(base + ".in.safetensors", st);
       fs::remove(base + ".out.safetensors");
-      jobs.push_back({{"name", job_name(specs[k], r)}, {"inputs", base + ".in.safetensors"}, {"output", base + ".out.safetensors"}});
+      jobs.push_back({{"name", job_name(specs[k], r)}, {"inputs", base + ".in.safetensors"}, {"output", base + ".out.safetensors"},
+                      {"offsets", json(std::vector<int>(ps.offset.begin(), ps.offset.end()))}});
     }
   const std::string jobs_path = (fs::path(run.work_dir) / "jobs.json").string();
   write_file_atomic(jobs_path, {jobs.dump()});
 
   // 2. The runner, with an overall time limit as a backstop to the per-call one.
-  const double budget = run.call_timeout_s * static_cast<double>(jobs.size()) * 2 + 60;
+  const double budget = (run.call_timeout_s * 3 + 5) * static_cast<double>(jobs.size()) + 60;  // three calls a job
   const std::vector<std::string> argv{run.python, run.runner, s.dir, s.entry_point, s.destination_passing ? "1" : "0", jobs_path,
                                       json{{"cpp", s.cpp}, {"compile_options", json::parse(s.compile_options)}}.dump()};
   std::map<std::string, json> called;
@@ -203,6 +253,7 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
       const auto str = [&](const char* k) { return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : std::string(); };
       if (str("type") == "called") called[str("name")] = m;
       if (str("type") == "load_error") load_error = str("message");
+      if (str("type") == "load") load_notes(m, run.notes);
     }
     if (buffer.size() > (1u << 20)) buffer.clear();  // a line that long is not the runner's
   };
@@ -216,6 +267,7 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
     load_error = "the Python runner stopped early (" + status + "): " + tail;
   }
 
+  if (run.notes) time_notes(specs, run.rounds, called, *run.notes);
   return judge_outputs(specs, run, jobs, called, load_error);
 }
 

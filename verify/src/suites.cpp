@@ -59,7 +59,21 @@ void add_regimes(std::vector<ProblemSpec>& out, ref::Dtype d, std::int64_t seq) 
 // The sizes a vector body, a tail and a grid-stride loop can get wrong. Vector units are up
 // to 16 bytes (8 bf16), blocks up to 1024 threads of up to 8 elements. `full` for the first
 // dtype of a default run; the others (and --quick) get a thinner sweep of the same kinds.
+// --quick: the same kinds with few distinct sizes, since a JIT kernel that takes n as a
+// compile-time constant compiles once per size (a Triton tl.constexpr): n = 0, below and past
+// one vector unit, and at each launch unit (blocks of 128 to 8192 elements, and 2^18) one below,
+// one above and one more tail, chosen so that the tails cover every residue mod 16.
+std::vector<std::int64_t> quick_sweep_sizes() {
+  std::set<std::int64_t> n{0, 1, 2, 3, 7, 8, 9, 17};
+  const std::int64_t units[] = {128, 256, 512, 1024, 2048, 4096, 8192, 1 << 18};
+  const std::int64_t tails[] = {4, 5, 6, -6, -5, -4, -3, -2};  // residues 4, 5, 6, 10..14 mod 16
+  for (int i = 0; i < 8; ++i)
+    for (std::int64_t d : {std::int64_t{-1}, std::int64_t{1}, tails[i]}) n.insert(units[i] + d);
+  return {n.begin(), n.end()};
+}
+
 std::vector<std::int64_t> sweep_sizes(bool full) {
+  if (!full) return quick_sweep_sizes();
   std::set<std::int64_t> n{0};
   for (std::int64_t k = 1; k <= (full ? 80 : 40); ++k) n.insert(k);                // every n up to 10 vector units
   for (std::int64_t r = 0; r < 256; r += full ? 1 : 7) n.insert(256 + r);          // every residue mod 256, small n
@@ -105,13 +119,13 @@ void add_placement(std::vector<ProblemSpec>& out, ref::Dtype d, bool full, std::
     out.push_back(p);
   }
   ref::Random rng(name_seed(base, "place/combinations/" + std::string(ref::name(d))));
-  for (int c = 0; c < (full ? 6 : 2); ++c) {
-    ProblemSpec p = flat("place", AngleSource::randn, d, (full ? 1 << 20 : 1 << 16) + 5 + c);
+  for (int c = 0; c < (full ? 6 : 2); ++c) {  // quick: sizes of the size sweep (no new compilation)
+    ProblemSpec p = flat("place", AngleSource::randn, d, full ? (1 << 20) + 5 + c : (1 << 18) + 1 - 2 * c);
     for (int& o : p.offset) o = static_cast<int>(rng.below(4));
     out.push_back(p);
   }
-  for (std::int64_t n : {1, 7, 64, 67, 1000, 4096, 4099, 65541}) {
-    if (!full && n > 1000) continue;
+  for (std::int64_t n : {1, 7, 64, 67, 1000, 4096, 4099, 65541, 8, 255}) {
+    if (full ? n == 8 || n == 255 : n == 64 || n > 255) continue;  // quick: sizes of the size sweep
     ProblemSpec p = flat("flush", AngleSource::randn, d, n);
     p.flush_end = true;
     p.light = true;
@@ -180,7 +194,7 @@ std::vector<ProblemSpec> verification_suite(const SuiteOptions& o) {
     if (primary)
       for (const Workload& w : benchmark_workloads()) out.push_back(spec("layout", AngleSource::layout, d, full ? w.batch : 1, w.seq_len));
     if (primary) out.push_back(spec("long", AngleSource::layout, d, 1, o.quick ? 16384 : o.long_seq));
-    add_regimes(out, d, full ? 8192 : 512);
+    add_regimes(out, d, full ? 8192 : 449);  // quick: a workload's sequence length (its shape is judged anyway)
     add_specials(out, d);
     add_sizes(out, d, full);
     add_placement(out, d, full, o.seed);

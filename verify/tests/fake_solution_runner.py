@@ -3,7 +3,8 @@
 verifier's side of the protocol: same arguments, same JSON lines, same output files. It
 evaluates the op in float64 with the standard library and rounds once to float32 (accurate), or
 misbehaves as FAKE_MODE says: sign (wrong sign of the sin term), error (the call raises),
-shape (returns a wrong shape), nondeterministic (second call differs)."""
+shape (returns a wrong shape), nondeterministic (second call differs), findings (the runner's
+call-contract findings on every call, and what the import changed)."""
 import json
 import math
 import os
@@ -65,6 +66,9 @@ def backward(gc, gs, t, mode):
 def main():
     _, entry, dps, jobs_path = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     mode = os.environ.get("FAKE_MODE", "accurate")
+    if mode == "findings":
+        print(json.dumps({"type": "load", "patched": [], "state": ["default dtype: torch.float32 -> torch.float64"],
+                          "threads": []}), flush=True)
     for k, job in enumerate(json.load(open(jobs_path))):
         print(json.dumps({"type": "call", "name": job["name"]}), flush=True)
         t = read_st(job["inputs"])
@@ -72,6 +76,10 @@ def main():
         gs, th = t["grad_sin"][1], t["idx_theta"][1]
         res = {"type": "called", "name": job["name"], "error": None, "shape": shape, "dtype": "float32",
                "inputs_unchanged": True, "deterministic": mode != "nondeterministic"}
+        res["first_call_s"], res["calls_s"], res["notes"] = 1.5, 0.25, []
+        if mode == "findings":
+            res["findings"] = ["writes not ordered on the caller's current stream", "wrote outside its buffers (guard band changed)"]
+            res["notes"] = ["threads started by the first call and left running: pool"]
         if mode == "error" and k == 1:
             res["error"] = "RuntimeError: CUDA error: an illegal memory access was encountered"
         elif mode == "shape":

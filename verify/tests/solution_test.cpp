@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -54,12 +55,13 @@ std::vector<ProblemSpec> small_specs() {
   return v;
 }
 
-std::vector<SetResult> run_with(const char* mode) {
+std::vector<SetResult> run_with(const char* mode, std::vector<std::string>* notes = nullptr) {
   setenv("FAKE_MODE", mode, 1);
   const Solution s = prepare_solution(solution_file(good_solution), tmp("src"));
   SolutionRun run;
   run.runner = std::string(ROPE2D_TEST_DIR) + "/fake_solution_runner.py";
   run.work_dir = tmp(std::string("work_") + mode);
+  run.notes = notes;
   std::vector<SetResult> r = run_solution(s, small_specs(), run);
   fs::remove_all(run.work_dir);
   return r;
@@ -91,6 +93,24 @@ TEST(Solution, WrongShapeAndNondeterminismAreNamed) {
   const auto nd = run_with("nondeterministic");
   EXPECT_EQ(nd[0].disposition(Tier::float32_bound), "incorrect");
   EXPECT_NE(nd[0].integrity.find("different bits"), std::string::npos);
+}
+
+TEST(Solution, TheRunnersFindingsFailTheSetAndItsNotesReachTheReport) {
+  std::vector<std::string> notes;
+  const auto r = run_with("findings", &notes);
+  for (const auto& x : r) {
+    EXPECT_EQ(x.disposition(Tier::float32_bound), "incorrect") << x.name;
+    EXPECT_NE(x.integrity.find("not ordered on the caller's current stream"), std::string::npos) << x.integrity;
+    EXPECT_NE(x.integrity.find("guard band"), std::string::npos) << x.integrity;
+  }
+  auto has = [&](const std::string& what) {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("changed torch's global state: default dtype: torch.float32 -> torch.float64"));
+  EXPECT_TRUE(has("threads started by the first call and left running: pool"));
+  // Per set: 2 rounds x 1.5 s of first calls, 2 x 0.25 s of judged calls, 6 calls.
+  EXPECT_TRUE(has(" randn 3.0 s / 0.5 s (6 calls);")) << (notes.empty() ? "" : notes.back());
+  EXPECT_TRUE(has(" near_axis 3.0 s / 0.5 s (6 calls);"));
 }
 
 TEST(Solution, MalformedSolutionsAreRejectedWithTheField) {

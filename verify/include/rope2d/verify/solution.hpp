@@ -40,6 +40,9 @@ struct SolutionRun {
   std::string worst_dir;  // the worst set's lists (suite_problem)
   // Called with each line the runner prints (to relay progress and per-call time limits).
   std::function<void(const std::string&)> on_line;
+  // When given, gets the run's notes for the report: what importing the solution changed, and
+  // per set the time of first calls (compilation) apart from the judged calls.
+  std::vector<std::string>* notes = nullptr;
 };
 
 // The results of every problem of `specs`, in order.
