@@ -171,6 +171,7 @@ struct Testbed::Impl {
   bool lost = false;
   std::vector<float> spun, again;  // outputs of the checking calls, reused across calls
   std::vector<unsigned char> back;  // an input read back
+  std::uint32_t fill_seed = 0;      // the output pre-fill's seed, one per call
   unsigned char* guards = nullptr;   // pinned: every buffer's guard bands, read in one batch
   std::size_t guards_size = 0;
 
@@ -361,8 +362,10 @@ struct Testbed::Impl {
     return same;
   }
 
-  // Poisons the output, optionally behind a spin of `spin` ns on the stream, calls, and reads
-  // the output back into `host`. `wall_ns`, when given, gets the call's wall time through the
+  // Pre-fills the output (per call and per element a different NaN, prefill.hpp), optionally
+  // behind a spin of `spin` ns on the stream, calls, turns the elements still holding their
+  // pre-fill into the poison (unwritten, as the judge counts them), and reads the output back
+  // into `host`. `wall_ns`, when given, gets the call's wall time through the
   // device synchronisation.
   template <class Call>
   void call_once(const Problem& p, Call&& call, std::uint64_t spin, Integrity& integ, double* ms, std::vector<float>& host,
@@ -370,9 +373,10 @@ struct Testbed::Impl {
     const std::int64_t n = p.n();
     host.clear();
     if (spin) detail::launch_spin(spin, stream);
-    // Poisoning in 4-byte words needs 4-byte alignment, which a float output always has.
-    detail::launch_fill32(reinterpret_cast<std::uint32_t*>(out.data()), n, poison_bits, stream);
-    check(cudaGetLastError(), "poison launch");
+    // Filling in 4-byte words needs 4-byte alignment, which a float output always has.
+    const std::uint32_t seed = ++fill_seed;
+    detail::launch_prefill(reinterpret_cast<std::uint32_t*>(out.data()), n, seed, stream);
+    check(cudaGetLastError(), "pre-fill launch");
     check(cudaEventRecord(start, stream), "event");
     const auto began = std::chrono::steady_clock::now();
     const int rc = call(stream);
@@ -401,6 +405,8 @@ struct Testbed::Impl {
       cudaEventElapsedTime(&f, start, stop);
       *ms = f;
     }
+    detail::launch_poison_unwritten(reinterpret_cast<std::uint32_t*>(out.data()), n, seed, stream);
+    check(cudaGetLastError(), "unwritten launch");
     host.resize(n);
     if (n) check(cudaMemcpyAsync(host.data(), out.data(), n * 4, cudaMemcpyDeviceToHost, stream), "copy back output");
     check(cudaStreamSynchronize(stream), "sync");

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "rope2d/rope2d_backward.h"
+#include "rope2d/verify/prefill.hpp"
 #include "device_kernels.hpp"
 
 namespace rope2d::verify::detail {
@@ -15,6 +16,18 @@ namespace rope2d::verify::detail {
 __global__ void fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = value;
+}
+
+__global__ void prefill(std::uint32_t* p, std::int64_t n, std::uint32_t seed) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    p[i] = prefill_bits(static_cast<std::uint64_t>(i), seed);
+}
+
+__global__ void poison_unwritten(std::uint32_t* p, std::int64_t n, std::uint32_t seed) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    if (p[i] == prefill_bits(static_cast<std::uint64_t>(i), seed)) p[i] = poison_bits;
 }
 
 __global__ void iota32(std::uint32_t* p, std::int64_t n, std::uint32_t first) {
@@ -33,6 +46,14 @@ __global__ void spin(std::uint64_t nanoseconds) {
 
 void launch_fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value, cudaStream_t s) {
   if (n > 0) fill32<<<1024, 256, 0, s>>>(p, n, value);
+}
+
+void launch_prefill(std::uint32_t* p, std::int64_t n, std::uint32_t seed, cudaStream_t s) {
+  if (n > 0) prefill<<<1024, 256, 0, s>>>(p, n, seed);
+}
+
+void launch_poison_unwritten(std::uint32_t* p, std::int64_t n, std::uint32_t seed, cudaStream_t s) {
+  if (n > 0) poison_unwritten<<<1024, 256, 0, s>>>(p, n, seed);
 }
 
 void launch_iota32(std::uint32_t* p, std::int64_t n, std::uint32_t first, cudaStream_t s) {
