@@ -211,16 +211,17 @@ class Caller:
 
     def _threads(self, threads, findings):
         """Threads the call left: one that ends within the settling time did work after the call
-        returned (fails it); one still running then fails it when it runs the solution's own
-        code after a first call, else it is a library's pool worker (noted: what such a pool
-        does later is caught by the re-read of the output)."""
+        returned, one still running then that runs the solution's own code is its worker: both
+        fail the call. Others still running are a library's pool workers, and every thread of
+        the process's first call (compilers start theirs there) is noted only: what any of them
+        does after the call is caught by the re-read of the output."""
         fresh = pw.new_threads(threads, THREAD_SETTLE_S)
-        failing = [t for t in fresh if not t.is_alive() or (not self.first and self._from_solution(t))]
+        failing = [t for t in fresh if not self.first and (not t.is_alive() or self._from_solution(t))]
         if failing:
             findings.append("threads started by the call still running after it: " + ", ".join(t.name for t in failing))
         kept = [t.name for t in fresh if t not in failing]
         if kept:
-            self.notes.append("threads started by a call and left running (a pool's workers?): " + ", ".join(kept))
+            self.notes.append("threads a call left, not failed (the process's first call, or a library's pool): " + ", ".join(kept))
         self.first = False
 
     def _after(self, x, bits, views, dev, threads, findings):

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Python solutions of tests/python_solutions under `rope2d verify solution.json --quick`:
+# The Python solutions of tests/python_solutions under `rope2d verify solution.json --quick
+# --grad-dtypes bf16`:
 # each must get its expected verdict (expected.txt) with its named reason in the report, and the
 # wall time of each run is printed (the constexpr-size Triton one must stay under QUICK_LIMIT_S).
 # usage: python_solutions_test.sh ROPE2D SOLUTIONS_DIR WORK_DIR [NAME...]; exit 77 without a GPU or torch.
@@ -16,7 +17,10 @@ while read -r name verdict reason; do
   [ $# -gt 0 ] && [[ " $* " != *" $name "* ]] && continue
   rm -rf "$work/$name"
   t0=$(date +%s.%N)
-  PATH=/usr/local/cuda/bin:$PATH "$rope2d" verify "$dir/$name/solution.json" --quick --quiet --out "$work/$name" >"$work/$name.log" 2>&1
+  # bf16: the definition's grad dtype (each further dtype compiles a constexpr-size kernel again);
+  # 60 s a call: a first call may compile (torch.compile, Triton).
+  PATH=/usr/local/cuda/bin:$PATH "$rope2d" verify "$dir/$name/solution.json" --quick --grad-dtypes bf16 --call-timeout 60 --quiet \
+    --out "$work/$name" >"$work/$name.log" 2>&1
   rc=$?
   wall=$(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $t0}")
   want=$(case $verdict in passed) echo 0 ;; incorrect) echo 1 ;; *) echo 3 ;; esac)
