@@ -158,7 +158,7 @@ void time_notes(const std::vector<ProblemSpec>& specs, int rounds, const std::ma
         for (const json& n : m["notes"])
           if (n.is_string() && seen.insert(n.get<std::string>()).second) notes.push_back(n.get<std::string>());
     }
-  std::string line = "time per set, first call of each problem (compiling JIT kernels) / the two judged calls after it:";
+  std::string line = "time per set, first call of each problem (compiling JIT kernels) / the two calls after it (all judged):";
   char buf[160];
   for (const std::string& set : order) {
     const auto& t = per_set[set];
