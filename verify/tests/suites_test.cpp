@@ -81,8 +81,12 @@ TEST(Suites, QuickCoversTheSizeKindsWithFewDistinctShapes) {
   for (std::int64_t x : n) residues.insert(x % 16);
   EXPECT_EQ(residues.size(), 16u);
   for (std::int64_t x : {0, 1, 7, 8, 9}) EXPECT_TRUE(n.count(x)) << x;
-  for (std::int64_t unit : {128, 256, 1024, 8192, 1 << 18})
-    for (std::int64_t d : {-1, 1}) EXPECT_TRUE(n.count(unit + d)) << unit << d;
+  for (std::int64_t unit : {128, 256, 512, 1024, 2048, 4096, 8192, 1 << 18}) {  // each launch unit overhung or short
+    bool near = false;
+    for (std::int64_t d = -6; d <= 6; ++d) near |= d != 0 && n.count(unit + d) > 0;
+    EXPECT_TRUE(near) << unit;
+  }
+  for (std::int64_t d : {-1, 1}) EXPECT_TRUE(n.count((1 << 18) + d)) << d;
   std::set<std::int64_t> shapes;
   std::set<std::string> sets;
   for (const auto& p : v) {
@@ -91,7 +95,9 @@ TEST(Suites, QuickCoversTheSizeKindsWithFewDistinctShapes) {
   }
   for (const char* set : {"randn", "layout", "long", "special", "odd", "place", "flush", "worst", "near_overflow"})
     EXPECT_TRUE(sets.count(set)) << set;
-  EXPECT_LE(shapes.size(), 55u) << "distinct element counts of --quick";
+  // Each distinct element count is a compilation for a JIT kernel specialised on n: the
+  // constexpr-size Triton solution's --quick must stay under 30 s on an H200.
+  EXPECT_LE(shapes.size(), 42u) << "distinct element counts of --quick";
   for (const auto& p : v)  // placement and flush ride on sizes judged anyway
     if (p.set == "place" || p.set == "flush") EXPECT_TRUE(p.n() == 67 || n.count(p.n())) << p.name();
 }
@@ -153,7 +159,7 @@ TEST(Suites, SeedsComeFromNamesOnly) {
   int same = 0;
   for (const auto& p : verification_suite(two))
     if (auto it = a.find(p.name()); it != a.end()) same += it->second == p.seed ? 1 : -1000;
-  EXPECT_GT(same, 40);  // the names both runs share (the second dtype's thinner sweep overlaps the first's)
+  EXPECT_GT(same, 30);  // the names both runs share (the second dtype's thinner sweep overlaps the first's)
   EXPECT_NE(name_seed(1, "randn/bf16/2x773"), name_seed(2, "randn/bf16/2x773"));
   EXPECT_NE(name_seed(1, "randn/bf16/2x773"), name_seed(1, "randn/bf16/2x774"));
 }
