@@ -101,6 +101,27 @@ PY
              $bin/counter_gpu_test 2>&1 | tail -n 40 | tee "$out/counter_gpu_test.log" ;;
     sincosf) timeout 300 $bin/sincosf_ulp 2>&1 | tee "$out/sincosf_ulp.log" ;;
     verifyq) /usr/bin/time -f "verify --quick wall %e s" $bin/rope2d verify --quick --quiet ${VERIFY_FLAGS:-} --out "$out/verifyq" 2>&1 | tail -n 30 | tee "$out/verifyq.log" ;;
+    solx) # SOL-ExecBench's own CLI, offline (docs/golden.md): .solexecbench (a copy of its sources)
+          # and .solx (a copy of shared/sol-execbench: the harness's stand-ins and problem 090) carried.
+          # The committed golden export and a fresh benchmark-suite export, each with an accurate
+          # eager solution; then the official problem 090 with the sample solutions (SOLX_SOLUTIONS).
+          export SOLX_SRC=$PWD/.solexecbench/src; eval "$(bash .solx/harness/device_setup.sh 2>/dev/null)"
+          { rm -rf /tmp/golden-bench
+            $bin/rope2d golden --suite benchmark --quiet --out /tmp/golden-bench; echo "golden --suite benchmark: exit $?"
+            for g in data/golden-smoke /tmp/golden-bench; do
+              echo "== $g/solexecbench, solution selftest/torch_eager:"
+              echo "   FLASHINFER_TRACE_DIR=$g python3 -m sol_execbench.cli.main $g/solexecbench --solution torch_eager/solution.json"
+              FLASHINFER_TRACE_DIR=$(cd $g && pwd) python3 -m sol_execbench.cli.main $g/solexecbench \
+                --solution .solx/harness/selftest/torch_eager/solution.json -o "$out/solx-$(basename $g).jsonl" 2>&1 | tail -n 4
+              echo "exit ${PIPESTATUS[0]}"
+              python3 -c 'import json,sys,collections; print(dict(collections.Counter(json.loads(l)["evaluation"]["status"] for l in open(sys.argv[1]))))' "$out/solx-$(basename $g).jsonl"
+            done
+            for s in ${SOLX_SOLUTIONS:-torch_eager triton_sincos cuda_sincosf}; do
+              echo "== official problem 090, verify/tests/solutions/$s.json:"
+              PATH=/usr/local/cuda/bin:$PATH python3 -m sol_execbench.cli.main "$SOLX_PROBLEM_090" --solution verify/tests/solutions/$s.json \
+                -o "/tmp/solx-090-$s.jsonl" 2>&1 | tail -n 3
+              echo "exit ${PIPESTATUS[0]}"
+            done; } 2>&1 | tee "$out/solx.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done
