@@ -240,7 +240,8 @@ std::string bound_words() {
 
 // A link to a file of the night's folder, or why there is none (it was never written).
 std::string link_if_there(const fs::path& dir, const std::string& rel, const std::string& absent) {
-  return fs::exists(dir / rel) ? "[" + rel + "](" + rel + ")" : absent;
+  // <...>: a destination that may hold spaces (CommonMark).
+  return fs::exists(dir / rel) ? "[" + rel + "](<" + rel + ">)" : absent;
 }
 
 std::string summary_markdown(const json& n, const fs::path& dir) {
