@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "machine_outputs.hpp"
 #include "progress.hpp"
 #include "rope2d/verify/check.hpp"
 
@@ -16,6 +17,7 @@ using namespace rope2d::verify;
 struct CheckArgs {
   std::string golden, outputs, tier = "float32-bound", report_dir, report_old;
   bool quiet = false, tier_given = false, ieee_subnormals = false;
+  MachineOutputs machine;
 };
 
 int run(CheckArgs a) {
@@ -30,6 +32,7 @@ int run(CheckArgs a) {
     throw std::invalid_argument("--tier: only with --outputs (a golden set alone is checked bit for bit)");
   const auto tier = parse_tier(a.tier);
   if (!tier) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
+  StdoutForJson redirect(a.machine.json);
   const GoldenSet set = open_golden(a.golden);  // checksums first: a damaged set is bad input
   Progress progress(a.quiet);
   const ProgressFn step = [&](std::size_t i, std::size_t n, const std::string& name) { progress.step(i, n, name); };
@@ -40,6 +43,8 @@ int run(CheckArgs a) {
   if (!a.report_dir.empty()) write_report(a.report_dir, r);
   std::cout << summary(r);
   if (!a.report_dir.empty()) std::cout << "report: " << a.report_dir << "/report.md\n";
+  redirect.restore();
+  emit_machine_outputs(a.machine, r);
   return r.verdict() == "failed" ? Exit::usage : r.exit_code();
 }
 
@@ -64,6 +69,7 @@ Action add_check(CLI::App& app) {
   app.add_flag("--ieee-subnormals", a->ieee_subnormals,
                "demand IEEE subnormal behaviour (by default a kernel may flush subnormal values to zero)");
   app.add_flag("--quiet", a->quiet, "no progress display");
+  add_machine_outputs(app, a->machine);
   app.footer(footer());
   return [a, tier] {
     a->tier_given = tier->count() > 0;

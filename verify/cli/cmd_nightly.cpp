@@ -238,7 +238,13 @@ std::string bound_words() {
   return fmt::format("{:.7g} x 2^-24 S + {:.3g} x 2^-24 |ref|", b.scale_coeff * 0x1p24, b.ref_coeff * 0x1p24);
 }
 
-std::string summary_markdown(const json& n) {
+// A link to a file of the night's folder, or why there is none (it was never written).
+std::string link_if_there(const fs::path& dir, const std::string& rel, const std::string& absent) {
+  // <...>: a destination that may hold spaces (CommonMark).
+  return fs::exists(dir / rel) ? "[" + rel + "](<" + rel + ">)" : absent;
+}
+
+std::string summary_markdown(const json& n, const fs::path& dir) {
   std::ostringstream md;
   md << "# rope2d nightly " << n["date"].get<std::string>() << "\n\n**Status: " << n["status"].get<std::string>() << "**\n\n";
   const std::string previous = n.value("previous", std::string());
@@ -255,10 +261,12 @@ std::string summary_markdown(const json& n) {
   md << "Previous run: " << (previous.empty() ? std::string("none") : previous) << ". Seed " << n["seed"] << ". "
      << fmt::format("{} shard{}, build {}.\n\n", n["shards"].get<int>(), n["shards"].get<int>() == 1 ? "" : "s", n["commit"].get<std::string>());
   md << "## Verifier\n\n| kernel | grad dtype | verdict | seconds | report |\n|---|---|---|---|---|\n";
-  for (const auto& v : n["verify"])
-    md << fmt::format("| {} | {} | {} | {:.1f} | verify-{}-{}/report.md |\n", v["kernel"].get<std::string>(), v["grad_dtype"].get<std::string>(),
-                      v["verdict"].get<std::string>(), v["seconds"].get<double>(), v["kernel"].get<std::string>(),
-                      v["grad_dtype"].get<std::string>());
+  for (const auto& v : n["verify"]) {
+    const std::string stem = "verify-" + v["kernel"].get<std::string>() + "-" + v["grad_dtype"].get<std::string>();
+    md << fmt::format("| {} | {} | {} | {:.1f} | {} |\n", v["kernel"].get<std::string>(), v["grad_dtype"].get<std::string>(),
+                      v["verdict"].get<std::string>(), v["seconds"].get<double>(),
+                      link_if_there(dir, stem + "/report.md", link_if_there(dir, stem + ".log", "none written")));
+  }
   md << "\n## Golden set against the reference\n\n";
   const json& g = n["golden"];
   if (!g["skipped"].get<std::string>().empty()) {
@@ -349,7 +357,7 @@ int finish(const std::string& root, json n) {
   const bool ok = regressions.empty() && n["problems"].empty();
   n["status"] = ok ? (n["gpu"].get<bool>() ? "passed" : "skipped (no GPU)") : "FAILED";
   write_file_atomic((dir / "summary.json").string(), {n.dump(2), "\n"});
-  const std::string md = summary_markdown(n);
+  const std::string md = summary_markdown(n, dir);
   write_file_atomic((dir / "summary.md").string(), {md});
   write_file_atomic((dir / "junit.xml").string(), {summary_junit(n)});
   std::cout << md << "\nreport: " << (dir / "summary.md").string() << "\n";

@@ -23,6 +23,7 @@
 #include <variant>
 
 #include "commands.hpp"
+#include "machine_outputs.hpp"
 #include "options.hpp"
 #include "verify_worker.hpp"
 #include "progress.hpp"
@@ -221,7 +222,10 @@ int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
   return Exit::submission_failed;
 }
 
-int run(VerifyArgs a) {
+// Runs the worker and supervises it; *reported: a report was written to a.out_dir.
+int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, bool* reported);
+
+int run(VerifyArgs a, const MachineOutputs& mo) {
   const auto gate = parse_tier(a.tier);
   if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
   // An old name has warned once here: reproduce lines and re-executed children get today's name.
@@ -235,18 +239,31 @@ int run(VerifyArgs a) {
   if (a.list) return list(a, specs);
   if (is_solution(a.submission)) prepare_solution(a.submission, a.out_dir + "/solution");  // malformed: exit 2 here
 
+  StdoutForJson redirect(mo.json);  // the worker's summary too: stdout holds the JSON alone
+  bool reported = true;
+  const int rc = judge_submission(a, specs, *gate, &reported);
+  redirect.restore();
+  if (reported) emit_machine_outputs(mo, a.out_dir);
+  else if (!mo.trace.empty() || mo.json) std::cerr << "rope2d verify: no kernel ran, no report: no trace or JSON written\n";
+  return rc;
+}
+
+int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, bool* reported) {
   int fds[2];
-  const pid_t pid = start_worker(a, specs, *gate, fds);
+  const pid_t pid = start_worker(a, specs, gate, fds);
   Progress progress(a.quiet);
   Watch w;
-  w.partial.gate = *gate;
+  w.partial.gate = gate;
   w.partial.title = "rope2d verify: " + (a.submission.empty() ? std::string("rope2d (this project's kernel)") : a.submission);
   const bool killed = supervise(fds[0], pid, a.call_timeout, w, progress);
   int status = 0;
   waitpid(pid, &status, 0);
   close(fds[0]);
   progress.done();
-  if (!w.nogpu.empty()) return cpu_only(a, w.nogpu);
+  if (!w.nogpu.empty()) {
+    *reported = false;
+    return cpu_only(a, w.nogpu);
+  }
   if (!w.verdict.empty() && !killed) {
     std::cout << "report: " << a.out_dir << "/report.md\n";
     return w.verdict == "passed" ? Exit::ok : w.verdict == "incorrect" ? Exit::incorrect : Exit::submission_failed;
@@ -283,7 +300,9 @@ Action add_verify(CLI::App& app) {
   app.add_option("--sanitizer", a->sanitizer, "compute-sanitizer to run for --sanitize")->capture_default_str();
   app.add_flag("--sanitize-set", a->sanitize_set, "only the reduced set --sanitize runs")->group("");
   app.add_flag("--list", a->list, "list the selected problems (name, seed, reproduce line) and exit");
-  return [a] { return run(*a); };
+  auto mo = std::make_shared<MachineOutputs>();
+  add_machine_outputs(app, *mo);
+  return [a, mo] { return run(*a, *mo); };
 }
 
 }  // namespace rope2d::cli

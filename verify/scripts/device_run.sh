@@ -99,6 +99,23 @@ PY
                 cp "$out/exhaustive/sweep_worst.txt" "$out/sweep_worst.txt" 2>/dev/null ;;
     counter) # Counter-based inputs made on the GPU against the CPU's, bit for bit; the testbed's GPU-made inputs.
              $bin/counter_gpu_test 2>&1 | tail -n 40 | tee "$out/counter_gpu_test.log" ;;
+    trace) # verify --trace/--json on the GPU, the traces through SOL-ExecBench's Trace model, and the
+           # golden export through SOL-ExecBench's own CLI with the official reference solution
+           # (its sources carried in .solexecbench/src; the harness from shared/ or ../shared/).
+           h=${SOLX_HARNESS:-shared/sol-execbench/harness}; [ -d "$h" ] || h=../shared/sol-execbench/harness
+           mkdir -p "$out/trace"
+           $bin/rope2d verify --quick --quiet --grad-dtypes bf16 --out "$out/trace/verify" --trace "$out/trace/verify.jsonl" --json \
+             >"$out/trace/verify.json" 2>"$out/trace/verify.err"; echo "verify --trace --json: exit $?" | tee "$out/trace/trace.log"
+           python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("--json stdout:", len(r["results"]), "results, verdict", r["verdict"])' \
+             "$out/trace/verify.json" 2>&1 | tee -a "$out/trace/trace.log"
+           ( eval "$(SOLX_SRC=.solexecbench/src bash "$h/device_setup.sh" 2>/dev/null)"
+             python3 verify/scripts/official_trace_check.py "$out/trace/verify.jsonl" 2>&1
+             export FLASHINFER_TRACE_DIR=$(pwd)/data/golden-smoke
+             echo "command: FLASHINFER_TRACE_DIR=\$PWD/data/golden-smoke python3 -m sol_execbench.cli.main data/golden-smoke/solexecbench --solution $h/selftest/torch_eager/solution.json -o $out/trace/golden_official.jsonl"
+             timeout 500 python3 -m sol_execbench.cli.main data/golden-smoke/solexecbench --solution "$h/selftest/torch_eager/solution.json" \
+               -o "$out/trace/golden_official.jsonl" >"$out/trace/golden_official.out" 2>&1; echo "official CLI on the golden export: exit $?"
+             tail -n 30 "$out/trace/golden_official.out"
+             python3 verify/scripts/official_trace_check.py "$out/trace/golden_official.jsonl" 2>&1 ) | tee -a "$out/trace/trace.log" ;;
     sincosf) timeout 300 $bin/sincosf_ulp 2>&1 | tee "$out/sincosf_ulp.log" ;;
     verifyq) /usr/bin/time -f "verify --quick wall %e s" $bin/rope2d verify --quick --quiet ${VERIFY_FLAGS:-} --out "$out/verifyq" 2>&1 | tail -n 30 | tee "$out/verifyq.log" ;;
     solx) # SOL-ExecBench's own CLI, offline (docs/golden.md): .solexecbench (a copy of its sources)

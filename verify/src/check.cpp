@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "rope2d/ref/floats.hpp"
 #include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/validate.hpp"
 
@@ -21,6 +22,14 @@ SetResult result_for(const GoldenProblem& g) {
 }
 
 }  // namespace
+
+std::string eval_line(const SetResult& r) {
+  const std::optional<ElementReport>& w = r.metrics.failures.empty() ? r.metrics.worst : r.metrics.failures.front();
+  if (!w) return "";  // every output equal to the reference: nothing to reproduce
+  // "--" before the inputs: a negative hex float is a value, not an option.
+  return "rope2d eval --grad-dtype " + r.dtype + " -- " + ref::hex(w->in.gc) + " " + ref::hex(w->in.gs) + " " + ref::hex(w->in.t) +
+         "  # element " + std::to_string(w->index) + ", got " + ref::hex(w->got);
+}
 
 Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate, const ProgressFn& progress,
                      Subnormals subnormals) {
@@ -57,7 +66,7 @@ Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate
     SetResult r = judge.judge(spec, [&](int) { return Case{std::move(g.problem), std::move(g.expected)}; }, {entry}).at(0);
     // No device: the file cannot show integrity, so none is claimed.
     r.integrity.clear();
-    r.reproduce = "rope2d eval <gc> <gs> <t> --grad-dtype " + r.dtype + "  (inputs of any FAIL line above)";
+    r.reproduce = eval_line(r);
     rep.results.push_back(std::move(r));
   }
   return rep;

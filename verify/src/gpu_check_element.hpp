@@ -55,6 +55,9 @@ struct Verdict {
   bool subnormal_ieee = false;  // a subnormal value takes part and the IEEE evaluation fits
   bool correctly_rounded = false;
   bool nonzero_ref = false, nonzero_out = false;
+  bool norm_ref = false, norm_out = false;  // core::sxb_norm_nonzero of each (SOL-ExecBench's all-zero test)
+  core::SxbErrors sxb = {0, 0};             // SOL-ExecBench's reported errors
+  bool nan = false;                         // NaN for a NaN reference (settled elements are otherwise finite)
   float ref = 0;
   double scaled = 0, ulps = 0;  // of an element that is not bit-equal
   unsigned over = 0;            // bit k: over tier k's allowance
@@ -88,6 +91,7 @@ ROPE2D_HD inline Verdict judge_with(double gc, double gs, float t, float got, do
     }
     v.bit_equal = v.correctly_rounded = true;
     v.nonzero_ref = v.nonzero_out = true;  // NaN != 0
+    v.nan = true;                          // right here, and a failure under SOL-ExecBench's rules
     v.ref = NAN;
     return v;
   }
@@ -104,6 +108,8 @@ ROPE2D_HD inline Verdict judge_with(double gc, double gs, float t, float got, do
   v.ref = ref;
   v.nonzero_ref = ref != 0;
   v.nonzero_out = got != 0;
+  v.norm_ref = core::sxb_norm_nonzero(ref);
+  v.norm_out = core::sxb_norm_nonzero(got);
   const double scale = fabs(x.a) + fabs(x.b);  // condition_scale(): |gc sin t| + |gs cos t|
   bool sub = false;
   if (core::may_involve_subnormal(gc, gs, t, ref)) {
@@ -114,6 +120,7 @@ ROPE2D_HD inline Verdict judge_with(double gc, double gs, float t, float got, do
     }
     sub = core::involves_subnormal(gc, gs, t, ref, s, c);
   }
+  v.sxb = core::sxb_errors(got, ref);
   if (float_bits(ref) == float_bits(got)) {
     v.bit_equal = v.correctly_rounded = true;
     v.subnormal_ieee = sub;
@@ -121,6 +128,10 @@ ROPE2D_HD inline Verdict judge_with(double gc, double gs, float t, float got, do
   }
   const double err = fabs(static_cast<double>(got) - ref);
   for (int k = 0; k < core::tier_count; ++k) {
+    if (k == core::sxb_tier) {  // float32 values only: the same on both sides, never near a threshold
+      if (core::sxb_over(got, ref)) v.over |= 1u << k;
+      continue;
+    }
     const double allow = core::allowance(k, ref, scale, gc);
     if (near_threshold(err, allow)) {
       v.defer = true;

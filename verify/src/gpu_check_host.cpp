@@ -24,6 +24,11 @@ void CheckPartial::merge(const CheckPartial& o) {
   max_ulp = std::max(max_ulp, o.max_ulp);
   nonzero_ref |= o.nonzero_ref;
   nonzero_out |= o.nonzero_out;
+  norm_ref |= o.norm_ref;
+  norm_out |= o.norm_out;
+  sxb_max_abs = std::max(sxb_max_abs, o.sxb_max_abs);
+  sxb_max_rel = std::max(sxb_max_rel, o.sxb_max_rel);
+  nan += o.nan;
   if (o.has_worst && (!has_worst || o.max_scaled > max_scaled ||
                       (o.max_scaled == max_scaled && o.worst.index < worst.index))) {
     worst = o.worst;
@@ -48,6 +53,11 @@ void accumulate(CheckPartial& p, const gpucheck::Verdict& v, const CheckRecord& 
   p.subnormal_ieee += v.subnormal_ieee;
   p.nonzero_ref |= v.nonzero_ref;
   p.nonzero_out |= v.nonzero_out;
+  p.norm_ref |= v.norm_ref;
+  p.norm_out |= v.norm_out;
+  p.sxb_max_abs = std::max(p.sxb_max_abs, static_cast<double>(v.sxb.abs));
+  p.sxb_max_rel = std::max(p.sxb_max_rel, static_cast<double>(v.sxb.rel));
+  p.nan += v.nan;
   if (v.bit_equal) {
     ++p.histogram[0];
     return;
@@ -133,11 +143,15 @@ Metrics settle(const CheckPass& pass, const ElementLookup& lookup, Tier gate, st
   m.max_scaled = t.max_scaled;
   m.max_ulp = t.max_ulp;
   m.subnormal_modes[0] = t.subnormal_ieee;
+  m.sxb.max_abs = t.sxb_max_abs;
+  m.sxb.max_rel = t.sxb_max_rel;
+  m.sxb.nonfinite = m.sxb.nan = t.nan;
   if (t.has_worst) m.worst = report_of(t.worst);
   std::vector<ElementReport> failures;
   for (const CheckRecord& r : pass.failures) failures.push_back(report_of(r));
 
   bool nonzero_ref = t.nonzero_ref, nonzero_out = t.nonzero_out;
+  bool norm_ref = t.norm_ref, norm_out = t.norm_out;
   if (!pass.deferred.empty()) {
     // The deferred elements as a problem of their own, judged by compare(): fp32 grads hold
     // every bf16 and fp16 value exactly, and the flushed alternatives depend on values only.
@@ -159,6 +173,8 @@ Metrics settle(const CheckPass& pass, const ElementLookup& lookup, Tier gate, st
     for (std::int64_t i = 0; i < n; ++i) {
       nonzero_ref |= x.fp32[i] != 0.0f;
       nonzero_out |= got[i] != 0.0f;
+      norm_ref |= core::sxb_norm_nonzero(x.fp32[i]);
+      norm_out |= core::sxb_norm_nonzero(got[i]);
     }
     failures.insert(failures.end(), d.failures.begin(), d.failures.end());
     d.failures.clear();
@@ -168,6 +184,7 @@ Metrics settle(const CheckPass& pass, const ElementLookup& lookup, Tier gate, st
   if (failures.size() > max_failures) failures.resize(max_failures);
   m.failures = std::move(failures);
   m.all_zero = nonzero_ref && !nonzero_out;
+  m.sxb.all_zero = norm_ref && !norm_out;
   return m;
 }
 

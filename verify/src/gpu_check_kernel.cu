@@ -15,25 +15,25 @@ __device__ __forceinline__ unsigned long long dbits(double x) { return static_ca
 __device__ __forceinline__ double from_bits(unsigned long long b) { return __longlong_as_double(static_cast<long long>(b)); }
 
 __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
-  __shared__ unsigned long long s_count, s_cr, s_sub, s_hist0, s_over[core::tier_count], s_hist[20], s_angle[26];
-  __shared__ unsigned long long s_max_ulp, s_max_scaled;
+  __shared__ unsigned long long s_count, s_cr, s_sub, s_nan, s_hist0, s_over[core::tier_count], s_hist[20], s_angle[26];
+  __shared__ unsigned long long s_max_ulp, s_max_scaled, s_sxb_abs, s_sxb_rel;
   __shared__ long long s_worst;
-  __shared__ int s_nz_ref, s_nz_out, s_has_worst;
+  __shared__ int s_nz_ref, s_nz_out, s_norm_ref, s_norm_out, s_has_worst;
   __shared__ double s_sum[check_threads / 32];
   const int tid = threadIdx.x;
   if (tid == 0) {
-    s_count = s_cr = s_sub = s_hist0 = s_max_ulp = s_max_scaled = 0;
+    s_count = s_cr = s_sub = s_nan = s_hist0 = s_max_ulp = s_max_scaled = s_sxb_abs = s_sxb_rel = 0;
     s_worst = 0x7fffffffffffffffLL;
-    s_nz_ref = s_nz_out = s_has_worst = 0;
+    s_nz_ref = s_nz_out = s_norm_ref = s_norm_out = s_has_worst = 0;
   }
   if (tid < core::tier_count) s_over[tid] = 0;
   if (tid < 20) s_hist[tid] = 0;
   if (tid < 26) s_angle[tid] = 0;
   __syncthreads();
 
-  unsigned long long count = 0, cr = 0, sub = 0, hist0 = 0;
-  int nz_ref = 0, nz_out = 0;
-  double sum_sq = 0, max_ulp = 0, worst_scaled = -1;
+  unsigned long long count = 0, cr = 0, sub = 0, nan = 0, hist0 = 0;
+  int nz_ref = 0, nz_out = 0, norm_ref = 0, norm_out = 0;
+  double sum_sq = 0, max_ulp = 0, worst_scaled = -1, sxb_abs = 0, sxb_rel = 0;
   long long worst = -1;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + tid; i < a.in.n; i += stride) {
@@ -48,8 +48,13 @@ __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
     ++count;
     cr += v.correctly_rounded;
     sub += v.subnormal_ieee;
+    nan += v.nan;
     nz_ref |= v.nonzero_ref;
     nz_out |= v.nonzero_out;
+    norm_ref |= v.norm_ref;
+    norm_out |= v.norm_out;
+    sxb_abs = fmax(sxb_abs, static_cast<double>(v.sxb.abs));
+    sxb_rel = fmax(sxb_rel, static_cast<double>(v.sxb.rel));
     if (v.bit_equal) {
       ++hist0;
       continue;
@@ -76,10 +81,15 @@ __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
   atomicAdd(&s_count, count);
   atomicAdd(&s_cr, cr);
   atomicAdd(&s_sub, sub);
+  atomicAdd(&s_nan, nan);
   atomicAdd(&s_hist0, hist0);
   if (nz_ref) atomicOr(&s_nz_ref, 1);
   if (nz_out) atomicOr(&s_nz_out, 1);
+  if (norm_ref) atomicOr(&s_norm_ref, 1);
+  if (norm_out) atomicOr(&s_norm_out, 1);
   atomicMax(&s_max_ulp, dbits(max_ulp));
+  atomicMax(&s_sxb_abs, dbits(sxb_abs));
+  atomicMax(&s_sxb_rel, dbits(sxb_rel));
   if (worst >= 0) {
     atomicMax(&s_max_scaled, dbits(worst_scaled));
     atomicOr(&s_has_worst, 1);
@@ -100,6 +110,7 @@ __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
     p.count = static_cast<std::int64_t>(s_count);
     p.correctly_rounded = static_cast<std::int64_t>(s_cr);
     p.subnormal_ieee = static_cast<std::int64_t>(s_sub);
+    p.nan = static_cast<std::int64_t>(s_nan);
     for (int k = 0; k < core::tier_count; ++k) p.over[k] = static_cast<std::int64_t>(s_over[k]);
     for (int k = 0; k < 20; ++k) p.histogram[k] = static_cast<std::int64_t>(s_hist[k]);
     p.histogram[0] += static_cast<std::int64_t>(s_hist0);
@@ -109,6 +120,10 @@ __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
     p.max_ulp = from_bits(s_max_ulp);
     p.nonzero_ref = s_nz_ref;
     p.nonzero_out = s_nz_out;
+    p.norm_ref = s_norm_ref;
+    p.norm_out = s_norm_out;
+    p.sxb_max_abs = from_bits(s_sxb_abs);
+    p.sxb_max_rel = from_bits(s_sxb_rel);
     p.has_worst = s_has_worst;
   }
 }

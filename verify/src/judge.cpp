@@ -110,8 +110,10 @@ std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const std::vector<E
 
 std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const CaseSource& cases, const std::vector<Entry>& entries) {
   std::vector<Pending> sets(entries.size());
-  for (std::size_t e = 0; e < entries.size(); ++e)
+  for (std::size_t e = 0; e < entries.size(); ++e) {
     sets[e].result = SetResult{entries[e].prefix + spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
+    sets[e].result.shape = spec.shape();
+  }
   for (int round = 0; round < rounds_ && !lost_; ++round) {
     if (stop_set_on_error && !sets[0].result.error.empty()) break;
     Case c = cases(round);
@@ -139,16 +141,18 @@ std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const CaseSource& c
       phases.gpu_check += run.check_s;
       phases.settle += run.settle_s;
       phases.cross_check += run.cross_s;
+      Metrics round;
       if (run.metrics) {
         ++phases.gpu_sets;
         phases.whole_on_cpu += run.whole_on_cpu;
-        r.metrics.merge(*run.metrics, max_failures);
+        round = *run.metrics;
       } else {
         if (c.problem.device_only) throw std::logic_error(r.name + ": an entry that does not judge was given a problem made for the GPU");
         ++phases.cpu_sets;
-        r.metrics.merge(phases.time(phases.compare, [&] { return compare(c.problem, c.expected, run.out.data(), gate_, max_failures, subnormals); }),
-                        max_failures);
+        round = phases.time(phases.compare, [&] { return compare(c.problem, c.expected, run.out.data(), gate_, max_failures, subnormals); });
       }
+      round.close_round();  // SOL-ExecBench judges each round of fresh inputs on its own
+      r.metrics.merge(round, max_failures);
       r.kernel_ms = std::max(r.kernel_ms, run.kernel_ms);
     }
     recycle(std::move(c));

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <ctime>
 #include <filesystem>
 #include <sstream>
 
@@ -20,6 +21,7 @@ constexpr ReportWriter writers[] = {
     {"report.json", render_json},
     {"report.md", render_markdown},
     {"junit.xml", render_junit},
+    {"trace.jsonl", render_trace},
     {"error_histogram.svg", render_error_histogram_svg, true},
     {"error_by_angle.svg", render_error_by_angle_svg, true},
 };
@@ -27,6 +29,15 @@ constexpr ReportWriter writers[] = {
 }  // namespace
 
 std::span<const ReportWriter> report_writers() { return writers; }
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 std::string Report::verdict() const {
   bool incorrect = false;
@@ -66,6 +77,12 @@ std::string summary(const Report& r) {
     s << "\n";
     for (const auto& f : x.metrics.failures) s << "    " << f.line(x.name) << "\n";
     if (!x.reproduce.empty()) s << "    reproduce: " << x.reproduce << "\n";
+  }
+  if (r.gate != Tier::solexecbench) {
+    int ran = 0, official = 0;
+    for (const auto& x : r.results)
+      if (x.ran()) ++ran, official += x.passed(Tier::solexecbench);
+    if (ran > 0) s << fmt::format("SOL-ExecBench's rules (tier solexecbench): {} of {} sets pass (report.md says where they differ)\n", official, ran);
   }
   s << fmt::format("{}: {} passed, {} incorrect, {} failed to run", r.verdict(), passed, incorrect, failed);
   if (unsupported) s << fmt::format(", {} not supported", unsupported);

@@ -153,6 +153,23 @@ expect sweep-bad-range-says '--range: expected LO < HI'
 check sweep-bad-number 2 "$rope2d" sweep --range 0:zz --out "$tmp/sw3"
 expect sweep-bad-number-says '--range HI: expected a bit pattern'
 check sweep-too-far 2 "$rope2d" sweep --range 0:0x100000001 --out "$tmp/sw3"
+# --json: report.json alone on stdout (the summary on stderr); --trace: one Trace line per set.
+smoke="$(dirname "$0")/../../data/golden-smoke"
+"$rope2d" check --golden "$smoke" --trace "$tmp/t.jsonl" --json --quiet >"$tmp/check.json" 2>"$tmp/check.err"; rc=$?
+if [ $rc = 0 ] && python3 - "$tmp/check.json" "$tmp/t.jsonl" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+lines = [json.loads(l) for l in open(sys.argv[2])]
+assert len(lines) == len(report["results"]) > 0, (len(lines), len(report["results"]))
+for l, r in zip(lines, report["results"]):
+    assert l["workload"]["uuid"] == r["name"] and l["definition"].startswith("090_"), l["workload"]["uuid"]
+    assert l["evaluation"]["status"] == ("PASSED" if r["disposition"] == "passed" else "INCORRECT_NUMERICAL"), r["name"]
+PY
+then echo "ok   check --json --trace: report.json on stdout, one trace line per set"; passes=$((passes+1))
+else echo "FAIL check --json --trace: exit $rc"; head -c 300 "$tmp/check.json"; fails=$((fails+1)); fi
+grep -q "passed" "$tmp/check.err" && ok_summary=1 || ok_summary=0
+[ $ok_summary = 1 ] && { echo "ok   check --json: the summary went to stderr"; passes=$((passes+1)); } ||
+  { echo "FAIL check --json: no summary on stderr"; fails=$((fails+1)); }
 check sweep-bad-shard 2 "$rope2d" sweep --shard 3/2 --out "$tmp/sw3"
 check sweep-all-and-range 2 "$rope2d" sweep --all --range 0:5 --out "$tmp/sw3"
 

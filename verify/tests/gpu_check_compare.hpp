@@ -112,6 +112,11 @@ inline void expect_same_metrics(const Metrics& want, const Metrics& got, const s
   EXPECT_EQ(got.nonfinite_mismatch, want.nonfinite_mismatch);
   EXPECT_EQ(got.poisoned, want.poisoned);
   EXPECT_EQ(got.all_zero, want.all_zero);
+  EXPECT_EQ(got.sxb.nonfinite, want.sxb.nonfinite);
+  EXPECT_EQ(got.sxb.all_zero, want.sxb.all_zero);
+  EXPECT_EQ(got.sxb.nan, want.sxb.nan);
+  EXPECT_EQ(got.sxb.max_abs, want.sxb.max_abs);
+  EXPECT_EQ(got.sxb.max_rel, want.sxb.max_rel);
   EXPECT_EQ(got.over, want.over);
   EXPECT_EQ(got.over_ieee, want.over_ieee);
   EXPECT_EQ(got.subnormal_modes, want.subnormal_modes);

@@ -28,6 +28,14 @@ log="root/2026-01-02/verify-x'; touch PWNED; echo '-bf16.log"
 grep -qF "x'; touch PWNED; echo '.cu" "$log" 2>/dev/null && ok "the path reached verify verbatim" ||
   { bad "verify log lacks the verbatim path"; ls root/2026-01-02; }
 grep -q "verify exited [23]" root/2026-01-02/summary.md && ok "summary names the failed verify" || bad "summary: $(head -12 root/2026-01-02/summary.md)"
+# The summary links only files that exist (a verify that wrote no report links its log).
+links=$(grep -o '](<[^>]*>)' root/2026-01-02/summary.md | sed 's/^](<//; s/>)$//')
+missing=0
+while IFS= read -r l; do [ -z "$l" ] || [ -e "root/2026-01-02/$l" ] || { missing=1; echo "  missing: $l"; }; done <<<"$links"
+[ -n "$links" ] && [ $missing = 0 ] && ok "every link of summary.md names a file that exists" ||
+  bad "summary.md links: '$links'; $(grep report root/2026-01-02/summary.md | head -3)"
+grep -q 'verify-.*/report.md' root/2026-01-02/summary.md && [ ! -e "$(ls -d root/2026-01-02/verify-*/ 2>/dev/null | head -1)report.md" ] &&
+  bad "summary names a report.md that was never written" || ok "no report.md named where none was written"
 junit=root/2026-01-02/junit.xml
 "$lint" "$junit" && ok "junit.xml parses as JUnit XML" || bad "junit.xml: $(head -c 400 "$junit")"
 "$lint" "$junit" "failure|error" && ok "a broken submission is a testcase with <failure> or <error>" ||

@@ -53,4 +53,35 @@ chmod +x "$tmp/fake-sanitizer"
 [ "$(grep -c "warning: tier" "$tmp/san.err")" = 1 ] && ok "--sanitize --tier strict warns once in the parent" || bad "parent: $(cat "$tmp/san.err")"
 ls "$tmp"/san/sanitize/*.log >/dev/null 2>&1 && ! grep -q "warning: tier" "$tmp"/san/sanitize/*.log &&
   ok "the re-executed children do not warn" || bad "children: $(cat "$tmp"/san/sanitize/*.log 2>&1 | head -5)"
+# check: the reproduce line of a failing set is a runnable `rope2d eval` of its failing element,
+# whose exact fp32 result is the FAIL line's ref.
+golden="$(dirname "$0")/../../data/golden-smoke"
+python3 - "$golden" "$tmp/off.safetensors" <<'PY'
+import json, os, struct, sys
+golden, out = sys.argv[1:]
+header_out, blobs, off = {}, [], 0
+for k, f in enumerate(json.load(open(os.path.join(golden, "manifest.json")))["files"]):
+    raw = open(os.path.join(golden, f["file"]), "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    h = json.loads(raw[8:8 + n])["grad_idx_theta"]
+    blob = bytearray(raw[8 + n + h["data_offsets"][0]:8 + n + h["data_offsets"][1]])
+    if k == 0:  # element 5 of the first problem made far off
+        v = struct.unpack_from("<f", blob, 20)[0]
+        struct.pack_into("<f", blob, 20, -v - 1.0)
+    header_out[f["problem"]] = {"dtype": "F32", "shape": h["shape"], "data_offsets": [off, off + len(blob)]}
+    blobs.append(bytes(blob)); off += len(blob)
+hj = json.dumps(header_out).encode(); hj += b" " * (-len(hj) % 8)
+open(out, "wb").write(struct.pack("<Q", len(hj)) + hj + b"".join(blobs))
+PY
+"$rope2d" check --golden "$golden" --outputs "$tmp/off.safetensors" --quiet >"$tmp/check.out" 2>&1
+line=$(sed -n 's/^ *reproduce: //p' "$tmp/check.out" | head -1)
+fail_ref=$(grep -m1 -o ' ref=[^ ]*' "$tmp/check.out" | cut -d= -f2)
+case $line in
+  "rope2d eval --grad-dtype "*" -- "*) ok "check's reproduce line is a concrete rope2d eval: $line" ;;
+  *) bad "check's reproduce line: '$line'"; cat "$tmp/check.out" | head -20 ;;
+esac
+got=$(eval "\"\$rope2d\" ${line#rope2d }" 2>&1); rc=$?
+fp32=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["fp32"])' "$got" 2>/dev/null)
+[ $rc = 0 ] && [ -n "$fail_ref" ] && [ "$fp32" = "$fail_ref" ] && ok "the line runs and gives the FAIL line's ref ($fp32)" ||
+  bad "eval of the line: exit $rc, fp32 '$fp32', FAIL ref '$fail_ref': $got"
 finish "reproduce"

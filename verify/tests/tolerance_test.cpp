@@ -72,6 +72,7 @@ TEST(Tolerance, AnErrorJustOverTheAllowanceFails) {
     const float r = ref::certified_backward_fp32(e);
     const double s = ref::condition_scale(e);
     for (Tier t : all_tiers) {
+      if (t == Tier::solexecbench) continue;  // float32 arithmetic at its threshold: SxbTier.ThresholdInFloat32
       const double a = allowance(t, r, s, e.gc);
       float over = static_cast<float>(r + a);
       while (std::fabs(static_cast<double>(over) - r) <= a) over = std::nextafter(over, INFINITY);

@@ -43,6 +43,10 @@ ojson result_json(const SetResult& x, Tier gate) {
   e["unwritten"] = m.poisoned;
   e["nonfinite_mismatch"] = m.nonfinite_mismatch;
   e["all_zero"] = m.all_zero;
+  // What SOL-ExecBench's rules (the solexecbench tier) judge beyond the element counts.
+  e["nonfinite"] = m.sxb.nonfinite;
+  e["solexecbench"] = {{"all_zero", m.sxb.all_zero}, {"rounds", m.sxb.rounds},   {"failed_rounds", m.sxb.failed_rounds},
+                       {"nan", m.sxb.nan},           {"max_abs", finite_or_inf(m.sxb.max_abs)}, {"max_rel", finite_or_inf(m.sxb.max_rel)}};
   for (Tier t : all_tiers) e["tiers"][std::string(name(t))] = {{"over", m.over[static_cast<int>(t)]}, {"pass", m.passes(t)}};
   // Subnormal behaviour observed (counts indexed by flush mask, 0 = IEEE) and how it was judged.
   e["subnormals"] = m.subnormals == Subnormals::ieee ? "ieee" : "flush_allowed";
@@ -54,6 +58,7 @@ ojson result_json(const SetResult& x, Tier gate) {
   for (const auto& f : m.failures) e["failures"].push_back(element_json(f));
   if (!x.reproduce.empty()) e["reproduce"] = x.reproduce;
   if (x.kernel_ms > 0) e["kernel_ms"] = x.kernel_ms;
+  if (!x.shape.empty()) e["shape"] = x.shape;
   // What the plots are drawn from (Metrics::histogram, Metrics::max_by_angle).
   e["histogram"] = m.histogram;
   e["max_by_angle"] = m.max_by_angle;
@@ -149,6 +154,21 @@ Metrics read_metrics(const Reader& rd, const ojson& e, const std::string& p, boo
   m.poisoned = rd.integer(e, p, "unwritten");
   m.nonfinite_mismatch = rd.integer(e, p, "nonfinite_mismatch");
   m.all_zero = rd.boolean(e, p, "all_zero");
+  // Reports written before SOL-ExecBench's rules were followed exactly lack these.
+  m.sxb.nonfinite = rd.integer(e, p, "nonfinite", false);
+  if (const ojson* x = rd.get(e, p, "solexecbench", false)) {
+    const std::string xp = p + ".solexecbench";
+    m.sxb.all_zero = rd.boolean(*x, xp, "all_zero");
+    m.sxb.rounds = rd.integer(*x, xp, "rounds");
+    m.sxb.failed_rounds = rd.integer(*x, xp, "failed_rounds");
+    m.sxb.nan = rd.integer(*x, xp, "nan");
+    m.sxb.max_abs = rd.number(*x, xp, "max_abs");
+    m.sxb.max_rel = rd.number(*x, xp, "max_rel");
+    if (m.sxb.nan < 0 || m.sxb.nan > m.sxb.nonfinite) rd.fail(xp + ".nan", "a count between 0 and nonfinite", std::to_string(m.sxb.nan));
+    if (m.sxb.rounds < 0 || m.sxb.failed_rounds < 0 || m.sxb.failed_rounds > m.sxb.rounds)
+      rd.fail(xp + ".failed_rounds", "a count between 0 and rounds", std::to_string(m.sxb.failed_rounds));
+  }
+  if (m.sxb.nonfinite < 0) rd.fail(p + ".nonfinite", "a count >= 0", std::to_string(m.sxb.nonfinite));
   const ojson* tiers = rd.get(e, p, "tiers", true);
   for (Tier t : all_tiers) {
     const std::string tp = p + ".tiers";
@@ -197,6 +217,14 @@ SetResult read_result(const Reader& rd, const ojson& e, const std::string& p, Ti
   x.integrity = rd.str(e, p, "integrity", false);
   x.reproduce = rd.str(e, p, "reproduce", false);
   x.kernel_ms = rd.number(e, p, "kernel_ms", false);
+  if (const ojson* sh = rd.get(e, p, "shape", false)) {
+    if (!sh->is_array() || sh->empty() || sh->size() > 3) rd.fail(p + ".shape", "an array of 1 to 3 sizes", sh->is_array() ? fmt::format("{} entries", sh->size()) : sh->type_name());
+    for (std::size_t k = 0; k < sh->size(); ++k) {
+      const ojson& v = (*sh)[k];
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0) rd.fail(fmt::format("{}.shape[{}]", p, k), "a size >= 0", v.type_name());
+      x.shape.push_back(v.get<std::int64_t>());
+    }
+  }
   x.metrics = read_metrics(rd, e, p, with_plots);
   // The recorded disposition must follow from the recorded numbers under today's tiers.
   const std::string d = rd.str(e, p, "disposition");
@@ -209,6 +237,7 @@ SetResult read_result(const Reader& rd, const ojson& e, const std::string& p, Ti
 std::string render_json(const Report& r) {
   ojson j;
   j["title"] = r.title;
+  j["timestamp"] = r.timestamp;
   for (const auto& [k, v] : r.header) j["header"][k] = v;
   j["gate"] = name(r.gate);
   j["verdict"] = r.verdict();
@@ -236,6 +265,7 @@ Report read_report_json(const std::string& path) {
   }
   Report r;
   r.title = rd.str(j, "", "title");
+  r.timestamp = rd.str(j, "", "timestamp", false);  // reports written before it was recorded: empty
   const std::string gate = rd.str(j, "", "gate");
   std::string deprecated;  // reports written before the tiers were renamed: read silently
   const auto tier = parse_tier(gate, &deprecated);

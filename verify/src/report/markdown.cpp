@@ -51,6 +51,24 @@ void subnormal_lines(std::ostringstream& md, const Report& r) {
   }
 }
 
+// SOL-ExecBench's verdict (the solexecbench tier) beside the gate's, and why they differ.
+void official_lines(std::ostringstream& md, const Report& r) {
+  if (r.gate == Tier::solexecbench) return;
+  md << "\n## SOL-ExecBench's rules beside the gate\n\n";
+  int differ = 0;
+  for (const auto& x : r.results) {
+    if (!x.ran()) continue;
+    const std::string why = x.metrics.sxb_disagreement(r.gate);
+    if (why.empty()) continue;
+    ++differ;
+    md << "- " << x.name << ": " << (x.metrics.passes(Tier::solexecbench) ? "passes" : "fails") << " SOL-ExecBench's rules, "
+       << (x.metrics.passes(r.gate) ? "passes" : "fails") << " `" << name(r.gate) << "`: " << why << "\n";
+  }
+  if (differ == 0) md << "The `solexecbench` tier agrees with the gate on every set that ran.\n";
+  md << "\nOur tiers judge against the exact result; SOL-ExecBench against PyTorch's float32 evaluation, and it fails "
+        "any NaN or Inf, even one the exact result has (docs/solexecbench.md).\n";
+}
+
 void failures(std::ostringstream& md, const Report& r) {
   md << "\n## Failures\n\n";
   bool any = false;
@@ -70,6 +88,7 @@ void failures(std::ostringstream& md, const Report& r) {
   }
   if (!any) md << "None: every set passed the gate.\n";
   subnormal_lines(md, r);
+  official_lines(md, r);
   bool unsupported = false;
   for (const auto& x : r.results)
     if (!x.supported()) {

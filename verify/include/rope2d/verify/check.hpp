@@ -15,6 +15,11 @@ namespace rope2d::verify {
 Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate, const ProgressFn& progress = {},
                      Subnormals subnormals = Subnormals::flush_allowed);
 
+// The `rope2d eval` command of a judged set's first failing element (else its worst): its exact
+// inputs in hex floats, with its index and output as a shell comment; "" when every output
+// equals the reference.
+std::string eval_line(const SetResult& r);
+
 // Every stored result recomputed from the stored inputs by the reference, bit for bit.
 Report check_golden_against_reference(const GoldenSet& set, const ProgressFn& progress = {});
 

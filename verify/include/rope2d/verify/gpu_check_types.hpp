@@ -33,6 +33,9 @@ struct CheckPartial {
   double max_by_angle[26] = {};
   double sum_sq = 0, max_scaled = 0, max_ulp = 0;
   int nonzero_ref = 0, nonzero_out = 0;
+  int norm_ref = 0, norm_out = 0;      // float32 norm not zero (core::sxb_norm_nonzero)
+  double sxb_max_abs = 0, sxb_max_rel = 0;  // SOL-ExecBench's reported errors (core::sxb_errors)
+  std::int64_t nan = 0;                // NaN met by NaN (SOL-ExecBench fails them)
   int has_worst = 0;                   // an element not bit-equal was settled
   CheckRecord worst;                   // the largest scaled error (ties: the lowest index)
 

@@ -24,6 +24,7 @@ struct SetResult {
   std::string not_supported;  // why it was not run: the submission does not offer it (not a failure)
   std::string reproduce;  // a command that reruns exactly this case
   double kernel_ms = 0;
+  std::vector<std::int64_t> shape;  // the problem's shape ([batch, seq_len, head_dim] or [n]); empty when unknown
 
   bool supported() const { return not_supported.empty(); }
   bool ran() const { return error.empty() && supported(); }
@@ -33,12 +34,16 @@ struct SetResult {
   }
 };
 
+// Now as "2026-01-31T12:00:00Z".
+std::string utc_timestamp();
+
 struct Report {
   std::string title;
   std::vector<std::pair<std::string, std::string>> header;  // submission hash, flags, GPU, ...
   Tier gate = Tier::float32_bound;
   std::vector<std::string> warnings;
   std::vector<SetResult> results;
+  std::string timestamp = utc_timestamp();  // when the run began (ISO 8601, UTC)
   // Whether results carry their error histograms (false for a report read back from a
   // report.json written before they were recorded: its plots cannot be drawn again).
   bool has_plot_data = true;
@@ -61,6 +66,8 @@ std::span<const ReportWriter> report_writers();
 std::string render_markdown(const Report& r);
 std::string render_json(const Report& r);
 std::string render_junit(const Report& r);
+// SOL-ExecBench's Trace JSON lines, one per set that ran (report/trace.cpp).
+std::string render_trace(const Report& r);
 std::string render_error_histogram_svg(const Report& r);
 std::string render_error_by_angle_svg(const Report& r);
 

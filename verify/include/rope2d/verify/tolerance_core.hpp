@@ -40,6 +40,34 @@ ROPE2D_HD constexpr TierCoeffs tier_coeffs(int k) {
   }
 }
 
+// SOL-ExecBench's element test (core/bench/correctness.py), as PyTorch evaluates it in float32:
+// |out - ref| > atol + rtol*|ref|, each operation rounded to float32, a NaN or Inf difference
+// over. Each operation is done in double and rounded once to float32: for one operation on
+// float32 operands that equals the float32 operation (double has 53 >= 2*24+2 bits), and no
+// compiler can fuse it into an FMA. The tier's atol and rtol are float32(1e-5), as PyTorch
+// converts a Python scalar for a float32 tensor.
+inline constexpr int sxb_tier = 4;
+inline constexpr float sxb_atol = 1e-5f, sxb_rtol = 1e-5f;
+ROPE2D_HD inline bool sxb_over(float got, float ref, float atol = sxb_atol, float rtol = sxb_rtol) {
+  const float diff = fabsf(static_cast<float>(static_cast<double>(got) - static_cast<double>(ref)));
+  const float scaled = static_cast<float>(static_cast<double>(rtol) * fabsf(ref));
+  const float bound = static_cast<float>(static_cast<double>(atol) + static_cast<double>(scaled));
+  return diff > bound || !isfinite(diff);
+}
+// correctness.py's reported errors of one finite element: |out - ref| and that over
+// max(|ref|, atol), each rounded to float32.
+struct SxbErrors {
+  float abs, rel;
+};
+ROPE2D_HD inline SxbErrors sxb_errors(float got, float ref, float atol = sxb_atol) {
+  const float diff = fabsf(static_cast<float>(static_cast<double>(got) - static_cast<double>(ref)));
+  const float floor = fabsf(ref) > atol ? fabsf(ref) : atol;
+  return {diff, static_cast<float>(static_cast<double>(diff) / static_cast<double>(floor))};
+}
+// Whether x adds to a float32 vector_norm (its float32 square is not zero): |x| > 2^-75. The
+// all-zero test compares norms, so values this small count as zero on both sides.
+ROPE2D_HD inline bool sxb_norm_nonzero(float x) { return fabsf(x) > 0x1p-75f; }
+
 // The largest |out - ref| tier k accepts for one element (ref correctly rounded, or the exact
 // value near overflow; S its condition scale; gc the grad, for the subnormal term).
 ROPE2D_HD inline double allowance(int k, double ref, double scale, double gc) {
