@@ -143,5 +143,5 @@ PY
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards shards1 exhaustive pysolutions 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards shards1 exhaustive pysolutions trace 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0
