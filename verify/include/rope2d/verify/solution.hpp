@@ -14,7 +14,7 @@
 namespace rope2d::verify {
 
 struct Solution {
-  std::string path, sha256, name, entry_point, binding;
+  std::string path, sha256, name, definition, entry_point, binding;
   std::vector<std::string> languages;  // SOL-ExecBench's: pytorch, triton, ... or cuda_cpp, cutlass, ...
   bool destination_passing = true;
   std::string dir;  // where the sources were written
@@ -25,8 +25,9 @@ struct Solution {
   std::vector<std::string> warnings;
 };
 
-// Reads solution.json and writes its sources under dir. Throws std::invalid_argument naming
-// the file and field when malformed (missing entry point, a source path leaving dir, ...).
+// Reads solution.json with SOL-ExecBench's rules (solution_schema.hpp: sources given by path
+// only are filled from the files beside it) and writes its sources under dir. Throws
+// std::invalid_argument with one line per broken rule, naming the file and the field.
 Solution prepare_solution(const std::string& json_path, const std::string& dir);
 
 struct SolutionRun {
