@@ -289,8 +289,12 @@ std::vector<SchemaProblem> solution_problems(json& sol, const std::string& dir, 
     return cross_field_problems(sol, limits);  // the cap alone, before any walk over the list
   std::vector<SchemaProblem> p;
   if (!dir.empty()) p = fill_sources(sol, dir, limits);
-  for (SchemaProblem& x : schema_problems(sol)) p.push_back(std::move(x));
-  for (SchemaProblem& x : cross_field_problems(sol, limits)) p.push_back(std::move(x));
+  // A content left empty because its file was not read is said once, by why it was not read.
+  std::set<std::string> said;
+  for (const SchemaProblem& x : p) said.insert(x.field);
+  for (auto layer : {schema_problems(sol), cross_field_problems(sol, limits)})
+    for (SchemaProblem& x : layer)
+      if (!said.count(x.field)) p.push_back(std::move(x));
   return p;
 }
 
