@@ -93,6 +93,18 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
       std::cout << "  submission " << a.submission << ": " << (source ? "compiled, " : "") << "loaded, rope2d_backward found\n";
     }
   }
+  if (is_solution(a.submission)) {
+    // A Python solution is at least compiled to bytecode: a syntax error fails it (exit 3).
+    const Solution s = prepare_solution(a.submission, a.out_dir + "/solution");
+    const ByteCompile b = byte_compile(s, "python3", a.out_dir + "/work");
+    if (b.ran && !b.error.empty()) {
+      std::cout << "  submission " << a.submission << ": FAILED to byte-compile its Python sources: " << b.error << "\n";
+      std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
+      return Exit::submission_failed;
+    }
+    if (b.ran) std::cout << "  submission " << a.submission << ": " << b.files << " Python source(s) byte-compiled\n";
+    else if (b.files) std::cout << "  submission " << a.submission << ": byte-compile SKIPPED (" << b.error << ")\n";
+  }
   int failures = 0;
   if (fs::exists(fs::path(a.golden) / "manifest.json")) {
     const Report r = check_golden_against_reference(open_golden(a.golden));
@@ -222,6 +234,11 @@ int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
 }
 
 int run(VerifyArgs a) {
+  if (const char* env = std::getenv("ROPE2D_REQUIRE_GPU"); env && *env) {
+    if (std::string(env) != "0" && std::string(env) != "1")
+      throw std::invalid_argument("ROPE2D_REQUIRE_GPU: expected 1 (require a GPU) or 0, found '" + std::string(env).substr(0, 40) + "'");
+    a.require_gpu |= std::string(env) == "1";
+  }
   const auto gate = parse_tier(a.tier);
   if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
   // An old name has warned once here: reproduce lines and re-executed children get today's name.
@@ -246,7 +263,12 @@ int run(VerifyArgs a) {
   waitpid(pid, &status, 0);
   close(fds[0]);
   progress.done();
-  if (!w.nogpu.empty()) return cpu_only(a, w.nogpu);
+  if (!w.nogpu.empty()) {
+    const int rc = cpu_only(a, w.nogpu);
+    if (rc != Exit::ok || !a.require_gpu) return rc;
+    std::cout << "rope2d verify: --require-gpu: the kernel runs were SKIPPED (" << w.nogpu << "): exit " << Exit::no_gpu << "\n";
+    return Exit::no_gpu;
+  }
   if (!w.verdict.empty() && !killed) {
     std::cout << "report: " << a.out_dir << "/report.md\n";
     return w.verdict == "passed" ? Exit::ok : w.verdict == "incorrect" ? Exit::incorrect : Exit::submission_failed;
@@ -275,6 +297,8 @@ Action add_verify(CLI::App& app) {
   app.add_flag("--cpu-judge", a->cpu_judge,
                "make every set's inputs, reference and comparison on the CPU (by default the randn and layout sets are "
                "made and judged on the GPU, a sample of each cross-checked against the CPU)");
+  app.add_flag("--require-gpu", a->require_gpu,
+               "exit 4 when no GPU ran the kernel (the CPU checks still run and can fail first); also ROPE2D_REQUIRE_GPU=1");
   app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");
   app.add_flag("--bench", a->bench, "also time the submission on the 16 workloads");
   app.add_flag("--quiet", a->quiet, "no progress display");

@@ -24,6 +24,7 @@ struct VerifyArgs {
   bool huge = false;                            // --huge: also the sets past 2^31 elements
   bool ieee_subnormals = false;                 // --ieee-subnormals: flushing a subnormal value fails
   bool cpu_judge = false;                       // --cpu-judge: reference and comparison on the CPU for every set
+  bool require_gpu = false;                     // --require-gpu or ROPE2D_REQUIRE_GPU=1: no GPU is exit 4
   std::string sanitizer = "compute-sanitizer";
   std::uint64_t seed = 1;
   int rounds = 2;

@@ -122,8 +122,36 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
     const fs::path out = fs::path(dir) / fs::path(src["path"].get<std::string>()).lexically_normal();
     fs::create_directories(out.parent_path());
     write_file_atomic(out.string(), {src["content"].get<std::string>()});
+    s.sources.push_back(fs::relative(out, dir).string());
   }
   return s;
+}
+
+ByteCompile byte_compile(const Solution& s, const std::string& python, const std::string& work_dir) {
+  ByteCompile b;
+  std::vector<std::string> argv{python, "-c",
+                                "import sys\nfor f in sys.argv[1:]:\n    compile(open(f, 'rb').read(), f, 'exec', dont_inherit=True)\n"};
+  for (const std::string& f : s.sources)
+    if (f.size() > 3 && f.compare(f.size() - 3, 3, ".py") == 0) argv.push_back((fs::path(s.dir) / f).string()), ++b.files;
+  if (b.files == 0) return b;
+  fs::create_directories(work_dir);
+  const std::string err = (fs::path(work_dir) / "byte_compile.stderr").string();
+  const SpawnResult r = run_program(argv, err, [](const char*, std::size_t) {}, 120);
+  if (!r.started) {
+    b.error = "cannot start " + python + ": " + r.start_error;
+    return b;
+  }
+  b.ran = true;
+  if (r.code() != 0) {
+    b.error = r.exit_text() + (r.timed_out ? ", over its time limit" : "");
+    try {
+      std::string tail = ref::read_file(err, 1 << 20);
+      if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
+      b.error += ": " + tail;
+    } catch (const std::exception&) {
+    }
+  }
+  return b;
 }
 
 std::vector<SetResult> run_solution(const Solution& s, const std::vector<ProblemSpec>& specs, const SolutionRun& run) {

@@ -300,7 +300,8 @@ std::vector<SchemaProblem> solution_problems(json& sol, const std::string& dir, 
 
 std::vector<SchemaProblem> check_solution_file(const std::string& path, json& sol, const SolutionLimits& limits) {
   sol = ref::read_json_file(path);
-  return solution_problems(sol, fs::path(path).parent_path().string(), limits);
+  const std::string dir = fs::path(path).parent_path().string();
+  return solution_problems(sol, dir.empty() ? "." : dir, limits);
 }
 
 bool destination_passing(const json& spec) {

@@ -18,6 +18,7 @@ struct Solution {
   std::vector<std::string> languages;  // SOL-ExecBench's: pytorch, triton, ... or cuda_cpp, cutlass, ...
   bool destination_passing = true;
   std::string dir;  // where the sources were written
+  std::vector<std::string> sources;  // their paths under dir, normalised
   // C++ languages: built by the runner through the torch binding with spec.compile_options
   // (cuda_cflags absent: the official harness's "-O3 --use_fast_math", and a warning).
   bool cpp = false;
@@ -29,6 +30,16 @@ struct Solution {
 // only are filled from the files beside it) and writes its sources under dir. Throws
 // std::invalid_argument with one line per broken rule, naming the file and the field.
 Solution prepare_solution(const std::string& json_path, const std::string& dir);
+
+// Without a GPU: each .py source compiled to bytecode in memory by `python -c compile(...)`
+// (nothing written). ran false: no Python source, or the interpreter could not start (why in
+// error); ran true with an error: the compiler's message (a syntax error is the submission's).
+struct ByteCompile {
+  bool ran = false;
+  int files = 0;
+  std::string error;
+};
+ByteCompile byte_compile(const Solution& s, const std::string& python, const std::string& work_dir);
 
 struct SolutionRun {
   std::string python = "python3";

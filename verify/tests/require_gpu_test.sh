@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `rope2d verify` without a GPU: --require-gpu (or ROPE2D_REQUIRE_GPU=1) makes the skipped kernel
+# runs exit 4, and a Python solution is at least byte-compiled (a syntax error is exit 3, before
+# the GPU question). SKIPPED (77) on a machine with a GPU, where the kernel runs happen.
+# Usage: require_gpu_test.sh ROPE2D REPO
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/testlib.sh"
+rope2d=$1 repo=$2
+if command -v nvidia-smi >/dev/null; then echo "SKIPPED: a GPU is present"; exit 77; fi
+cd "$tmp"
+golden=$repo/data/golden-smoke
+run() {  # run NAME WANT_RC ARGS...: rope2d verify's exit code and output (in NAME.out)
+  local name=$1 want=$2; shift 2
+  "$@" >"$name.out" 2>&1; local rc=$?
+  if [ "$rc" -eq "$want" ]; then ok "$name"; else bad "$name (exit $rc, expected $want)"; cat "$name.out"; fi
+}
+says() { if grep -qF -- "$2" "$1.out"; then ok "$1 says: $2"; else bad "$1 does not say: $2"; cat "$1.out"; fi; }
+v() { "$rope2d" verify --quick --quiet --golden "$golden" "$@"; }
+
+run plain 0 v --out r1
+says plain 'kernel runs SKIPPED (no GPU)'
+run require 4 v --out r2 --require-gpu
+says require '--require-gpu: the kernel runs were SKIPPED'
+run env 4 env ROPE2D_REQUIRE_GPU=1 "$rope2d" verify --quick --quiet --golden "$golden" --out r3
+run env-zero 0 env ROPE2D_REQUIRE_GPU=0 "$rope2d" verify --quick --quiet --golden "$golden" --out r4
+run env-bad 2 env ROPE2D_REQUIRE_GPU=yes "$rope2d" verify --quick --quiet --golden "$golden" --out r5
+says env-bad 'ROPE2D_REQUIRE_GPU: expected 1'
+
+if command -v python3 >/dev/null; then
+  # A Triton-shaped solution as the official ones are written: binding null, dps false, LOCAL.
+  python3 - "$repo/verify/tests/solution_cases/cases.json" <<'PY'
+import copy, json, sys
+base = json.load(open(sys.argv[1]))["bases"]["triton"]
+json.dump(base, open("good.json", "w"))
+bad = copy.deepcopy(base)
+bad["sources"][0]["content"] += "\ndef broken(:\n"
+json.dump(bad, open("syntax.json", "w"))
+path_only = copy.deepcopy(base)
+open("kernel.py", "w").write(base["sources"][0]["content"])
+path_only["sources"] = [{"path": "kernel.py"}]
+json.dump(path_only, open("path_only.json", "w"))
+PY
+  run solution-good 0 v good.json --out r6
+  says solution-good '1 Python source(s) byte-compiled'
+  run solution-good-require 4 v good.json --out r7 --require-gpu
+  run solution-syntax 3 v syntax.json --out r8
+  says solution-syntax 'FAILED to byte-compile'
+  says solution-syntax 'SyntaxError'
+  run solution-syntax-require 3 v syntax.json --out r9 --require-gpu
+  run solution-path-only 0 v path_only.json --out r10
+  says solution-path-only '1 Python source(s) byte-compiled'
+  cmp -s kernel.py r10/solution/kernel.py && ok "path-only source written from the file beside" || bad "path-only source not written"
+else
+  echo "skip the solution cases (no python3)"
+fi
+finish require_gpu_test
