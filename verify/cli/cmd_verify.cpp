@@ -248,9 +248,13 @@ int run(VerifyArgs a) {
   const std::string stem = a.submission.empty() ? "rope2d" : fs::path(a.submission).stem().string();
   if (a.out_dir.empty()) a.out_dir = "reports/verify/" + stem;
   if (a.sanitize) return verify_sanitized(a);
+  if (is_solution(a.submission)) {
+    // Malformed: exit 2 here. Judged over its definition's grad dtypes unless --grad-dtypes says.
+    a.definition_dtypes = definition_grad_dtypes(prepare_solution(a.submission, a.out_dir + "/solution"));
+    if (!a.definition_dtypes.empty() && !a.dtypes_given) a.dtypes = a.definition_dtypes;
+  }
   const std::vector<ProblemSpec> specs = select_problems(a.options(), a.only);
   if (a.list) return list(a, specs);
-  if (is_solution(a.submission)) prepare_solution(a.submission, a.out_dir + "/solution");  // malformed: exit 2 here
 
   int fds[2];
   const pid_t pid = start_worker(a, specs, *gate, fds);
@@ -286,7 +290,11 @@ Action add_verify(CLI::App& app) {
   app.add_option("--tier", a->tier, "gate: " + tier_names() + " (old names strict, faithful-* still accepted, deprecated)")->capture_default_str();
   app.add_option("--nvcc", a->nvcc, "nvcc to compile .cu submissions")->capture_default_str();
   app.add_option("--nvcc-flag", a->nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");
-  app.add_option("--grad-dtypes", a->dtypes, "grad dtypes to verify")->delimiter(',')->capture_default_str();
+  CLI::Option* dtypes = app.add_option("--grad-dtypes", a->dtypes,
+                                        "grad dtypes to verify (a solution.json: by default its definition's, 090: bf16; "
+                                        "others given here are judged beyond the definition, outside the verdict)")
+                            ->delimiter(',')
+                            ->capture_default_str();
   app.add_option("--only", a->only, "only the problem of this name (see --reproduce strings)");
   app.add_option("--seed", a->seed, "base seed")->capture_default_str()->check(seed_range());
   app.add_option("--rounds", a->rounds, "rounds of fresh inputs per set")->capture_default_str()->check(CLI::Range(1, 100));
@@ -307,7 +315,10 @@ Action add_verify(CLI::App& app) {
   app.add_option("--sanitizer", a->sanitizer, "compute-sanitizer to run for --sanitize")->capture_default_str();
   app.add_flag("--sanitize-set", a->sanitize_set, "only the reduced set --sanitize runs")->group("");
   app.add_flag("--list", a->list, "list the selected problems (name, seed, reproduce line) and exit");
-  return [a] { return run(*a); };
+  return [a, dtypes] {
+    a->dtypes_given = dtypes->count() > 0;
+    return run(*a);
+  };
 }
 
 }  // namespace rope2d::cli

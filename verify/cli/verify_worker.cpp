@@ -2,7 +2,9 @@
 // SOL-ExecBench solution), judges every problem through the GPU testbed and writes the report,
 // telling the supervising parent where it is as it goes (worker_protocol.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -111,6 +113,12 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   rep.warnings.push_back("run through verify/python/solution_runner.py: outputs poisoned with NaN (destination-passing), "
                          "inputs and repeat calls compared; guard bands and the stream check need the C ABI");
   rep.warnings.insert(rep.warnings.end(), sol.warnings.begin(), sol.warnings.end());
+  if (a.definition_dtypes.empty())
+    rep.warnings.push_back("definition " + sol.definition + " is not known here (no definition.json of that name beside the "
+                           "solution): judged over every grad dtype asked for");
+  else
+    rep.header.push_back({"definition", sol.definition + " (grad dtypes " + fmt::format("{}", fmt::join(a.definition_dtypes, ", ")) +
+                                            "; any other asked for is judged beyond the definition, outside the verdict)"});
   if (sol.cpp) rep.header.push_back({"compile_options", sol.compile_options + " (built through the torch binding)"});
   proto::send(fd, proto::Device{dev.name});
   SolutionRun run;
@@ -137,6 +145,8 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   const RunOptions opts = a.options();
   for (SetResult& r : rep.results) {
     r.reproduce = reproduce_line(opts, r.name);
+    r.beyond_definition = !a.definition_dtypes.empty() &&
+                          std::find(a.definition_dtypes.begin(), a.definition_dtypes.end(), r.dtype) == a.definition_dtypes.end();
     proto::send(fd, proto::End{r.name, r.set, r.dtype, r.disposition(gate), !r.ran() ? r.error : r.integrity});
   }
   finish(fd, a, rep);

@@ -127,6 +127,36 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   return s;
 }
 
+std::vector<std::string> definition_grad_dtypes(const Solution& s) {
+  // SOL-ExecBench's definition of this problem (090, upstream 8d2237d): grad_cos, grad_sin bfloat16.
+  static const std::map<std::string, std::vector<std::string>> known = {{"090_batched_2d_rope_position_encoding_backward", {"bf16"}}};
+  const fs::path def = fs::path(s.path).parent_path() / "definition.json";
+  std::error_code ec;
+  if (fs::exists(def, ec)) {
+    const std::string where = def.string();
+    const json d = ref::read_json_file(where);
+    if (d.is_object() && d.contains("name") && d["name"] == s.definition) {
+      static const std::map<std::string, std::string> names = {{"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}};
+      std::string grad;
+      for (const char* input : {"grad_cos", "grad_sin"}) {
+        const std::string field = std::string("inputs.") + input + ".dtype";
+        const json* v = d.contains("inputs") && d["inputs"].is_object() && d["inputs"].contains(input) &&
+                                d["inputs"][input].is_object() && d["inputs"][input].contains("dtype")
+                            ? &d["inputs"][input]["dtype"]
+                            : nullptr;
+        if (!v || !v->is_string() || !names.count(v->get<std::string>()))
+          ref::bad_input(where, field, "\"bfloat16\", \"float16\" or \"float32\"", v ? ref::brief(*v) : "nothing");
+        if (!grad.empty() && grad != names.at(v->get<std::string>()))
+          ref::bad_input(where, field, "the dtype of inputs.grad_cos (" + grad + ")", ref::brief(*v));
+        grad = names.at(v->get<std::string>());
+      }
+      return {grad};
+    }
+  }
+  const auto it = known.find(s.definition);
+  return it == known.end() ? std::vector<std::string>{} : it->second;
+}
+
 ByteCompile byte_compile(const Solution& s, const std::string& python, const std::string& work_dir) {
   ByteCompile b;
   std::vector<std::string> argv{python, "-c",

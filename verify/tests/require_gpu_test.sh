@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `rope2d verify` without a GPU: --require-gpu (or ROPE2D_REQUIRE_GPU=1) makes the skipped kernel
 # runs exit 4, and a Python solution is at least byte-compiled (a syntax error is exit 3, before
-# the GPU question). SKIPPED (77) on a machine with a GPU, where the kernel runs happen.
+# the GPU question); a solution.json's sets are its definition's grad dtypes unless --grad-dtypes
+# says (--list). SKIPPED (77) on a machine with a GPU, where the kernel runs happen.
 # Usage: require_gpu_test.sh ROPE2D REPO
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/testlib.sh"
@@ -53,4 +54,24 @@ PY
 else
   echo "skip the solution cases (no python3)"
 fi
+# --- the problem a solution declares: its definition's grad dtypes by default ------------------
+count() {  # count NAME DTYPE ARGS...: how many listed sets have that grad dtype
+  local name=$1 dt=$2; shift 2
+  "$rope2d" verify --list --quick "$@" 2>"$name.err" | grep -c "^[a-z_]*/$dt/"
+}
+sample=$repo/verify/tests/solutions/triton_sincos.json
+[ "$(count def-bf16 bf16 "$sample")" -gt 0 ] && ok "solution: bf16 sets" || bad "solution: no bf16 sets"
+[ "$(count def-fp16 fp16 "$sample")" -eq 0 ] && ok "solution: no fp16 set by default (090 fixes bf16)" || bad "solution: fp16 sets by default"
+[ "$(count def-fp32 fp32 "$sample")" -eq 0 ] && ok "solution: no fp32 set by default" || bad "solution: fp32 sets by default"
+[ "$(count asked-fp16 fp16 "$sample" --grad-dtypes bf16,fp16)" -gt 0 ] && ok "solution: fp16 when asked" || bad "solution: no fp16 when asked"
+[ "$(count kernel-fp16 fp16)" -gt 0 ] && [ "$(count kernel-fp32 fp32)" -gt 0 ] && ok "the project's kernel: every dtype" \
+  || bad "the project's kernel lost a dtype"
+mkdir -p own && cp "$sample" own/solution.json
+sed 's/"name": *"[^"]*"/"name": "090_batched_2d_rope_position_encoding_backward"/; s/"bfloat16"/"float16"/g' \
+  "$repo/data/golden-smoke/solexecbench/definition.json" >own/definition.json
+[ "$(count own-fp16 fp16 own/solution.json)" -gt 0 ] && [ "$(count own-bf16 bf16 own/solution.json)" -eq 0 ] \
+  && ok "a definition.json beside the solution decides" || bad "definition.json beside the solution ignored"
+echo '{"name": "090_batched_2d_rope_position_encoding_backward", "inputs": {"grad_cos": {"dtype": "int8"}}}' >own/definition.json
+run own-bad 2 "$rope2d" verify --list --quick own/solution.json
+says own-bad 'definition.json: inputs.grad_cos.dtype: expected "bfloat16", "float16" or "float32", found the string "int8"'
 finish require_gpu_test

@@ -1,7 +1,8 @@
 // The solution.json rules (solution_schema.hpp) case by case: every case of
 // tests/solution_cases/cases.json (one accepted and one refused per rule) classified and its
 // field named; the schema layer and the cross-field layer never both speak for one field and
-// use the same language names; path-only sources filled from beside the file, inside only.
+// use the same language names; path-only sources filled from beside the file, inside only;
+// the problem a solution declares (its definition's grad dtypes), the rest judged apart.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -207,5 +208,57 @@ TEST(SolutionSchema, VerifyReadsTheOfficialShapes) {
     EXPECT_NE(m.find(path + ": spec.target_hardware[0]: expected \"B200\" or \"LOCAL\""), std::string::npos) << m;
     EXPECT_NE(m.find("spec.binding"), std::string::npos) << m;
   }
+  fs::remove_all(dir);
+}
+
+TEST(DefinitionScope, TheDefinitionsGradDtypes) {
+  const fs::path dir = tmp("definition");
+  fs::create_directories(dir);
+  Solution s;
+  s.path = (dir / "solution.json").string();
+  s.definition = "090_batched_2d_rope_position_encoding_backward";
+  EXPECT_EQ(definition_grad_dtypes(s), std::vector<std::string>{"bf16"});  // SOL-ExecBench's 090
+  s.definition = "091_something_else";
+  EXPECT_TRUE(definition_grad_dtypes(s).empty());
+  json def = ref::read_json_file(std::string(ROPE2D_TEST_DIR) + "/../../data/golden-smoke/solexecbench/definition.json");
+  def["name"] = "091_something_else";
+  def["inputs"]["grad_cos"]["dtype"] = def["inputs"]["grad_sin"]["dtype"] = "float32";
+  std::ofstream((dir / "definition.json").string()) << def.dump();
+  EXPECT_EQ(definition_grad_dtypes(s), std::vector<std::string>{"fp32"});
+  def["inputs"]["grad_sin"]["dtype"] = "float16";
+  std::ofstream((dir / "definition.json").string()) << def.dump();
+  EXPECT_THROW(definition_grad_dtypes(s), std::invalid_argument);  // grads of two dtypes
+  s.definition = "090_batched_2d_rope_position_encoding_backward";  // another definition's file: not this one's
+  EXPECT_EQ(definition_grad_dtypes(s), std::vector<std::string>{"bf16"});
+  fs::remove_all(dir);
+}
+
+TEST(DefinitionScope, BeyondTheDefinitionNeverFailsTheVerdict) {
+  Report r;
+  SetResult in{"randn/bf16/1x64", "randn", "bf16"};
+  in.integrity = "ok";
+  in.metrics.count = 64;
+  SetResult beyond{"randn/fp16/1x64", "randn", "fp16"};
+  beyond.error = "the solution raised: expected bfloat16";
+  beyond.beyond_definition = true;
+  r.results = {in, beyond};
+  EXPECT_EQ(r.verdict(), "passed");
+  EXPECT_EQ(r.exit_code(), 0);
+  const std::string s = summary(r);
+  EXPECT_NE(s.find("(beyond the definition)"), std::string::npos) << s;
+  EXPECT_NE(s.find("beyond the definition (not in the verdict): 0 of 1 sets passed"), std::string::npos) << s;
+  const JUnitSuite j = junit_suite(r);
+  ASSERT_EQ(j.cases.size(), 2u);
+  EXPECT_EQ(j.cases[1].outcome, Outcome::skipped);
+  EXPECT_NE(j.cases[1].message.find("beyond the definition"), std::string::npos);
+  // The flag survives report.json, and without it the same failure fails the run.
+  const fs::path dir = tmp("beyond");
+  write_report(dir.string(), r);
+  const Report back = read_report_json((dir / "report.json").string());
+  ASSERT_EQ(back.results.size(), 2u);
+  EXPECT_TRUE(back.results[1].beyond_definition);
+  EXPECT_FALSE(back.results[0].beyond_definition);
+  r.results[1].beyond_definition = false;
+  EXPECT_EQ(r.verdict(), "failed");
   fs::remove_all(dir);
 }

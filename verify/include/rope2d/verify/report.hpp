@@ -24,6 +24,9 @@ struct SetResult {
   std::string not_supported;  // why it was not run: the submission does not offer it (not a failure)
   std::string reproduce;  // a command that reruns exactly this case
   double kernel_ms = 0;
+  // Beyond the problem the solution declares (a grad dtype its definition does not have, asked
+  // for with --grad-dtypes): judged and reported apart, never part of the verdict.
+  bool beyond_definition = false;
 
   bool supported() const { return not_supported.empty(); }
   bool ran() const { return error.empty() && supported(); }

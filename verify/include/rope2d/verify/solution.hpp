@@ -31,6 +31,13 @@ struct Solution {
 // std::invalid_argument with one line per broken rule, naming the file and the field.
 Solution prepare_solution(const std::string& json_path, const std::string& dir);
 
+// The grad dtypes ("bf16", "fp16", "fp32") of the problem a solution declares (its
+// "definition"): from a definition.json beside the solution.json whose name is that definition
+// (inputs.grad_cos/grad_sin dtype), else SOL-ExecBench's 090 definition by name (bfloat16
+// grads); empty when neither names it. Throws std::invalid_argument naming the file and field
+// for a malformed definition.json of that name.
+std::vector<std::string> definition_grad_dtypes(const Solution& s);
+
 // Without a GPU: each .py source compiled to bytecode in memory by `python -c compile(...)`
 // (nothing written). ran false: no Python source, or the interpreter could not start (why in
 // error); ran true with an error: the compiler's message (a syntax error is the submission's).
