@@ -250,10 +250,16 @@ int run(VerifyArgs a) {
   if (a.sanitize) return verify_sanitized(a);
   if (is_solution(a.submission)) {
     // Malformed: exit 2 here. Judged over its definition's grad dtypes unless --grad-dtypes says.
-    a.definition_dtypes = definition_grad_dtypes(prepare_solution(a.submission, a.out_dir + "/solution"));
+    const DefinitionScope scope = definition_scope(prepare_solution(a.submission, a.out_dir + "/solution"));
+    a.definition_dtypes = scope.grad_dtypes;
+    a.definition_head_dim = scope.head_dim;
     if (!a.definition_dtypes.empty() && !a.dtypes_given) a.dtypes = a.definition_dtypes;
   }
-  const std::vector<ProblemSpec> specs = select_problems(a.options(), a.only);
+  std::vector<ProblemSpec> specs = select_problems(a.options(), a.only);
+  // Sets the definition's axes cannot shape (a flat size head_dim does not divide): only when
+  // asked for (--beyond-axes, or by name with --only), and then judged beyond the definition.
+  if (a.only.empty() && !a.beyond_axes)
+    std::erase_if(specs, [&](const ProblemSpec& s) { return !on_axes(s, a.definition_head_dim); });
   if (a.list) return list(a, specs);
 
   int fds[2];
@@ -305,6 +311,9 @@ Action add_verify(CLI::App& app) {
   app.add_flag("--cpu-judge", a->cpu_judge,
                "make every set's inputs, reference and comparison on the CPU (by default the randn and layout sets are "
                "made and judged on the GPU, a sample of each cross-checked against the CPU)");
+  app.add_flag("--beyond-axes", a->beyond_axes,
+               "a solution.json: also the sets its definition's axes cannot shape (sizes head_dim does not divide), "
+               "judged beyond the definition");
   app.add_flag("--require-gpu", a->require_gpu,
                "exit 4 when no GPU ran the kernel (the CPU checks still run and can fail first); also ROPE2D_REQUIRE_GPU=1");
   app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");

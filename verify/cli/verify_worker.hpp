@@ -29,6 +29,8 @@ struct VerifyArgs {
   // A solution's definition's grad dtypes (empty: every dtype is the solution's problem); the
   // others, where --grad-dtypes asks for them, are judged beyond the definition.
   std::vector<std::string> definition_dtypes;
+  std::int64_t definition_head_dim = 0;         // its constant head_dim (0: any shape is its problem)
+  bool beyond_axes = false;                     // --beyond-axes: also the sets off the definition's axes
   std::string sanitizer = "compute-sanitizer";
   std::uint64_t seed = 1;
   int rounds = 2;

@@ -62,7 +62,7 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
         c.error = m["error"].is_string() ? m["error"].get<std::string>() : ref::brief(m["error"]);
         return c;
       }
-      const std::vector<std::int64_t> want = spec.shape();
+      const std::vector<std::int64_t> want = solution_shape(spec, run.head_dim);
       const json shape = m.contains("shape") ? m["shape"] : json();
       const json dtype = m.contains("dtype") ? m["dtype"] : json();
       if (shape != json(want) || dtype != "float32") {
@@ -127,34 +127,58 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   return s;
 }
 
-std::vector<std::string> definition_grad_dtypes(const Solution& s) {
-  // SOL-ExecBench's definition of this problem (090, upstream 8d2237d): grad_cos, grad_sin bfloat16.
-  static const std::map<std::string, std::vector<std::string>> known = {{"090_batched_2d_rope_position_encoding_backward", {"bf16"}}};
+namespace {
+
+// definition.json's grad dtype (grad_cos and grad_sin alike).
+std::string definition_grad(const json& d, const std::string& where) {
+  static const std::map<std::string, std::string> names = {{"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}};
+  std::string grad;
+  for (const char* input : {"grad_cos", "grad_sin"}) {
+    const std::string field = std::string("inputs.") + input + ".dtype";
+    const json* v = d.contains("inputs") && d["inputs"].is_object() && d["inputs"].contains(input) && d["inputs"][input].is_object() &&
+                            d["inputs"][input].contains("dtype")
+                        ? &d["inputs"][input]["dtype"]
+                        : nullptr;
+    if (!v || !v->is_string() || !names.count(v->get<std::string>()))
+      ref::bad_input(where, field, "\"bfloat16\", \"float16\" or \"float32\"", v ? ref::brief(*v) : "nothing");
+    if (!grad.empty() && grad != names.at(v->get<std::string>()))
+      ref::bad_input(where, field, "the dtype of inputs.grad_cos (" + grad + ")", ref::brief(*v));
+    grad = names.at(v->get<std::string>());
+  }
+  return grad;
+}
+
+}  // namespace
+
+DefinitionScope definition_scope(const Solution& s) {
+  // SOL-ExecBench's definition of this problem (090, upstream 8d2237d): bfloat16 grads, head_dim 128.
+  static const std::map<std::string, DefinitionScope> known = {{"090_batched_2d_rope_position_encoding_backward", {{"bf16"}, 128}}};
   const fs::path def = fs::path(s.path).parent_path() / "definition.json";
   std::error_code ec;
   if (fs::exists(def, ec)) {
     const std::string where = def.string();
     const json d = ref::read_json_file(where);
     if (d.is_object() && d.contains("name") && d["name"] == s.definition) {
-      static const std::map<std::string, std::string> names = {{"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}};
-      std::string grad;
-      for (const char* input : {"grad_cos", "grad_sin"}) {
-        const std::string field = std::string("inputs.") + input + ".dtype";
-        const json* v = d.contains("inputs") && d["inputs"].is_object() && d["inputs"].contains(input) &&
-                                d["inputs"][input].is_object() && d["inputs"][input].contains("dtype")
-                            ? &d["inputs"][input]["dtype"]
-                            : nullptr;
-        if (!v || !v->is_string() || !names.count(v->get<std::string>()))
-          ref::bad_input(where, field, "\"bfloat16\", \"float16\" or \"float32\"", v ? ref::brief(*v) : "nothing");
-        if (!grad.empty() && grad != names.at(v->get<std::string>()))
-          ref::bad_input(where, field, "the dtype of inputs.grad_cos (" + grad + ")", ref::brief(*v));
-        grad = names.at(v->get<std::string>());
-      }
-      return {grad};
+      DefinitionScope scope{{definition_grad(d, where)}, 0};
+      const json axis = d.contains("axes") && d["axes"].is_object() && d["axes"].contains("head_dim") ? d["axes"]["head_dim"] : json();
+      if (!axis.is_object() || axis.value("type", "") != "const" || !axis.contains("value") || !axis["value"].is_number_integer() ||
+          axis["value"].get<std::int64_t>() < 1 || axis["value"].get<std::int64_t>() > (1 << 20))
+        ref::bad_input(where, "axes.head_dim", "{\"type\": \"const\", \"value\": 1 to 2^20}", axis.is_null() ? "nothing" : ref::brief(axis));
+      scope.head_dim = axis["value"].get<std::int64_t>();
+      return scope;
     }
   }
   const auto it = known.find(s.definition);
-  return it == known.end() ? std::vector<std::string>{} : it->second;
+  return it == known.end() ? DefinitionScope{} : it->second;
+}
+
+std::vector<std::int64_t> solution_shape(const ProblemSpec& p, std::int64_t head_dim) {
+  if (head_dim > 0 && p.elements >= 0 && p.elements % head_dim == 0) return {1, p.elements / head_dim, head_dim};
+  return p.shape();
+}
+
+bool on_axes(const ProblemSpec& p, std::int64_t head_dim) {
+  return head_dim <= 0 || (p.elements >= 0 ? p.elements % head_dim == 0 : p.head_dim == head_dim);
 }
 
 ByteCompile byte_compile(const Solution& s, const std::string& python, const std::string& work_dir) {
@@ -192,7 +216,7 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
     for (int r = 0; r < run.rounds; ++r) {
       const Problem p = suite_problem(specs[k].round(r), run.worst_dir);
       const ProblemSpec& ps = p.spec;
-      const std::vector<std::int64_t> shape = ps.shape();
+      const std::vector<std::int64_t> shape = solution_shape(ps, run.head_dim);
       SafeTensors st;
       st.tensors["grad_cos"] = Tensor{safetensors_dtype(ps.grad_dtype), shape, p.gc};
       st.tensors["grad_sin"] = Tensor{safetensors_dtype(ps.grad_dtype), shape, p.gs};

@@ -66,6 +66,10 @@ sample=$repo/verify/tests/solutions/triton_sincos.json
 [ "$(count asked-fp16 fp16 "$sample" --grad-dtypes bf16,fp16)" -gt 0 ] && ok "solution: fp16 when asked" || bad "solution: no fp16 when asked"
 [ "$(count kernel-fp16 fp16)" -gt 0 ] && [ "$(count kernel-fp32 fp32)" -gt 0 ] && ok "the project's kernel: every dtype" \
   || bad "the project's kernel lost a dtype"
+# Sizes the definition's head_dim (128) does not divide: left out unless --beyond-axes.
+if "$rope2d" verify --list --quick "$sample" | grep -q '^odd/bf16/n=7 '; then bad "solution: odd/bf16/n=7 by default"; else ok "solution: no size off the axes by default"; fi
+if "$rope2d" verify --list --quick --beyond-axes "$sample" | grep -q '^odd/bf16/n=7 '; then ok "solution: --beyond-axes adds them"; else bad "solution: --beyond-axes adds nothing"; fi
+if "$rope2d" verify --list --quick | grep -q '^odd/bf16/n=7 '; then ok "the project's kernel: every size"; else bad "the project's kernel lost odd sizes"; fi
 mkdir -p own && cp "$sample" own/solution.json
 sed 's/"name": *"[^"]*"/"name": "090_batched_2d_rope_position_encoding_backward"/; s/"bfloat16"/"float16"/g' \
   "$repo/data/golden-smoke/solexecbench/definition.json" >own/definition.json

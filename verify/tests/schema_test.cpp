@@ -217,19 +217,28 @@ TEST(DefinitionScope, TheDefinitionsGradDtypes) {
   Solution s;
   s.path = (dir / "solution.json").string();
   s.definition = "090_batched_2d_rope_position_encoding_backward";
-  EXPECT_EQ(definition_grad_dtypes(s), std::vector<std::string>{"bf16"});  // SOL-ExecBench's 090
+  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<std::string>{"bf16"});  // SOL-ExecBench's 090
+  EXPECT_EQ(definition_scope(s).head_dim, 128);
   s.definition = "091_something_else";
-  EXPECT_TRUE(definition_grad_dtypes(s).empty());
+  EXPECT_TRUE(definition_scope(s).grad_dtypes.empty());
+  EXPECT_EQ(definition_scope(s).head_dim, 0);
   json def = ref::read_json_file(std::string(ROPE2D_TEST_DIR) + "/../../data/golden-smoke/solexecbench/definition.json");
   def["name"] = "091_something_else";
   def["inputs"]["grad_cos"]["dtype"] = def["inputs"]["grad_sin"]["dtype"] = "float32";
   std::ofstream((dir / "definition.json").string()) << def.dump();
-  EXPECT_EQ(definition_grad_dtypes(s), std::vector<std::string>{"fp32"});
+  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<std::string>{"fp32"});
+  EXPECT_EQ(definition_scope(s).head_dim, 128);
+  def["axes"]["head_dim"] = {{"type", "var"}};
+  std::ofstream((dir / "definition.json").string()) << def.dump();
+  EXPECT_THROW(definition_scope(s), std::invalid_argument);  // no constant head_dim
+  def["axes"]["head_dim"] = {{"type", "const"}, {"value", 64}};
+  std::ofstream((dir / "definition.json").string()) << def.dump();
+  EXPECT_EQ(definition_scope(s).head_dim, 64);
   def["inputs"]["grad_sin"]["dtype"] = "float16";
   std::ofstream((dir / "definition.json").string()) << def.dump();
-  EXPECT_THROW(definition_grad_dtypes(s), std::invalid_argument);  // grads of two dtypes
+  EXPECT_THROW(definition_scope(s).grad_dtypes, std::invalid_argument);  // grads of two dtypes
   s.definition = "090_batched_2d_rope_position_encoding_backward";  // another definition's file: not this one's
-  EXPECT_EQ(definition_grad_dtypes(s), std::vector<std::string>{"bf16"});
+  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<std::string>{"bf16"});
   fs::remove_all(dir);
 }
 
@@ -261,4 +270,22 @@ TEST(DefinitionScope, BeyondTheDefinitionNeverFailsTheVerdict) {
   r.results[1].beyond_definition = false;
   EXPECT_EQ(r.verdict(), "failed");
   fs::remove_all(dir);
+}
+
+TEST(DefinitionScope, TheDefinitionsAxesShapeTheCalls) {
+  ProblemSpec flat;
+  flat.elements = 3 * 128;
+  EXPECT_EQ(solution_shape(flat, 128), (std::vector<std::int64_t>{1, 3, 128}));
+  EXPECT_EQ(solution_shape(flat, 0), (std::vector<std::int64_t>{3 * 128}));
+  EXPECT_TRUE(on_axes(flat, 128));
+  flat.elements = 7;
+  EXPECT_EQ(solution_shape(flat, 128), (std::vector<std::int64_t>{7}));
+  EXPECT_FALSE(on_axes(flat, 128));
+  EXPECT_TRUE(on_axes(flat, 0));
+  ProblemSpec shaped;
+  shaped.batch = 2;
+  shaped.seq_len = 5;
+  EXPECT_EQ(solution_shape(shaped, 128), (std::vector<std::int64_t>{2, 5, 128}));
+  EXPECT_TRUE(on_axes(shaped, 128));
+  EXPECT_FALSE(on_axes(shaped, 64));
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "rope2d/ref/input.hpp"
 #include "rope2d/verify/solution.hpp"
 
 using namespace rope2d;
@@ -72,6 +73,25 @@ TEST(Solution, AccurateOutputsPass) {
   ASSERT_EQ(r.size(), 3u);
   for (const auto& x : r) EXPECT_EQ(x.disposition(Tier::float32_bound), "passed") << x.name << " " << x.error << x.integrity;
   EXPECT_EQ(r[1].metrics.count, 2 * 5 * 128);  // both rounds judged
+}
+
+TEST(Solution, FlatProblemsAreShapedByTheDefinitionsAxes) {
+  // The runner reports the shape it was given: [1, n/128, 128] for a flat n = 256 under head_dim 128.
+  setenv("FAKE_MODE", "accurate", 1);
+  const Solution s = prepare_solution(solution_file(good_solution), tmp("src"));
+  SolutionRun run;
+  run.runner = std::string(ROPE2D_TEST_DIR) + "/fake_solution_runner.py";
+  run.work_dir = tmp("work_axes");
+  run.head_dim = 128;
+  ProblemSpec flat;
+  flat.set = "odd";
+  flat.elements = 256;
+  flat.seed = 9;
+  const std::vector<SetResult> r = run_solution(s, {flat}, run);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].disposition(Tier::float32_bound), "passed") << r[0].error;
+  EXPECT_NE(ref::read_file(run.work_dir + "/0_0.in.safetensors", 1 << 20).find("[1,2,128]"), std::string::npos);
+  fs::remove_all(run.work_dir);
 }
 
 TEST(Solution, WrongSignIsIncorrect) {

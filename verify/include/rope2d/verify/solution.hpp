@@ -31,12 +31,21 @@ struct Solution {
 // std::invalid_argument with one line per broken rule, naming the file and the field.
 Solution prepare_solution(const std::string& json_path, const std::string& dir);
 
-// The grad dtypes ("bf16", "fp16", "fp32") of the problem a solution declares (its
-// "definition"): from a definition.json beside the solution.json whose name is that definition
-// (inputs.grad_cos/grad_sin dtype), else SOL-ExecBench's 090 definition by name (bfloat16
-// grads); empty when neither names it. Throws std::invalid_argument naming the file and field
-// for a malformed definition.json of that name.
-std::vector<std::string> definition_grad_dtypes(const Solution& s);
+// The problem a solution declares (its "definition"): the grad dtypes ("bf16", "fp16", "fp32")
+// and the constant head_dim axis, from a definition.json beside the solution.json whose name is
+// that definition (inputs.grad_cos/grad_sin dtype, axes.head_dim), else SOL-ExecBench's 090
+// definition by name (bfloat16 grads, head_dim 128); empty / 0 when neither names it. Throws
+// std::invalid_argument naming the file and field for a malformed definition.json of that name.
+struct DefinitionScope {
+  std::vector<std::string> grad_dtypes;
+  std::int64_t head_dim = 0;
+};
+DefinitionScope definition_scope(const Solution& s);
+// The tensors' shape a solution is called with: a flat problem of n elements is shaped
+// [1, n / head_dim, head_dim] where head_dim (> 0) divides n, as the definition's axes say.
+std::vector<std::int64_t> solution_shape(const ProblemSpec& p, std::int64_t head_dim);
+// Whether the definition's axes can shape the problem (head_dim 0: any problem).
+bool on_axes(const ProblemSpec& p, std::int64_t head_dim);
 
 // Without a GPU: each .py source compiled to bytecode in memory by `python -c compile(...)`
 // (nothing written). ran false: no Python source, or the interpreter could not start (why in
@@ -57,6 +66,7 @@ struct SolutionRun {
   Tier gate = Tier::float32_bound;
   Subnormals subnormals = Subnormals::flush_allowed;
   std::string worst_dir;  // the worst set's lists (suite_problem)
+  std::int64_t head_dim = 0;  // the definition's head_dim: flat problems shaped by it (solution_shape)
   // Called with each line the runner prints (to relay progress and per-call time limits).
   std::function<void(const std::string&)> on_line;
 };
