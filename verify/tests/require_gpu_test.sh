@@ -24,6 +24,10 @@ run require 4 v --out r2 --require-gpu
 says require '--require-gpu: the kernel runs were SKIPPED'
 run env 4 env ROPE2D_REQUIRE_GPU=1 "$rope2d" verify --quick --quiet --golden "$golden" --out r3
 run env-zero 0 env ROPE2D_REQUIRE_GPU=0 "$rope2d" verify --quick --quiet --golden "$golden" --out r4
+# The nightly runs verify for each kernel: with the variable set, a night without a GPU fails.
+run nightly-plain 0 "$rope2d" nightly --quick --quiet --out n1
+run nightly-require 1 env ROPE2D_REQUIRE_GPU=1 "$rope2d" nightly --quick --quiet --out n2
+says nightly-require 'Status: FAILED'
 run env-bad 2 env ROPE2D_REQUIRE_GPU=yes "$rope2d" verify --quick --quiet --golden "$golden" --out r5
 says env-bad 'ROPE2D_REQUIRE_GPU: expected 1'
 
