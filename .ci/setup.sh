@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(cmake g++ make libeigen3-dev libboost-dev libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev
-          nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libpugixml-dev python3 python3-numpy
+          nlohmann-json3-dev libvalijson-dev libcli11-dev libfmt-dev libssl-dev libpugixml-dev python3 python3-numpy
           python3-pytest python3-setuptools)
 # More for a caller that needs them (CI: slurm-wlm and munge, for the Slurm test).
 read -r -a extra <<<"${ROPE2D_EXTRA_PACKAGES:-}"

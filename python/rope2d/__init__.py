@@ -1,7 +1,7 @@
 """rope2d: the correctly rounded reference and the verifier of the batched 2D RoPE backward
 (grad_idx_theta = -grad_cos*sin(idx_theta) + grad_sin*cos(idx_theta)) for NumPy and PyTorch,
 a thin ctypes binding of the project's C++ library (librope2d_py.so): no numerics in Python.
-Names load on first use, so `python3 -m rope2d.solution_schema` needs neither NumPy nor the library."""
+Names load on first use, so `python3 -m rope2d.solution_schema` needs no NumPy (only the library)."""
 import importlib
 
 _WHERE = {"reference": "api", "check": "api", "CheckResult": "api", "TierVerdict": "api", "bf16_to_float32": "api",

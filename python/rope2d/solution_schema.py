@@ -1,107 +1,59 @@
-"""The rules of SOL-ExecBench's solution.json, as its loader applies them, written out so a
-solution can be checked before it is submitted: `python3 -m rope2d.solution_schema FILE...`
-prints one line per problem (file: field: expected, found) and exits 2 when any is found.
-Pure Python, no library needed."""
+"""SOL-ExecBench's solution.json rules, checked before a solution is submitted:
+`python3 -m rope2d.solution_schema FILE...` prints one line per problem (file: field: expected
+E, found F) and exits 2 when any is found. The rules are not written here: this calls the host
+library's C ABI (rope2d_solution_check_*), the same reader `rope2d verify` uses, whose JSON
+Schema (verify/schema/solution.schema.json) and cross-field rules mirror the official model."""
+import ctypes
 import json
-import posixpath
 import sys
 
-PYTHON_LANGUAGES = ("pytorch", "triton", "cute_dsl", "cutile", "cudnn_frontend")   # entry "file.py::run"
-CPP_LANGUAGES = ("cuda_cpp", "cutlass", "cudnn", "cublas")                         # entry "kernel.cu::run"
-LANGUAGES = PYTHON_LANGUAGES + CPP_LANGUAGES
-CPP_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx")
-# What the official harness compiles C++ solutions with when compile_options gives no cuda_cflags.
+from . import _lib
+
+# What the official harness compiles C++ solutions with when compile_options gives no cuda_cflags
+# (solution.py, CompileOptions.cuda_cflags's default); rope2d verify warns when it applies.
 DEFAULT_CUDA_CFLAGS = ("-O3", "--use_fast_math")
 
 
-def _strings(v):
-    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+def _run(name, *args):
+    out = ctypes.c_void_p()
+    _lib.call(name, *args, ctypes.byref(out))
+    return json.loads(_lib.take_text(out))
 
 
-def _spec_problems(spec, sources):
-    p = []
-    langs = spec.get("languages")
-    if not isinstance(langs, list) or not langs or not all(isinstance(x, str) for x in langs):
-        p.append(("spec.languages", f"expected a non-empty list from {', '.join(LANGUAGES)}", langs))
-        langs = []
-    for lang in langs:
-        if lang not in LANGUAGES:
-            hint = " (\"python\" is not one: use \"pytorch\" or \"triton\")" if lang == "python" else ""
-            p.append(("spec.languages", f"expected one of {', '.join(LANGUAGES)}{hint}", lang))
-    cpp = any(x in CPP_LANGUAGES for x in langs)
-    if cpp and any(x in PYTHON_LANGUAGES for x in langs):
-        p.append(("spec.languages", "expected Python languages or C++ languages, not both", langs))
-    hw = spec.get("target_hardware")
-    if not _strings(hw) or not hw or not all(hw):
-        p.append(("spec.target_hardware", "expected a non-empty list of names such as [\"B200\"] or [\"local\"]", hw))
-    entry = spec.get("entry_point")
-    file, _, func = entry.partition("::") if isinstance(entry, str) else ("", "", "")
-    want = "\"kernel.cu::run\"" if cpp else "\"file.py::run\""
-    suffix_ok = file.endswith(CPP_SUFFIXES) if cpp else file.endswith(".py")
-    if not file or not func or not suffix_ok:
-        p.append(("spec.entry_point", f"expected {want}", entry))
-    elif file not in sources:
-        p.append(("spec.entry_point", "expected a file that sources provides", entry))
-    if "binding" in spec and spec["binding"] != "torch":
-        p.append(("spec.binding", "expected \"torch\"", spec["binding"]))
-    if "destination_passing_style" in spec and not isinstance(spec["destination_passing_style"], bool):
-        p.append(("spec.destination_passing_style", "expected true or false", spec["destination_passing_style"]))
-    if "dependencies" in spec and not _strings(spec["dependencies"]):
-        p.append(("spec.dependencies", "expected a list of strings", spec["dependencies"]))
-    opts = spec.get("compile_options", {})
-    if not isinstance(opts, dict):
-        p.append(("spec.compile_options", "expected an object", opts))
-    else:
-        for k in ("cflags", "cuda_cflags", "ld_flags"):
-            if k in opts and not _strings(opts[k]):
-                p.append((f"spec.compile_options.{k}", "expected a list of strings", opts[k]))
-    return p
+def check(sol, base_dir=None):
+    """Every rule a parsed solution.json breaks, as dicts {field, expected, found, ours, line}.
+    With base_dir, sources given by path only are first filled from the files there."""
+    text = json.dumps(sol, allow_nan=False).encode()
+    return _run("rope2d_solution_check_text", text, base_dir.encode() if base_dir else None)
 
 
-def problems(sol):
+def problems(sol, base_dir=None):
     """Every rule a parsed solution.json breaks, as (field, expected, found) tuples."""
-    if not isinstance(sol, dict):
-        return [("(top level)", "expected an object", type(sol).__name__)]
-    p = []
-    for k in ("name", "definition", "author"):
-        if not isinstance(sol.get(k), str) or not sol.get(k):
-            p.append((k, "expected a non-empty string", sol.get(k)))
-    sources = {}
-    srcs = sol.get("sources")
-    if not isinstance(srcs, list) or not srcs:
-        p.append(("sources", "expected a non-empty list of {\"path\", \"content\"}", srcs))
-        srcs = []
-    for i, s in enumerate(srcs):
-        where = f"sources[{i}]"
-        if not isinstance(s, dict) or not isinstance(s.get("path"), str) or not isinstance(s.get("content"), str):
-            p.append((where, "expected {\"path\": string, \"content\": string}", s))
-            continue
-        norm = posixpath.normpath(s["path"])
-        if s["path"].startswith("/") or norm.startswith(".."):
-            p.append((f"{where}.path", "expected a relative path inside the solution", s["path"]))
-        elif norm in sources:
-            p.append((f"{where}.path", "expected a path no other source has", s["path"]))
-        sources[norm] = s["content"]
-    spec = sol.get("spec")
-    if not isinstance(spec, dict):
-        p.append(("spec", "expected an object", spec))
-    else:
-        p += _spec_problems(spec, sources)
-    return p
+    return [(p["field"], p["expected"], p["found"]) for p in check(sol, base_dir)]
+
+
+def check_file(path):
+    """The problems of a solution.json file, read as `rope2d verify` reads it (sources given by
+    path only filled from beside it). Raises ValueError when it is not a readable JSON file."""
+    return _run("rope2d_solution_check_file", str(path).encode())
+
+
+def schema():
+    """The JSON Schema the library embeds, parsed."""
+    return json.loads(_lib.lib().rope2d_solution_schema().decode())
 
 
 def main(argv):
     bad = 0
     for path in argv:
         try:
-            with open(path) as f:
-                sol = json.load(f)
-        except (OSError, ValueError) as e:
-            print(f"{path}: {e}")
+            found = check_file(path)
+        except ValueError as e:
+            print(f"{path}: {str(e).removeprefix('rope2d: ')}")
             bad += 1
             continue
-        for field, expected, found in problems(sol):
-            print(f"{path}: {field}: {expected}, found {json.dumps(found)}")
+        for p in found:
+            print(p["line"])
             bad += 1
     return 2 if bad else 0
 

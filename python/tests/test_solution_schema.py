@@ -1,9 +1,12 @@
-"""SOL-ExecBench's solution.json rules (rope2d.solution_schema): every sample solution under
-verify/tests/solutions/ validates, and each kind of bad solution is rejected naming its field.
-The samples are also read by `rope2d verify`'s own loader in verify_test (C++)."""
+"""SOL-ExecBench's solution.json rules through the Python package (rope2d.solution_schema, which
+calls the C++ rules through the C ABI: no second copy here). Every case of
+verify/tests/solution_cases/cases.json (one accepted and one refused per rule) is classified and
+names its field as in C++; the samples validate; path-only sources are read from beside the file;
+the command line keeps its output form."""
 import copy
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,20 @@ from rope2d import solution_schema
 
 REPO = Path(os.environ.get("ROPE2D_REPO", Path(__file__).resolve().parents[2]))
 SAMPLES = sorted((REPO / "verify" / "tests" / "solutions").glob("*.json"))
+sys.path.insert(0, str(REPO / "verify" / "tests" / "solution_cases"))
+from corpus import CORPUS, build, classify  # noqa: E402  the one reader of the corpus
+
+
+@pytest.mark.parametrize("case", CORPUS["cases"], ids=[c["name"] for c in CORPUS["cases"]])
+def test_case(case):
+    found = solution_schema.check(build(case))
+    assert classify(found) == case["expect"], found
+    if "field" in case:
+        assert case["field"] in [p["field"] for p in found], found
+
+
+def test_corpus_has_every_kind():
+    assert {c["expect"] for c in CORPUS["cases"]} == {"accepted", "refused", "ours"}
 
 
 def test_there_are_python_and_cpp_samples():
@@ -21,7 +38,8 @@ def test_there_are_python_and_cpp_samples():
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_sample_validates(path):
-    assert solution_schema.problems(json.loads(path.read_text())) == []
+    assert solution_schema.check_file(path) == []
+    assert json.loads(path.read_text())["spec"]["target_hardware"] == ["LOCAL"]
 
 
 def test_cuda_samples_differ_only_in_build_flags():
@@ -32,55 +50,31 @@ def test_cuda_samples_differ_only_in_build_flags():
     assert "--use_fast_math" in solution_schema.DEFAULT_CUDA_CFLAGS
 
 
-GOOD = {"name": "s", "definition": "090_batched_2d_rope_position_encoding_backward", "author": "a",
-        "spec": {"languages": ["pytorch"], "target_hardware": ["local"], "entry_point": "k.py::run",
-                 "destination_passing_style": True},
-        "sources": [{"path": "k.py", "content": "def run(a, b, c, d): pass\n"}]}
+def test_schema_is_the_embedded_file():
+    assert solution_schema.schema() == json.loads((REPO / "verify" / "schema" / "solution.schema.json").read_text())
 
 
-def broken(edit):
-    sol = copy.deepcopy(GOOD)
-    edit(sol)
-    return [field for field, _, _ in solution_schema.problems(sol)]
-
-
-CASES = {
-    "python is not a language": (lambda s: s["spec"].update(languages=["python"]), "spec.languages"),
-    "no languages": (lambda s: s["spec"].pop("languages"), "spec.languages"),
-    "no target_hardware": (lambda s: s["spec"].pop("target_hardware"), "spec.target_hardware"),
-    "target_hardware a string": (lambda s: s["spec"].update(target_hardware="B200"), "spec.target_hardware"),
-    "entry without function": (lambda s: s["spec"].update(entry_point="k.py"), "spec.entry_point"),
-    "cuda_cpp with a .py entry": (lambda s: s["spec"].update(languages=["cuda_cpp"]), "spec.entry_point"),
-    "entry not in sources": (lambda s: s["spec"].update(entry_point="other.py::run"), "spec.entry_point"),
-    "mixed languages": (lambda s: s["spec"].update(languages=["pytorch", "cuda_cpp"]), "spec.languages"),
-    "binding": (lambda s: s["spec"].update(binding="jax"), "spec.binding"),
-    "dps not a bool": (lambda s: s["spec"].update(destination_passing_style="yes"), "spec.destination_passing_style"),
-    "cuda_cflags a string": (lambda s: s["spec"].update(compile_options={"cuda_cflags": "-O3"}),
-                             "spec.compile_options.cuda_cflags"),
-    "no name": (lambda s: s.pop("name"), "name"),
-    "no author": (lambda s: s.pop("author"), "author"),
-    "no sources": (lambda s: s.update(sources=[]), "sources"),
-    "source escapes": (lambda s: s["sources"].append({"path": "../x.py", "content": ""}), "sources[1].path"),
-    "duplicate source": (lambda s: s["sources"].append(dict(s["sources"][0])), "sources[1].path"),
-}
-
-
-def test_good_is_good():
-    assert broken(lambda s: None) == []
-
-
-@pytest.mark.parametrize("case", CASES, ids=list(CASES))
-def test_bad_solution_names_its_field(case):
-    edit, field = CASES[case]
-    assert field in broken(edit)
+def test_path_only_sources_are_read_from_beside_the_file(tmp_path):
+    sol = copy.deepcopy(CORPUS["bases"]["triton"])
+    sol["sources"] = [{"path": "kernel.py"}]
+    (tmp_path / "solution.json").write_text(json.dumps(sol))
+    assert [p["field"] for p in solution_schema.check_file(tmp_path / "solution.json")] == ["sources[0].content"]
+    (tmp_path / "kernel.py").write_text("def run(a, b, c):\n    return a\n")
+    assert solution_schema.check_file(tmp_path / "solution.json") == []
+    assert solution_schema.check(sol, str(tmp_path)) == []
+    assert solution_schema.check(sol) != []  # from text without a folder: nothing to read
 
 
 def test_command_line_exit_codes(tmp_path, capsys):
-    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
-    good.write_text(json.dumps(GOOD))
-    sol = copy.deepcopy(GOOD)
-    sol["spec"]["languages"] = ["python"]
+    good, bad, broken = tmp_path / "good.json", tmp_path / "bad.json", tmp_path / "broken.json"
+    good.write_text(json.dumps(CORPUS["bases"]["triton"]))
+    sol = copy.deepcopy(CORPUS["bases"]["triton"])
+    sol["spec"]["target_hardware"] = ["local"]
     bad.write_text(json.dumps(sol))
+    broken.write_text("{")
     assert solution_schema.main([str(good)]) == 0
     assert solution_schema.main([str(bad)]) == 2
-    assert f"{bad}: spec.languages:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert out.startswith(f'{bad}: spec.target_hardware[0]: expected "B200" or "LOCAL" (case-sensitive), found the string "local"')
+    assert solution_schema.main([str(broken)]) == 2
+    assert "not valid JSON" in capsys.readouterr().out

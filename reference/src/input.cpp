@@ -84,22 +84,44 @@ void check_depth(const std::string& text, const std::string& where, int max_dept
   }
 }
 
+// Duplicate keys, found in one SAX pass (nlohmann's callback parser walks the parent container
+// at each value's end: quadratic in a long array of objects).
+struct DuplicateKeys : nlohmann::json_sax<json> {
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    keys.emplace_back();
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (!keys.back().insert(k).second) duplicate = k;
+    return duplicate.empty();
+  }
+  bool end_object() override {
+    keys.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
+
 }  // namespace
 
 json parse_json(const std::string& text, const std::string& where, int max_depth) {
   check_depth(text, where, max_depth);
-  std::vector<std::set<std::string>> keys;
-  json::parser_callback_t cb = [&](int, json::parse_event_t ev, json& parsed) {
-    if (ev == json::parse_event_t::object_start) keys.emplace_back();
-    else if (ev == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-    else if (ev == json::parse_event_t::key && !keys.empty()) {
-      const std::string k = parsed.get<std::string>();
-      if (!keys.back().insert(k).second) bad_input(where, "key \"" + k.substr(0, 60) + "\"", "each key once", "it twice");
-    }
-    return true;
-  };
+  DuplicateKeys sax;
+  json::sax_parse(text, &sax);
+  if (!sax.duplicate.empty()) bad_input(where, "key \"" + sax.duplicate.substr(0, 60) + "\"", "each key once", "it twice");
   try {
-    return json::parse(text, cb);
+    return json::parse(text);
   } catch (const json::exception& e) {
     throw std::invalid_argument(where + ": not valid JSON: " + std::string(e.what()).substr(0, 200));
   }

@@ -94,6 +94,18 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
       std::cout << "  submission " << a.submission << ": " << (source ? "compiled, " : "") << "loaded, rope2d_backward found\n";
     }
   }
+  if (is_solution(a.submission)) {
+    // A Python solution is at least compiled to bytecode: a syntax error fails it (exit 3).
+    const Solution s = prepare_solution(a.submission, a.out_dir + "/solution");
+    const ByteCompile b = byte_compile(s, "python3", a.out_dir + "/work");
+    if (b.ran && !b.error.empty()) {
+      std::cout << "  submission " << a.submission << ": FAILED to byte-compile its Python sources: " << b.error << "\n";
+      std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
+      return Exit::submission_failed;
+    }
+    if (b.ran) std::cout << "  submission " << a.submission << ": " << b.files << " Python source(s) byte-compiled\n";
+    else if (b.files) std::cout << "  submission " << a.submission << ": byte-compile SKIPPED (" << b.error << ")\n";
+  }
   int failures = 0;
   if (fs::exists(fs::path(a.golden) / "manifest.json")) {
     const Report r = check_golden_against_reference(open_golden(a.golden));
@@ -226,6 +238,11 @@ int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
 int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, bool* reported);
 
 int run(VerifyArgs a, const MachineOutputs& mo) {
+  if (const char* env = std::getenv("ROPE2D_REQUIRE_GPU"); env && *env) {
+    if (std::string(env) != "0" && std::string(env) != "1")
+      throw std::invalid_argument("ROPE2D_REQUIRE_GPU: expected 1 (require a GPU) or 0, found '" + std::string(env).substr(0, 40) + "'");
+    a.require_gpu |= std::string(env) == "1";
+  }
   const auto gate = parse_tier(a.tier);
   if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
   // An old name has warned once here: reproduce lines and re-executed children get today's name.
@@ -235,9 +252,19 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   const std::string stem = a.submission.empty() ? "rope2d" : fs::path(a.submission).stem().string();
   if (a.out_dir.empty()) a.out_dir = "reports/verify/" + stem;
   if (a.sanitize) return verify_sanitized(a);
-  const std::vector<ProblemSpec> specs = select_problems(a.options(), a.only);
+  if (is_solution(a.submission)) {
+    // Malformed: exit 2 here. Judged over its definition's grad dtypes unless --grad-dtypes says.
+    const DefinitionScope scope = definition_scope(prepare_solution(a.submission, a.out_dir + "/solution"));
+    a.definition_dtypes = scope.grad_dtypes;
+    a.definition_head_dim = scope.head_dim;
+    if (!a.definition_dtypes.empty() && !a.dtypes_given) a.dtypes = a.definition_dtypes;
+  }
+  std::vector<ProblemSpec> specs = select_problems(a.options(), a.only);
+  // Sets the definition's axes cannot shape (a flat size head_dim does not divide): only when
+  // asked for (--beyond-axes, or by name with --only), and then judged beyond the definition.
+  if (a.only.empty() && !a.beyond_axes)
+    std::erase_if(specs, [&](const ProblemSpec& s) { return !on_axes(s, a.definition_head_dim); });
   if (a.list) return list(a, specs);
-  if (is_solution(a.submission)) prepare_solution(a.submission, a.out_dir + "/solution");  // malformed: exit 2 here
 
   StdoutForJson redirect(mo.json);  // the worker's summary too: stdout holds the JSON alone
   bool reported = true;
@@ -262,7 +289,10 @@ int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs,
   progress.done();
   if (!w.nogpu.empty()) {
     *reported = false;
-    return cpu_only(a, w.nogpu);
+    const int rc = cpu_only(a, w.nogpu);
+    if (rc != Exit::ok || !a.require_gpu) return rc;
+    std::cout << "rope2d verify: --require-gpu: the kernel runs were SKIPPED (" << w.nogpu << "): exit " << Exit::no_gpu << "\n";
+    return Exit::no_gpu;
   }
   if (!w.verdict.empty() && !killed) {
     std::cout << "report: " << a.out_dir << "/report.md\n";
@@ -281,7 +311,11 @@ Action add_verify(CLI::App& app) {
   app.add_option("--tier", a->tier, "gate: " + tier_names() + " (old names strict, faithful-* still accepted, deprecated)")->capture_default_str();
   app.add_option("--nvcc", a->nvcc, "nvcc to compile .cu submissions")->capture_default_str();
   app.add_option("--nvcc-flag", a->nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");
-  app.add_option("--grad-dtypes", a->dtypes, "grad dtypes to verify")->delimiter(',')->capture_default_str();
+  CLI::Option* dtypes = app.add_option("--grad-dtypes", a->dtypes,
+                                        "grad dtypes to verify (a solution.json: by default its definition's, 090: bf16; "
+                                        "others given here are judged beyond the definition, outside the verdict)")
+                            ->delimiter(',')
+                            ->capture_default_str();
   app.add_option("--only", a->only, "only the problem of this name (see --reproduce strings)");
   app.add_option("--seed", a->seed, "base seed")->capture_default_str()->check(seed_range());
   app.add_option("--rounds", a->rounds, "rounds of fresh inputs per set")->capture_default_str()->check(CLI::Range(1, 100));
@@ -292,6 +326,11 @@ Action add_verify(CLI::App& app) {
   app.add_flag("--cpu-judge", a->cpu_judge,
                "make every set's inputs, reference and comparison on the CPU (by default the randn and layout sets are "
                "made and judged on the GPU, a sample of each cross-checked against the CPU)");
+  app.add_flag("--beyond-axes", a->beyond_axes,
+               "a solution.json: also the sets its definition's axes cannot shape (sizes head_dim does not divide), "
+               "judged beyond the definition");
+  app.add_flag("--require-gpu", a->require_gpu,
+               "exit 4 when no GPU ran the kernel (the CPU checks still run and can fail first); also ROPE2D_REQUIRE_GPU=1");
   app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");
   app.add_flag("--bench", a->bench, "also time the submission on the 16 workloads");
   app.add_flag("--quiet", a->quiet, "no progress display");
@@ -302,7 +341,10 @@ Action add_verify(CLI::App& app) {
   app.add_flag("--list", a->list, "list the selected problems (name, seed, reproduce line) and exit");
   auto mo = std::make_shared<MachineOutputs>();
   add_machine_outputs(app, *mo);
-  return [a, mo] { return run(*a, *mo); };
+  return [a, dtypes, mo] {
+    a->dtypes_given = dtypes->count() > 0;
+    return run(*a, *mo);
+  };
 }
 
 }  // namespace rope2d::cli

@@ -10,7 +10,8 @@
 namespace rope2d::cli {
 
 // Exit codes shared by every subcommand.
-enum Exit : int { ok = 0, incorrect = 1, usage = 2, submission_failed = 3 };
+// no_gpu: `verify --require-gpu` (or ROPE2D_REQUIRE_GPU=1) found no GPU to run the kernel on.
+enum Exit : int { ok = 0, incorrect = 1, usage = 2, submission_failed = 3, no_gpu = 4 };
 
 using Action = std::function<int()>;
 

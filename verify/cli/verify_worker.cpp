@@ -2,8 +2,11 @@
 // SOL-ExecBench solution), judges every problem through the GPU testbed and writes the report,
 // telling the supervising parent where it is as it goes (worker_protocol.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iostream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -112,6 +115,13 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
                          "three calls per problem, one behind a busy stream; outputs pre-filled with varied contents, "
                          "guard bands, inputs, output type and aliasing, threads and torch attributes checked");
   rep.warnings.insert(rep.warnings.end(), sol.warnings.begin(), sol.warnings.end());
+  if (a.definition_dtypes.empty())
+    rep.warnings.push_back("definition " + sol.definition + " is not known here (no definition.json of that name beside the "
+                           "solution): judged over every grad dtype asked for");
+  else
+    rep.header.push_back({"definition", sol.definition + " (grad dtypes " + fmt::format("{}", fmt::join(a.definition_dtypes, ", ")) +
+                                            (a.definition_head_dim ? ", head_dim " + std::to_string(a.definition_head_dim) : "") +
+                                            "; other dtypes and shapes asked for are judged beyond the definition, outside the verdict)"});
   if (sol.cpp) rep.header.push_back({"compile_options", sol.compile_options + " (built through the torch binding)"});
   proto::send(fd, proto::Device{dev.name});
   SolutionRun run;
@@ -122,6 +132,10 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   run.gate = gate;
   if (a.ieee_subnormals) run.subnormals = Subnormals::ieee;
   run.worst_dir = a.options().worst_dir;
+  run.head_dim = a.definition_head_dim;
+  std::set<std::string> off_axes;
+  for (const ProblemSpec& s : specs)
+    if (!on_axes(s, a.definition_head_dim)) off_axes.insert(s.name());
   std::size_t done = 0;
   run.on_line = [&](const std::string& line) {
     const json m = json::parse(line, nullptr, false);
@@ -143,6 +157,9 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   const RunOptions opts = a.options();
   for (SetResult& r : rep.results) {
     r.reproduce = reproduce_line(opts, r.name);
+    r.beyond_definition = off_axes.count(r.name) > 0 ||
+                          (!a.definition_dtypes.empty() &&
+                           std::find(a.definition_dtypes.begin(), a.definition_dtypes.end(), r.dtype) == a.definition_dtypes.end());
     proto::send(fd, proto::End{r.name, r.set, r.dtype, r.disposition(gate), !r.ran() ? r.error : r.integrity});
   }
   finish(fd, a, rep);

@@ -24,6 +24,13 @@ struct VerifyArgs {
   bool huge = false;                            // --huge: also the sets past 2^31 elements
   bool ieee_subnormals = false;                 // --ieee-subnormals: flushing a subnormal value fails
   bool cpu_judge = false;                       // --cpu-judge: reference and comparison on the CPU for every set
+  bool require_gpu = false;                     // --require-gpu or ROPE2D_REQUIRE_GPU=1: no GPU is exit 4
+  bool dtypes_given = false;                    // --grad-dtypes on the command line
+  // A solution's definition's grad dtypes (empty: every dtype is the solution's problem); the
+  // others, where --grad-dtypes asks for them, are judged beyond the definition.
+  std::vector<std::string> definition_dtypes;
+  std::int64_t definition_head_dim = 0;         // its constant head_dim (0: any shape is its problem)
+  bool beyond_axes = false;                     // --beyond-axes: also the sets off the definition's axes
   std::string sanitizer = "compute-sanitizer";
   std::uint64_t seed = 1;
   int rounds = 2;

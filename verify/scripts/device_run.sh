@@ -86,6 +86,26 @@ PY
                    | tee "$out/pysolutions.log"
                  mkdir -p "$out/pysolutions" && for d in /tmp/pysol/*/; do n=$(basename "$d")
                    cp "$d/report.md" "$out/pysolutions/$n.md" 2>/dev/null; cp "/tmp/pysol/$n.log" "$out/pysolutions/$n.log"; done ;;
+    official) # Solutions shaped like SOL-ExecBench's own (binding null or absent, LOCAL, dps false for the
+              # corpus's Triton one), judged over their definition (090: bf16), then with fp16 and fp32 asked
+              # for, which are reported beyond the definition and never change the verdict.
+              mkdir -p /tmp/official && python3 - verify/tests/solutions /tmp/official <<'PY'
+import json, sys
+src, dst = sys.argv[1], sys.argv[2]
+def put(name, doc): json.dump(doc, open(f"{dst}/{name}.json", "w"))
+for s, edit in [("triton_sincos", "absent"), ("torch_eager", "null"), ("torch_fp16_sincos", "null"),
+                ("cuda_sincosf", "null"), ("cuda_default_flags", "absent")]:
+    d = json.load(open(f"{src}/{s}.json"))
+    if edit == "absent": d["spec"].pop("binding", None)
+    else: d["spec"]["binding"] = None
+    put(f"{s}_binding_{edit}", d)
+put("triton_dps_false", json.load(open(f"{src}/../solution_cases/cases.json"))["bases"]["triton"])
+PY
+              for f in /tmp/official/*.json; do n=$(basename "$f" .json)
+                PATH=/usr/local/cuda/bin:$PATH $bin/rope2d verify "$f" --quick --quiet --out "/tmp/off-$n" 2>&1 | tail -n 4
+                echo "exit ${PIPESTATUS[0]} for $n (definition)"
+                PATH=/usr/local/cuda/bin:$PATH $bin/rope2d verify "$f" --quick --quiet --grad-dtypes bf16,fp16,fp32 --out "/tmp/off3-$n" 2>&1 | tail -n 3
+                echo "exit ${PIPESTATUS[0]} for $n (bf16,fp16,fp32)"; done | tee "$out/official.log" ;;
     python) # The Python package's tests with CUDA tensors (librope2d_py.so and its libraries in $bin).
             ROPE2D_LIBRARY=$bin PYTHONPATH=python python3 -m pytest -v -p no:cacheprovider python/tests 2>&1 | tail -n 80 | tee "$out/python.log" ;;
     gpucheck) # The GPU comparison against the CPU judge on fresh inputs (copy build/verify/gpu_check_gpu_test to $bin).

@@ -1,10 +1,10 @@
-// Verifying SOL-ExecBench solutions through the Python runner.
+// Verifying SOL-ExecBench solutions through the Python runner: the solution read with the rules
+// of solution_schema.hpp, its sources written out, every call judged from the runner's outputs.
 #include "rope2d/verify/solution.hpp"
 #include "rope2d/verify/worst.hpp"
 
 #include <array>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,6 +16,7 @@
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/safetensors.hpp"
+#include "rope2d/verify/solution_schema.hpp"
 #include "rope2d/verify/spawn.hpp"
 #include "rope2d/verify/validate.hpp"
 
@@ -26,39 +27,12 @@ using nlohmann::json;
 
 namespace {
 
-[[noreturn]] void bad(const std::string& path, const std::string& what) { throw std::invalid_argument(path + ": " + what); }
 
 std::string job_name(const ProblemSpec& s, int round) { return s.name() + "#" + std::to_string(round); }
 
-bool has_suffix(const std::string& f, std::initializer_list<const char*> suffixes) {
-  for (const char* x : suffixes)
-    if (f.size() > std::strlen(x) && f.compare(f.size() - std::strlen(x), std::strlen(x), x) == 0) return true;
-  return false;
-}
-
-// spec.languages and spec.target_hardware as SOL-ExecBench's loader takes them (both optional
-// here; python/rope2d/solution_schema.py holds the full rules), and compile_options for C++.
-void read_languages(const std::string& path, const json& spec, Solution& s) {
-  static const std::set<std::string> py = {"pytorch", "triton", "cute_dsl", "cutile", "cudnn_frontend"};
-  static const std::set<std::string> cpp = {"cuda_cpp", "cutlass", "cudnn", "cublas"};
-  if (spec.contains("languages")) {
-    if (!spec["languages"].is_array()) bad(path, "spec.languages: expected a list such as [\"pytorch\"] or [\"cuda_cpp\"]");
-    for (const auto& l : spec["languages"]) {
-      const std::string x = l.is_string() ? l.get<std::string>() : ref::brief(l);
-      if (!py.count(x) && !cpp.count(x))
-        bad(path, "spec.languages: expected pytorch, triton, cute_dsl, cutile, cudnn_frontend, cuda_cpp, cutlass, cudnn or "
-                  "cublas, found \"" + x + "\"");
-      s.languages.push_back(x);
-      s.cpp |= cpp.count(x) > 0;
-    }
-  }
-  if (spec.contains("target_hardware") && (!spec["target_hardware"].is_array() || spec["target_hardware"].empty()))
-    bad(path, "spec.target_hardware: expected a non-empty list such as [\"local\"], found " + ref::brief(spec["target_hardware"]));
-  const json opts = spec.value("compile_options", json::object());
-  if (!opts.is_object()) bad(path, "spec.compile_options: expected an object, found " + ref::brief(opts));
-  for (const char* k : {"cflags", "cuda_cflags", "ld_flags"})
-    if (opts.contains(k) && (!opts[k].is_array() || !std::all_of(opts[k].begin(), opts[k].end(), [](const json& f) { return f.is_string(); })))
-      bad(path, std::string("spec.compile_options.") + k + ": expected a list of strings, found " + ref::brief(opts[k]));
+// compile_options for the runner, and the warning when the official default (fast math) applies.
+void read_compile_options(const json& spec, Solution& s) {
+  const json opts = spec.contains("compile_options") && spec["compile_options"].is_object() ? spec["compile_options"] : json::object();
   s.compile_options = opts.dump();
   if (s.cpp && !opts.contains("cuda_cflags"))
     s.warnings.push_back("compile_options.cuda_cflags not given: built with SOL-ExecBench's default -O3 --use_fast_math "
@@ -88,7 +62,7 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
         c.error = m["error"].is_string() ? m["error"].get<std::string>() : ref::brief(m["error"]);
         return c;
       }
-      const std::vector<std::int64_t> want = spec.shape();
+      const std::vector<std::int64_t> want = solution_shape(spec, run.head_dim);
       const json shape = m.contains("shape") ? m["shape"] : json();
       const json dtype = m.contains("dtype") ? m["dtype"] : json();
       if (shape != json(want) || dtype != "float32") {
@@ -171,47 +145,116 @@ void time_notes(const std::vector<ProblemSpec>& specs, int rounds, const std::ma
 }  // namespace
 
 Solution prepare_solution(const std::string& path, const std::string& dir) {
-  const json j = ref::read_json_file(path);
-  if (!j.is_object()) ref::bad_input(path, "(top)", "an object", ref::brief(j));
-  if (!j.contains("spec") || !j["spec"].is_object())
-    ref::bad_input(path, "spec", "an object", j.contains("spec") ? ref::brief(j["spec"]) : "nothing");
+  json j;
+  const std::vector<SchemaProblem> problems = check_solution_file(path, j);
+  if (!problems.empty()) {
+    std::string msg = problems[0].line(path);
+    for (std::size_t i = 1; i < std::min<std::size_t>(problems.size(), 8); ++i) msg += "\n" + problems[i].line(path);
+    if (problems.size() > 8) msg += "\n(" + std::to_string(problems.size() - 8) + " more)";
+    throw std::invalid_argument(msg);
+  }
   const json& spec = j["spec"];
-  const std::string& where = path;
   Solution s;
   s.path = path;
   s.sha256 = sha256_file(path);
-  s.name = j.contains("name") ? ref::string_field(j, "name", path) : fs::path(path).stem().string();
-  s.entry_point = ref::string_field(spec, "entry_point", where, "spec.");
-  read_languages(path, spec, s);
-  const auto sep = s.entry_point.find("::");
-  const std::string file = sep == std::string::npos ? "" : s.entry_point.substr(0, sep);
-  const bool suffix_ok = s.cpp ? has_suffix(file, {".cu", ".cpp", ".cc", ".cxx"}) : has_suffix(file, {".py"});
-  if (sep == std::string::npos || sep == 0 || !suffix_ok)
-    ref::bad_input(where, "spec.entry_point", s.cpp ? "\"kernel.cu::function\"" : "\"file.py::function\"", ref::brief(spec["entry_point"]));
-  s.binding = spec.contains("binding") ? ref::string_field(spec, "binding", where, "spec.") : "torch";
-  if (s.binding != "torch") ref::bad_input(where, "spec.binding", "\"torch\"", ref::brief(spec["binding"]));
-  s.destination_passing = spec.contains("destination_passing_style") ? ref::bool_field(spec, "destination_passing_style", where, "spec.") : true;
-  if (!j.contains("sources") || !j["sources"].is_array() || j["sources"].empty())
-    ref::bad_input(path, "sources", "a non-empty array", j.contains("sources") ? ref::brief(j["sources"]) : "nothing");
+  s.name = j["name"].get<std::string>();
+  s.definition = j["definition"].get<std::string>();
+  s.entry_point = spec["entry_point"].get<std::string>();
+  for (const json& l : spec["languages"]) s.languages.push_back(l.get<std::string>());
+  s.cpp = cpp_languages(spec);
+  s.binding = "torch";  // absent or null: torch, the one binding there is
+  s.destination_passing = destination_passing(spec);
+  read_compile_options(spec, s);
   s.dir = dir;
   fs::create_directories(dir);
-  bool has_entry = false;
-  for (std::size_t i = 0; i < j["sources"].size(); ++i) {
-    const json& src = j["sources"][i];
-    const std::string where = "sources[" + std::to_string(i) + "]";
-    const std::string content = ref::string_field(src, "content", path, where + ".");
-    const std::string rel_s = ref::string_field(src, "path", path, where + ".");
-    const fs::path rel = rel_s;
-    if (rel_s.empty() || rel_s.find('\0') != std::string::npos || rel.is_absolute() ||
-        rel.lexically_normal().string().rfind("..", 0) == 0 || rel.lexically_normal().filename().empty())
-      ref::bad_input(path, where + ".path", "a relative file path that must stay inside the solution", ref::brief(src["path"]));
-    const fs::path out = fs::path(dir) / rel.lexically_normal();
+  for (const json& src : j["sources"]) {
+    const fs::path out = fs::path(dir) / fs::path(src["path"].get<std::string>()).lexically_normal();
     fs::create_directories(out.parent_path());
-    write_file_atomic(out.string(), {content});
-    has_entry |= rel.lexically_normal().string() == s.entry_point.substr(0, sep);
+    write_file_atomic(out.string(), {src["content"].get<std::string>()});
+    s.sources.push_back(fs::relative(out, dir).string());
   }
-  if (!has_entry) bad(path, "spec.entry_point names " + s.entry_point.substr(0, sep) + ", which no source provides");
   return s;
+}
+
+namespace {
+
+// definition.json's grad dtype (grad_cos and grad_sin alike).
+std::string definition_grad(const json& d, const std::string& where) {
+  static const std::map<std::string, std::string> names = {{"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}};
+  std::string grad;
+  for (const char* input : {"grad_cos", "grad_sin"}) {
+    const std::string field = std::string("inputs.") + input + ".dtype";
+    const json* v = d.contains("inputs") && d["inputs"].is_object() && d["inputs"].contains(input) && d["inputs"][input].is_object() &&
+                            d["inputs"][input].contains("dtype")
+                        ? &d["inputs"][input]["dtype"]
+                        : nullptr;
+    if (!v || !v->is_string() || !names.count(v->get<std::string>()))
+      ref::bad_input(where, field, "\"bfloat16\", \"float16\" or \"float32\"", v ? ref::brief(*v) : "nothing");
+    if (!grad.empty() && grad != names.at(v->get<std::string>()))
+      ref::bad_input(where, field, "the dtype of inputs.grad_cos (" + grad + ")", ref::brief(*v));
+    grad = names.at(v->get<std::string>());
+  }
+  return grad;
+}
+
+}  // namespace
+
+DefinitionScope definition_scope(const Solution& s) {
+  // SOL-ExecBench's definition of this problem (090, upstream 8d2237d): bfloat16 grads, head_dim 128.
+  static const std::map<std::string, DefinitionScope> known = {{"090_batched_2d_rope_position_encoding_backward", {{"bf16"}, 128}}};
+  const fs::path def = fs::path(s.path).parent_path() / "definition.json";
+  std::error_code ec;
+  if (fs::exists(def, ec)) {
+    const std::string where = def.string();
+    const json d = ref::read_json_file(where);
+    if (d.is_object() && d.contains("name") && d["name"] == s.definition) {
+      DefinitionScope scope{{definition_grad(d, where)}, 0};
+      const json axis = d.contains("axes") && d["axes"].is_object() && d["axes"].contains("head_dim") ? d["axes"]["head_dim"] : json();
+      if (!axis.is_object() || axis.value("type", "") != "const" || !axis.contains("value") || !axis["value"].is_number_integer() ||
+          axis["value"].get<std::int64_t>() < 1 || axis["value"].get<std::int64_t>() > (1 << 20))
+        ref::bad_input(where, "axes.head_dim", "{\"type\": \"const\", \"value\": 1 to 2^20}", axis.is_null() ? "nothing" : ref::brief(axis));
+      scope.head_dim = axis["value"].get<std::int64_t>();
+      return scope;
+    }
+  }
+  const auto it = known.find(s.definition);
+  return it == known.end() ? DefinitionScope{} : it->second;
+}
+
+std::vector<std::int64_t> solution_shape(const ProblemSpec& p, std::int64_t head_dim) {
+  if (head_dim > 0 && p.elements >= 0 && p.elements % head_dim == 0) return {1, p.elements / head_dim, head_dim};
+  return p.shape();
+}
+
+bool on_axes(const ProblemSpec& p, std::int64_t head_dim) {
+  return head_dim <= 0 || (p.elements >= 0 ? p.elements % head_dim == 0 : p.head_dim == head_dim);
+}
+
+ByteCompile byte_compile(const Solution& s, const std::string& python, const std::string& work_dir) {
+  ByteCompile b;
+  std::vector<std::string> argv{python, "-c",
+                                "import sys\nfor f in sys.argv[1:]:\n    compile(open(f, 'rb').read(), f, 'exec', dont_inherit=True)\n"};
+  for (const std::string& f : s.sources)
+    if (f.size() > 3 && f.compare(f.size() - 3, 3, ".py") == 0) argv.push_back((fs::path(s.dir) / f).string()), ++b.files;
+  if (b.files == 0) return b;
+  fs::create_directories(work_dir);
+  const std::string err = (fs::path(work_dir) / "byte_compile.stderr").string();
+  const SpawnResult r = run_program(argv, err, [](const char*, std::size_t) {}, 120);
+  if (!r.started) {
+    b.error = "cannot start " + python + ": " + r.start_error;
+    return b;
+  }
+  b.ran = true;
+  if (r.code() != 0) {
+    b.error = r.exit_text() + (r.timed_out ? ", over its time limit" : "");
+    try {
+      std::string tail = ref::read_file(err, 1 << 20);
+      if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
+      b.error += ": " + tail;
+    } catch (const std::exception&) {
+    }
+  }
+  return b;
 }
 
 std::vector<SetResult> run_solution(const Solution& s, const std::vector<ProblemSpec>& specs, const SolutionRun& run) {
@@ -222,7 +265,7 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
     for (int r = 0; r < run.rounds; ++r) {
       const Problem p = suite_problem(specs[k].round(r), run.worst_dir);
       const ProblemSpec& ps = p.spec;
-      const std::vector<std::int64_t> shape = ps.shape();
+      const std::vector<std::int64_t> shape = solution_shape(ps, run.head_dim);
       SafeTensors st;
       st.tensors["grad_cos"] = Tensor{safetensors_dtype(ps.grad_dtype), shape, p.gc};
       st.tensors["grad_sin"] = Tensor{safetensors_dtype(ps.grad_dtype), shape, p.gs};

@@ -120,14 +120,16 @@ check seed-golden 2 "$rope2d" golden --suite smoke --out s --seed 99999999999999
 check call-timeout-nan 2 "$rope2d" verify --call-timeout nan
 check call-timeout-negative 2 "$rope2d" verify --call-timeout -1
 check solution-wrong-type 2 "$rope2d" verify "$here/../tests/solutions/torch_eager.json" --golden /nonexistent --out rep
-printf '{"spec": {"entry_point": "k.py::run", "destination_passing_style": "yes"}, "sources": [{"path": "k.py", "content": ""}]}' >sol.json
+head='"name": "s", "definition": "d", "author": "a", "sources": [{"path": "k.py", "content": "x"}]'
+printf '{%s, "spec": {"languages": ["pytorch"], "target_hardware": ["LOCAL"], "entry_point": "k.py::run", "destination_passing_style": "maybe"}}' "$head" >sol.json
 check solution-flag-type 2 "$rope2d" verify sol.json --out rep
-expect solution-flag-type-says 'sol.json: spec.destination_passing_style: expected true or false, found the string "yes"'
-printf '{"name": 5, "spec": {"entry_point": "k.py::run"}, "sources": [{"path": "k.py", "content": ""}]}' >sol.json
+expect solution-flag-type-says 'sol.json: spec.destination_passing_style: expected true or false'
+printf '{"name": 5, "definition": "d", "author": "a", "spec": {"languages": [], "target_hardware": ["LOCAL"], "entry_point": "k.py::run"}, "sources": [{"path": "k.py", "content": "x"}]}' >sol.json
 check solution-name-type 2 "$rope2d" verify sol.json --out rep
-printf '{"spec": {"entry_point": 5}, "sources": [{"path": "k.py", "content": ""}]}' >sol.json
+expect solution-name-type-says 'sol.json: name: expected a non-empty string, found the number 5'
+printf '{%s, "spec": {"languages": ["pytorch"], "target_hardware": ["LOCAL"], "entry_point": 5}}' "$head" >sol.json
 check solution-entry-type 2 "$rope2d" verify sol.json --out rep
-expect solution-entry-type-says 'sol.json: spec.entry_point: expected a string, found the number 5'
+expect solution-entry-type-says 'sol.json: spec.entry_point: expected a non-empty string "<file_path>::<function_name>", found the number 5'
 
 # --- without a GPU, a bad submission is still bad ------------------------------------------------
 if "$rope2d" verify --help >/dev/null 2>&1 && ! command -v nvidia-smi >/dev/null; then

@@ -34,6 +34,7 @@ ojson result_json(const SetResult& x, Tier gate) {
   if (!x.error.empty()) e["error"] = x.error;
   if (!x.supported()) e["not_supported"] = x.not_supported;
   if (!x.integrity.empty()) e["integrity"] = x.integrity;
+  if (x.beyond_definition) e["beyond_definition"] = true;
   const Metrics& m = x.metrics;
   e["elements"] = m.count;
   e["correctly_rounded_fraction"] = m.count ? static_cast<double>(m.correctly_rounded) / m.count : 1.0;
@@ -225,6 +226,7 @@ SetResult read_result(const Reader& rd, const ojson& e, const std::string& p, Ti
       x.shape.push_back(v.get<std::int64_t>());
     }
   }
+  x.beyond_definition = e.contains("beyond_definition") && rd.boolean(e, p, "beyond_definition");
   x.metrics = read_metrics(rd, e, p, with_plots);
   // The recorded disposition must follow from the recorded numbers under today's tiers.
   const std::string d = rd.str(e, p, "disposition");

@@ -55,6 +55,17 @@ int rope2d_session_judge(rope2d_session* s, const float* out, const char* integr
 int rope2d_session_finish(rope2d_session* s, const char* out_dir, const char* title, const char* header,
                           const char* warnings, char** summary, int* exit_code);
 
+/* SOL-ExecBench's solution.json rules (solution_schema.hpp: the embedded JSON Schema, then the
+ * cross-field rules and rope2d's caps), as `rope2d verify` applies them. *json receives a JSON
+ * array, empty when the solution is accepted, else one {"field", "expected", "found", "ours",
+ * "line"} per broken rule ("ours": a limit of rope2d's, not the official model's). From a file,
+ * sources given by path only are filled from the files beside it; from text, from base_dir
+ * (NULL or "": not filled). A file that cannot be read or text that is not JSON: 2. */
+int rope2d_solution_check_file(const char* path, char** json);
+int rope2d_solution_check_text(const char* text, const char* base_dir, char** json);
+/* The schema's text (static; not to be freed). */
+const char* rope2d_solution_schema(void);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

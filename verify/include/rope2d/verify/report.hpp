@@ -25,6 +25,9 @@ struct SetResult {
   std::string reproduce;  // a command that reruns exactly this case
   double kernel_ms = 0;
   std::vector<std::int64_t> shape;  // the problem's shape ([batch, seq_len, head_dim] or [n]); empty when unknown
+  // Beyond the problem the solution declares (a grad dtype its definition does not have, asked
+  // for with --grad-dtypes): judged and reported apart, never part of the verdict.
+  bool beyond_definition = false;
 
   bool supported() const { return not_supported.empty(); }
   bool ran() const { return error.empty() && supported(); }

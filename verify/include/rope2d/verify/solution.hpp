@@ -14,10 +14,11 @@
 namespace rope2d::verify {
 
 struct Solution {
-  std::string path, sha256, name, entry_point, binding;
+  std::string path, sha256, name, definition, entry_point, binding;
   std::vector<std::string> languages;  // SOL-ExecBench's: pytorch, triton, ... or cuda_cpp, cutlass, ...
   bool destination_passing = true;
   std::string dir;  // where the sources were written
+  std::vector<std::string> sources;  // their paths under dir, normalised
   // C++ languages: built by the runner through the torch binding with spec.compile_options
   // (cuda_cflags absent: the official harness's "-O3 --use_fast_math", and a warning).
   bool cpp = false;
@@ -25,9 +26,36 @@ struct Solution {
   std::vector<std::string> warnings;
 };
 
-// Reads solution.json and writes its sources under dir. Throws std::invalid_argument naming
-// the file and field when malformed (missing entry point, a source path leaving dir, ...).
+// Reads solution.json with SOL-ExecBench's rules (solution_schema.hpp: sources given by path
+// only are filled from the files beside it) and writes its sources under dir. Throws
+// std::invalid_argument with one line per broken rule, naming the file and the field.
 Solution prepare_solution(const std::string& json_path, const std::string& dir);
+
+// The problem a solution declares (its "definition"): the grad dtypes ("bf16", "fp16", "fp32")
+// and the constant head_dim axis, from a definition.json beside the solution.json whose name is
+// that definition (inputs.grad_cos/grad_sin dtype, axes.head_dim), else SOL-ExecBench's 090
+// definition by name (bfloat16 grads, head_dim 128); empty / 0 when neither names it. Throws
+// std::invalid_argument naming the file and field for a malformed definition.json of that name.
+struct DefinitionScope {
+  std::vector<std::string> grad_dtypes;
+  std::int64_t head_dim = 0;
+};
+DefinitionScope definition_scope(const Solution& s);
+// The tensors' shape a solution is called with: a flat problem of n elements is shaped
+// [1, n / head_dim, head_dim] where head_dim (> 0) divides n, as the definition's axes say.
+std::vector<std::int64_t> solution_shape(const ProblemSpec& p, std::int64_t head_dim);
+// Whether the definition's axes can shape the problem (head_dim 0: any problem).
+bool on_axes(const ProblemSpec& p, std::int64_t head_dim);
+
+// Without a GPU: each .py source compiled to bytecode in memory by `python -c compile(...)`
+// (nothing written). ran false: no Python source, or the interpreter could not start (why in
+// error); ran true with an error: the compiler's message (a syntax error is the submission's).
+struct ByteCompile {
+  bool ran = false;
+  int files = 0;
+  std::string error;
+};
+ByteCompile byte_compile(const Solution& s, const std::string& python, const std::string& work_dir);
 
 struct SolutionRun {
   std::string python = "python3";
@@ -38,6 +66,7 @@ struct SolutionRun {
   Tier gate = Tier::float32_bound;
   Subnormals subnormals = Subnormals::flush_allowed;
   std::string worst_dir;  // the worst set's lists (suite_problem)
+  std::int64_t head_dim = 0;  // the definition's head_dim: flat problems shaped by it (solution_shape)
   // Called with each line the runner prints (to relay progress and per-call time limits).
   std::function<void(const std::string&)> on_line;
   // When given, gets the run's notes for the report: what importing the solution changed, and
