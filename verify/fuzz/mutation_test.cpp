@@ -170,6 +170,6 @@ int main(int argc, char** argv) {
     alarm(0);
     std::printf("ok   %s: %ld mutants of %zu seed files, no crash or hang\n", t.name, per_target, files.size());
   }
-  std::printf("mutation: %ld mutants over %zu readers\n", total, rope2d::fuzz::targets().size());
+  std::printf("mutation: %ld mutants over %s\n", total, only.empty() ? "every reader" : only.c_str());
   return 0;
 }

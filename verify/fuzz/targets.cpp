@@ -194,8 +194,9 @@ void worst_list(const std::uint8_t* data, std::size_t size) {
     refusal_names(e, path);
   }
   try {
-    // The corpus's lists are of bit patterns [0, 2^26) (a quick sweep of one chunk).
-    verify::read_sweep_worst(path, 0, std::uint64_t{1} << 26, verify::default_sweep_grads(), 16);
+    // The corpus's sweep list is of bit patterns [0x40000000, 0x44000000) (angles [2, 512), one
+    // chunk of a quick sweep: rope2d sweep --quick --range 0x40000000:0x44000000).
+    verify::read_sweep_worst(path, 0x40000000, 0x44000000, verify::default_sweep_grads(), 16);
   } catch (const std::exception& e) {
     refusal_names(e, path);
   }

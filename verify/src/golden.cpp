@@ -136,7 +136,8 @@ void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, co
     const std::string fpath = (fs::path(dir) / name).string();
     if (fs::exists(fpath)) throw std::invalid_argument("problem " + s.name() + ": file name " + name + " used twice (duplicate problem)");
     phase("writing");
-    write_safetensors(fpath, st);
+    write_safetensors(fpath, st, [] { return interrupted != 0; });
+    phase("reading back");
     // Read back: what is on disk is what was computed.
     const SafeTensors back = read_safetensors(fpath);
     for (const auto& [tname, t] : st.tensors)

@@ -27,7 +27,7 @@ const json& shard_shape() {
     "verify": [{"kernel": "string", "grad_dtype": "string", "exit": "int", "seconds": "number", "report": "bool",
                 "verdict": "string", "sets?": {"*": {"disposition": "string", "max": "number|null", "elements": "int"}}}],
     "golden": {"results": [{"file": "string", "problem": "string", "disposition": "string", "integrity": "string",
-                            "elements?": "int", "max?": "number", "worst?": "string|null"}]},
+                            "elements?": "int", "max?": "number|null", "worst?": "string|null"}]},
     "sweep": [{"lo": "uint", "hi": "uint", "ran": "bool", "skipped": "string", "angles": "int", "complete": "bool",
                "reached": "number", "next?": "uint", "seconds": "number", "count": "int", "correctly_rounded": "int",
                "max_scaled_error": "number", "over_float32_bound": "int",

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -37,7 +39,7 @@ namespace {
 
 // The parts written to a fresh temporary file beside path (unique name), every write, fsync and
 // close checked (a full disk is an error); returns the temporary file's name.
-std::string stage_file(const std::string& path, const std::vector<std::string_view>& parts) {
+std::string stage_file(const std::string& path, const std::vector<std::string_view>& parts, const std::function<bool()>& stop = {}) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   std::string tmpl = (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
@@ -50,9 +52,14 @@ std::string stage_file(const std::string& path, const std::vector<std::string_vi
     ::unlink(tmpl.c_str());
     throw std::invalid_argument(path + ": " + what + " failed (" + why + ")");
   };
+  constexpr std::size_t piece = std::size_t{16} << 20;  // between pieces, `stop` is asked
   for (std::string_view p : parts) {
     while (!p.empty()) {
-      const ssize_t k = ::write(fd, p.data(), p.size());
+      if (stop && stop()) {
+        errno = EINTR;
+        fail("write (interrupted)");
+      }
+      const ssize_t k = ::write(fd, p.data(), std::min(p.size(), piece));
       if (k < 0 && errno == EINTR) continue;
       if (k <= 0) fail("write");
       p.remove_prefix(static_cast<std::size_t>(k));
@@ -70,8 +77,8 @@ std::string stage_file(const std::string& path, const std::vector<std::string_vi
 
 }  // namespace
 
-void write_file_atomic(const std::string& path, const std::vector<std::string_view>& parts) {
-  const std::string tmp = stage_file(path, parts);
+void write_file_atomic(const std::string& path, const std::vector<std::string_view>& parts, const std::function<bool()>& stop) {
+  const std::string tmp = stage_file(path, parts, stop);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     ::unlink(tmp.c_str());

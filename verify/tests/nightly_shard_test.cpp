@@ -351,8 +351,10 @@ TEST(NightlyShard, MergeReadsEveryFieldTypedBeforeUse) {
     if (v.is_object())
       for (const auto& [k, x] : v.items()) {
         if (at == "/items" || at.starts_with("/items/")) continue;  // compared whole with the plan's
-        paths.push_back(at + "/" + k);
-        walk(x, at + "/" + k);
+        std::string key;  // as a JSON pointer spells it
+        for (char c : k) key += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+        paths.push_back(at + "/" + key);
+        walk(x, at + "/" + key);
       }
     if (v.is_array() && !v.empty() && at != "/config/sweep/grads/0") walk(v[0], at + "/0");
   };

@@ -116,8 +116,8 @@ done
 run 0 "golden first" "$rope2d" golden --layout l.json --out set --quiet
 before=$(sha256sum set/manifest.json)
 # SIGINT in the middle of one big problem's reference: acted on within a second, not at its end.
-"$rope2d" golden --layout big.json --grad-dtypes fp32 --out set --seed 5 --force --quiet >/dev/null 2>&1 & pid=$!
-sleep 3
+"$rope2d" golden --layout big.json --grad-dtypes fp32 --out set --seed 5 --force >/dev/null 2>golden.log & pid=$!
+for _ in $(seq 300); do grep -q "reference, " golden.log && break; sleep 0.1; done  # between two slices
 start=$(date +%s%N)
 if kill -INT $pid; then
   wait $pid; rc=$?; ms=$((($(date +%s%N) - start) / 1000000))
