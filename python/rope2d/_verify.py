@@ -6,7 +6,9 @@ import ctypes
 import hashlib
 import inspect
 import json
+import math
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,11 +105,11 @@ def _data_ptr(x):
     return x.data_ptr() if hasattr(x, "data_ptr") else x.__array_interface__["data"][0]
 
 
-def _result(buf, fn, dps, fill, held):
+def _result(buf, fn, dps, fill, held, timeout=None):
     """One call: its output's bits on the host and the integrity findings; raises TypeError when
     there is no output to judge (wrong type, dtype, shape or device, or the given output rebound)."""
     out = buf.output(fill) if dps else None
-    got = fn(*buf.inputs, out) if dps else fn(*buf.inputs)
+    got = _bounded(fn, (*buf.inputs, out) if dps else tuple(buf.inputs), timeout, buf.dev)
     where = _data_ptr(out) if dps else None
     x = out if dps else got
     if dps and not cc.given_output_kept(out, where):
@@ -120,16 +122,48 @@ def _result(buf, fn, dps, fill, held):
     return _bits(buf.host(x.contiguous() if buf.dev is not None else x).reshape(-1)).astype(np.uint32), findings
 
 
-def _one_call(fn, host, spec, dev, dps, rng, earlier):
-    """Runs fn twice on fresh buffers, each output pre-filled differently (destination-passing);
-    returns (host output with unwritten elements as the poison, integrity findings)."""
+class CallTimeout(Exception):
+    """A call of the callable did not return within verify's `timeout`."""
+
+
+def _bounded(fn, args, timeout, dev):
+    """fn(*args), or CallTimeout when it has not returned after `timeout` seconds (None: no
+    bound). The call runs in a thread: one that never returns is left behind, and verify calls
+    the callable no more."""
+    if timeout is None:
+        return fn(*args)
+    box = {}
+
+    def run():
+        try:
+            if dev is not None:
+                import torch
+                torch.cuda.set_device(dev)
+            box["result"] = fn(*args)
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    t = threading.Thread(target=run, name="rope2d.verify call", daemon=True)
+    t.start()
+    t.join(timeout)
+    if t.is_alive():
+        raise CallTimeout(f"the call did not return within {timeout:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
+def _one_call(fn, host, spec, dev, dps, rng, earlier, timeout=None):
+    """Runs fn twice on fresh buffers, each output pre-filled differently (destination-passing),
+    each call bounded by `timeout`; returns (host output with unwritten elements as the poison,
+    integrity findings)."""
     buf = _Buffers(host, spec["shape"], spec["offsets"], dev)
     n = int(np.prod(buf.shape))
     fills = [cc.prefill(n, rng, earlier)]
     fills.append(cc.second_prefill(fills[0], rng, earlier))
     held, outs, findings = [], [], []
     for fill in fills:
-        bits, f = _result(buf, fn, dps, fill, held)
+        bits, f = _result(buf, fn, dps, fill, held, timeout)
         outs.append(bits)
         findings += [x for x in f if x not in findings]
     after = [buf.host(x) for x in buf.inputs]
@@ -162,12 +196,27 @@ def _describe(fn, dev):
     return name, header
 
 
+def _timeout_of(timeout):
+    """None, or seconds in (0, 86400] as `rope2d verify --call-timeout` takes them."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
+            or not 0 < timeout <= 86400:
+        raise ValueError(f"timeout: expected a finite number of seconds in (0, 86400], found {timeout!r}"[:200])
+    return float(timeout)
+
+
 def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, rounds=2, tier="float32-bound", only=None,
-           device=None, destination_passing=True, out=None, quiet=True, ieee_subnormals=False):
+           device=None, destination_passing=True, out=None, quiet=True, ieee_subnormals=False, timeout=None):
     """Verifies fn(grad_cos, grad_sin, idx_theta, grad_idx_theta) (or fn(...) returning the output
     when destination_passing=False) over `suite`; writes the report to `out` and returns a
     VerifyResult. Inputs are CUDA torch tensors when torch has a GPU (device=None) or
-    device="cuda", else numpy arrays (bf16 grads as uint16 bit patterns)."""
+    device="cuda", else numpy arrays (bf16 grads as uint16 bit patterns). `timeout` (seconds)
+    bounds each call: one that does not return fails its set, and the sets after it are not run."""
+    from .api import whole_number
+    seed = whole_number(seed, "seed", 0, 2**48)  # as `rope2d verify --seed`
+    rounds = whole_number(rounds, "rounds", 1, 100)  # as `rope2d verify --rounds`
+    timeout = _timeout_of(timeout)
     dev = _torch_device(device)
     name, header = _describe(fn, dev)
     out = str(out or Path("reports") / "verify" / name.replace("<", "").replace(">", "").replace(".", "_"))
@@ -186,18 +235,24 @@ def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, 
         problems = json.loads(_lib.take_text(text))["problems"]
         start = time.monotonic()
         rng, earlier = np.random.default_rng(seed), None
+        hung = None  # the message of a call that did not return: no call after it
         for k, spec in enumerate(problems):
             if not quiet:
                 print(f"[{k + 1}/{len(problems)}] {spec['name']}", file=sys.stderr, flush=True)
             for r in range(rounds):
                 ptrs = [ctypes.c_void_p() for _ in range(3)]
                 _lib.call("rope2d_session_inputs", session, k, r, *[ctypes.byref(p) for p in ptrs])
+                if hung:
+                    _lib.call("rope2d_session_judge", session, None, b"", f"not run: {hung}".encode())
+                    break
                 n = spec["n"]
                 dts = [_NP[spec["dtype"]]] * 2 + [np.float32]
                 host = [_copy_out(p, n, dt) for p, dt in zip(ptrs, dts)]
                 try:
-                    result, findings = _one_call(fn, host, spec, dev, destination_passing, rng, earlier)
+                    result, findings = _one_call(fn, host, spec, dev, destination_passing, rng, earlier, timeout)
                 except Exception as e:  # the call failed: the set is "failed", as a crash in `rope2d verify`
+                    if isinstance(e, CallTimeout):
+                        hung = f"an earlier call ({spec['name']}) did not return within {timeout:g} s"
                     _lib.call("rope2d_session_judge", session, None, b"", f"{type(e).__name__}: {e}".encode())
                     break
                 result = np.ascontiguousarray(result.reshape(-1))

@@ -80,11 +80,22 @@ def _num(x):
     return float("inf") if x == "inf" else float(x)
 
 
+def whole_number(x, name, lo, hi):
+    """x as an int in [lo, hi], or ValueError naming the argument (as the CLI refuses an option
+    out of range): no bool, no float, no silent wrap at the C ABI."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise ValueError(f"{name}: expected an integer in [{lo}, {hi}], found {type(x).__name__} {x!r}"[:200])
+    if not lo <= int(x) <= hi:
+        raise ValueError(f"{name}: expected an integer in [{lo}, {hi}], found {int(x)}"[:200])
+    return int(x)
+
+
 def check(out, grad_cos, grad_sin, idx_theta, tier="float32-bound", grad_dtype=None, max_failures=10, name="check",
           ieee_subnormals=False):
     """Judges a float32 output against the correctly rounded reference over every tier;
     `tier` is the gate (its verdict is .passed, its failing elements .failures).
     ieee_subnormals=True demands IEEE subnormal behaviour (flushing a subnormal to zero fails)."""
+    max_failures = whole_number(max_failures, "max_failures", 0, 2**31 - 1)  # the C ABI's int, never wrapped
     gc, gs, th, kind = op_inputs(grad_cos, grad_sin, idx_theta, grad_dtype)
     o = output_array(out, th.shape)
     text = ctypes.c_void_p()

@@ -1,7 +1,9 @@
 // Reading and writing worst-case lists (see worst_list.hpp).
 #include "rope2d/ref/worst_list.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -35,13 +37,15 @@ WorstList read_worst_list(const std::string& path, int fields) {
     std::istringstream words(line.substr(0, hash));
     std::vector<double> values;
     for (std::string w; words >> w;) {
-      if (!looks_hex(w)) throw std::invalid_argument(where + "expected a C99 hex float, found '" + w + "'");
-      double x;
-      try {
-        x = parse_float(w);
-      } catch (const std::invalid_argument&) {
-        throw std::invalid_argument(where + "expected a C99 hex float, found '" + w + "'");
-      }
+      const std::string shown = w.size() > 60 ? w.substr(0, 60) + "..." : w;  // echoed, never whole
+      if (!looks_hex(w)) throw std::invalid_argument(where + "expected a C99 hex float, found '" + shown + "'");
+      // strtod reads 0x1p-99999 as 0 and 0x1p99999 as inf, saying so only through errno.
+      errno = 0;
+      char* end = nullptr;
+      const double x = std::strtod(w.c_str(), &end);
+      if (end != w.c_str() + w.size()) throw std::invalid_argument(where + "expected a C99 hex float, found '" + shown + "'");
+      if (errno == ERANGE || !std::isfinite(x))
+        throw std::invalid_argument(where + "expected a hex float in the range of double, found '" + shown + "'");
       values.push_back(x);
     }
     if (values.empty()) continue;

@@ -91,6 +91,27 @@ TEST(WorstLists, MalformedLinesNameFileAndLine) {
   expect_error("# h\n0x1p+0 0x1p+0 0xzz\n", 3, "2", "found '0xzz'");
   expect_error("0x1p+0\n", 1, "1", "header");
   expect_error("# h\n0x1p+0 # 0x1p+1\n0x1p+0 0x1p+1 # x\n", 1, "3", "expected 1 hex floats, found 2");  // a note is not a field
+  // Out of double's range: strtod says so only through errno (0x1p-99999 was read as 0).
+  expect_error("# h\n0x1p-99999\n", 1, "2", "expected a hex float in the range of double, found '0x1p-99999'");
+  expect_error("# h\n0x1p+99999\n", 1, "2", "in the range of double");
+  expect_error("# h\n0x1p+0 0x1.8p-1074 0x1p+0\n", 3, "2", "in the range of double");  // inexact: rounds to 2^-1073
+  // An echoed token is cut to 60 characters.
+  const std::string long_token = "0x1" + std::string(5000, '0') + "zp+0";
+  expect_error("# h\n" + long_token + "\n", 1, "2", "found '" + long_token.substr(0, 60) + "...'");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(WorstLists, MessagesStayShort) {
+  const auto dir = std::filesystem::temp_directory_path() / "rope2d_worst_short_test";
+  std::filesystem::create_directories(dir);
+  const std::string p = (dir / "list.txt").string();
+  std::ofstream(p) << "# h\n" << std::string(100000, 'x') << "\n";
+  try {
+    read_worst_list(p, 1);
+    ADD_FAILURE() << "accepted a line of x";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_LT(std::string(e.what()).size(), p.size() + 200) << e.what();
+  }
   std::filesystem::remove_all(dir);
 }
 

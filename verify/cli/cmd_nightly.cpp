@@ -31,6 +31,7 @@
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/metrics.hpp"
 #include "rope2d/verify/nightly.hpp"
+#include "rope2d/verify/nightly_input.hpp"
 #include "rope2d/verify/nightly_shard.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/spawn.hpp"
@@ -95,12 +96,13 @@ json verify_one(const json& item, const fs::path& dir, std::uint64_t seed, bool 
   const std::string name = item["kernel"].get<std::string>() + "-" + item["grad_dtype"].get<std::string>();
   const std::string out = (dir / ("verify-" + name)).string(), path = item["path"];
   std::vector<std::string> argv{self_exe(), "verify"};
-  if (!path.empty()) argv.push_back(path);
   for (const std::string& x : {std::string("--out"), out, std::string("--grad-dtypes"), item["grad_dtype"].get<std::string>(),
                                std::string("--seed"), std::to_string(seed), std::string("--quiet"), std::string("--tier"),
                                std::string(verify::name(Tier::float32_bound))})
     argv.push_back(x);
   if (quick) argv.push_back("--quick");
+  // Last, after "--": a path that starts with a dash is a path, never an option.
+  if (!path.empty()) argv.insert(argv.end(), {"--", path});
   const auto t0 = std::chrono::steady_clock::now();
   const int rc = run_logged(argv, (dir / ("verify-" + name + ".log")).string()).code();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -338,48 +340,53 @@ std::string summary_junit(const json& n) {
 }
 
 // The report of a merged night: compared with the newest earlier dated folder under root that
-// has a summary, written atomically under root/<date>/.
-int finish(const std::string& root, json n) {
+// has a summary, written under root/<date>/ with `extra` (the night's worst-case list): all
+// rendered first, then written whole or not at all, summary.json last (it marks a whole report).
+int finish(const std::string& root, json n, const std::vector<std::pair<std::string, std::string>>& extra = {}) {
   const std::string date = n["date"];
+  if (!valid_run_date(date)) throw std::invalid_argument("nightly: the date '" + date.substr(0, 40) + "' names no folder");
   const fs::path dir = fs::path(root) / date;
-  fs::create_directories(dir);
   fs::path previous;
-  for (const auto& e : fs::directory_iterator(root))
-    if (e.is_directory() && e.path().filename().string() < date && fs::exists(e.path() / "summary.json") &&
-        (previous.empty() || e.path().filename() > previous.filename()))
-      previous = e.path();
+  if (fs::is_directory(root))
+    for (const auto& e : fs::directory_iterator(root))
+      if (e.is_directory() && e.path().filename().string() < date && valid_run_date(e.path().filename().string()) &&
+          fs::exists(e.path() / "summary.json") && (previous.empty() || e.path().filename() > previous.filename()))
+        previous = e.path();
   std::vector<std::string> regressions;
   if (!previous.empty()) {
     n["previous"] = previous.filename().string();
-    regressions = nightly_regressions(n, load_json(previous / "summary.json"));
+    regressions = nightly_regressions(n, read_previous_summary((previous / "summary.json").string()));
   }
   n["regressions"] = regressions;
   const bool ok = regressions.empty() && n["problems"].empty();
   n["status"] = ok ? (n["gpu"].get<bool>() ? "passed" : "skipped (no GPU)") : "FAILED";
-  write_file_atomic((dir / "summary.json").string(), {n.dump(2), "\n"});
   const std::string md = summary_markdown(n, dir);
-  write_file_atomic((dir / "summary.md").string(), {md});
-  write_file_atomic((dir / "junit.xml").string(), {summary_junit(n)});
+  std::vector<std::pair<std::string, std::string>> files = extra;
+  files.insert(files.end(), {{(dir / "summary.md").string(), md},
+                             {(dir / "junit.xml").string(), summary_junit(n)},
+                             {(dir / "summary.json").string(), n.dump(2) + "\n"}});
+  for (const auto& f : files) fs::create_directories(fs::path(f.first).parent_path());
+  write_files_atomic(files);
   std::cout << md << "\nreport: " << (dir / "summary.md").string() << "\n";
   return ok ? Exit::ok : Exit::incorrect;
 }
 
 // The night's worst-case list, joined from its shards' lists, where one process writes its
-// own (sweep_one); none when the sweep did not run. Before finish(): a bad list leaves no report.
-void write_merged_worst(const std::string& root, const json& merged, const std::vector<std::pair<std::string, json>>& shards) {
+// own (sweep_one); none when the sweep did not run, or when a shard's range was the whole range
+// (its list is the night's). Written by finish(), with the report.
+std::vector<std::pair<std::string, std::string>> merged_worst(const std::string& root, const json& merged,
+                                                              const std::vector<std::pair<std::string, json>>& shards) {
   const std::string text = merge_sweep_worst_lists(shards, SweepOptions{}.worst_per_pair);
-  if (text.empty()) return;
+  if (text.empty()) return {};
   const json& sw = merged["sweep"];
   const fs::path dir =
       fs::path(root) / merged["date"].get<std::string>() / sweep_folder(sw["lo"].get<std::uint64_t>(), sw["hi"].get<std::uint64_t>());
-  // A shard whose range is the whole range wrote this very file: its list is the night's.
   for (const auto& [file, s] : shards)
     for (const json& r : s["sweep"]) {
       std::error_code ec;
-      if (fs::equivalent(shard_sweep_list(file, r), dir / "sweep_worst.txt", ec)) return;
+      if (fs::equivalent(shard_sweep_list(file, r), dir / "sweep_worst.txt", ec)) return {};
     }
-  fs::create_directories(dir);
-  write_file_atomic((dir / "sweep_worst.txt").string(), {text});
+  return {{(dir / "sweep_worst.txt").string(), text}};
 }
 
 // --gpus: "all" (every GPU this process sees) or a comma-separated list of device ids.
@@ -445,15 +452,15 @@ int run_gpus(const NightlyArgs& a, const json& plan, const std::string& date) {
       ++failed;
       continue;
     }
-    shards.emplace_back(f.string(), ref::read_json_file(f.string()));
+    shards.emplace_back(f.string(), read_shard_result(f.string()));
   }
   if (failed) return Exit::incorrect;
   json merged = merge_nightly_shards(shards);
-  write_merged_worst(a.root, merged, shards);
+  const auto worst = merged_worst(a.root, merged, shards);
   merged["gpus"] = ids;
   merged["wall_seconds"] = wall;
   std::cout << fmt::format("rope2d nightly: {} shards on GPUs {} in {:.1f} s\n", n, json(ids).dump(), wall);
-  return finish(a.root, merged);
+  return finish(a.root, merged, worst);
 }
 
 int run(const NightlyArgs& a) {
@@ -474,6 +481,7 @@ int run(const NightlyArgs& a) {
 
 int run_merge(const MergeArgs& a) {
   std::vector<std::string> files = a.files;
+  if (!a.date.empty()) run_date(a.date);  // a folder's name, before anything is read or written
   if (files.empty()) {
     const fs::path dir = fs::path(a.root) / run_date(a.date);
     if (fs::is_directory(dir))
@@ -485,13 +493,13 @@ int run_merge(const MergeArgs& a) {
     if (files.empty()) throw std::invalid_argument("nightly merge: expected shard-*-of-*.json in " + dir.string() + ", found none");
   }
   std::vector<std::pair<std::string, json>> shards;
-  for (const std::string& f : files) shards.emplace_back(f, ref::read_json_file(f));
+  for (const std::string& f : files) shards.emplace_back(f, read_shard_result(f));
   json merged = merge_nightly_shards(shards);
   if (!a.date.empty() && merged["date"] != a.date)
     ref::bad_input(files[0], "date", "'" + a.date + "' (--date)", merged["date"].dump());
-  write_merged_worst(a.root, merged, shards);
+  const auto worst = merged_worst(a.root, merged, shards);
   if (!a.quiet) std::cerr << fmt::format("rope2d nightly merge: {} shards of {}\n", shards.size(), merged["date"].get<std::string>());
-  return finish(a.root, merged);
+  return finish(a.root, merged, worst);
 }
 
 }  // namespace

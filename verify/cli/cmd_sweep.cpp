@@ -8,12 +8,14 @@
 // reached, 2 bad input, 3 the submission failed to build or load.
 #include <fmt/format.h>
 
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
 #include "progress.hpp"
 #include "rope2d/ref/floats.hpp"
+#include "rope2d/verify/nightly_shard.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/sweep_worst.hpp"
 #include "rope2d/verify/validate.hpp"
@@ -97,15 +99,18 @@ struct SweepArgs {
   double budget_s = 600;
 };
 
+// Decimal (leading zeros are still decimal, never octal) or 0x hex; no sign, no spaces.
 std::uint64_t parse_pattern(const std::string& text, const std::string& what) {
-  std::size_t used = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(text, &used, 0);
-  } catch (const std::exception&) {
-    used = 0;
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const std::string digits = hex ? text.substr(2) : text;
+  const bool ok = !digits.empty() && digits.size() <= 20 &&
+                  digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") == std::string::npos;
+  std::uint64_t v = 0;
+  for (char c : ok ? digits : std::string()) {
+    v = v * (hex ? 16 : 10) + static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c | 0x20) - 'a' + 10);
+    if (v > all_patterns) break;
   }
-  if (used != text.size() || text.empty() || v > all_patterns)
+  if (!ok || v > all_patterns)
     throw std::invalid_argument(what + ": expected a bit pattern from 0 to 0x100000000 (decimal or 0x hex), found '" +
                                 text.substr(0, 60) + "'");
   return v;
@@ -125,10 +130,7 @@ int run(const SweepArgs& a) {
     if (!(o.lo < o.hi)) throw std::invalid_argument("--range: expected LO < HI, found '" + a.range.substr(0, 60) + "'");
   }
   if (!a.shard.empty()) {
-    int i = -1, n = 0;
-    char tail = 0;
-    if (std::sscanf(a.shard.c_str(), "%d/%d%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
-      throw std::invalid_argument("--shard: expected I/N with 0 <= I < N, found '" + a.shard.substr(0, 60) + "'");
+    const auto [i, n] = parse_shard(a.shard, "--shard");  // as nightly --shard reads it
     // At whole chunks, so that the shards' worst-case lists join into the whole range's.
     const auto [lo, hi] = split_range(o.lo, o.hi, i, n, sweep_chunk_patterns);
     if (lo == hi)

@@ -1,8 +1,9 @@
 // The deterministic mutation test: a few thousand mutants of the committed golden files, the
-// sample layouts, solutions and nightly configs, and a passing outputs file, each run through
+// sample layouts, solutions, nightly configs, shard results, summaries and worst-case lists,
+// and a passing outputs file, each run through
 // its reader in this process. Passing means no crash, no hang (20 s per mutant) and, under the
 // sanitizer build, no sanitizer report; a crashing mutant is written to mutant-<target>.bin.
-//   reader_mutation_test [--mutants N] [--seed S]    (N per target, default 600; CTest runs 1500)
+//   reader_mutation_test [--mutants N] [--seed S] [--target NAME]    (N per target, default 600; CTest runs 1500)
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -126,7 +127,10 @@ std::map<std::string, std::vector<fs::path>> seeds() {
           {"layout", files(src / "verify" / "fuzz" / "corpus" / "layout")},
           {"solution", files(src / "verify" / "tests" / "solutions")},
           {"nightly_config", files(src / "verify" / "fuzz" / "corpus" / "nightly")},
-          {"outputs", {scratch / "outputs.seed.safetensors"}}};
+          {"outputs", {scratch / "outputs.seed.safetensors"}},
+          {"shard_result", files(src / "verify" / "fuzz" / "corpus" / "shard")},
+          {"previous_summary", files(src / "verify" / "fuzz" / "corpus" / "summary")},
+          {"worst_list", files(src / "verify" / "fuzz" / "corpus" / "worst")}};
 }
 
 }  // namespace
@@ -134,14 +138,17 @@ std::map<std::string, std::vector<fs::path>> seeds() {
 int main(int argc, char** argv) {
   long per_target = 600;
   std::uint64_t seed = 1;
+  std::string only;  // one target (a campaign runs them one at a time)
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::string(argv[i]) == "--mutants") per_target = std::atol(argv[i + 1]);
     if (std::string(argv[i]) == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
+    if (std::string(argv[i]) == "--target") only = argv[i + 1];
   }
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM}) ::signal(sig, on_crash);
   const auto all = seeds();
   long total = 0;
   for (const auto& t : rope2d::fuzz::targets()) {
+    if (!only.empty() && only != t.name) continue;
     const auto& files = all.at(t.name);
     if (files.empty()) {
       std::fprintf(stderr, "FAIL %s: no seed files\n", t.name);
@@ -163,6 +170,6 @@ int main(int argc, char** argv) {
     alarm(0);
     std::printf("ok   %s: %ld mutants of %zu seed files, no crash or hang\n", t.name, per_target, files.size());
   }
-  std::printf("mutation: %ld mutants over %zu readers\n", total, rope2d::fuzz::targets().size());
+  std::printf("mutation: %ld mutants over %s\n", total, only.empty() ? "every reader" : only.c_str());
   return 0;
 }

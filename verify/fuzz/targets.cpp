@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +13,12 @@
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/golden.hpp"
+#include "rope2d/ref/worst_list.hpp"
+#include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/nightly_config.hpp"
+#include "rope2d/verify/nightly_input.hpp"
+#include "rope2d/verify/nightly_shard.hpp"
+#include "rope2d/verify/sweep_worst.hpp"
 #include "rope2d/verify/solution.hpp"
 
 namespace rope2d::fuzz {
@@ -128,9 +134,79 @@ void outputs(const std::uint8_t* data, std::size_t size) {
   }
 }
 
+namespace {
+
+// A refusal that does not say which file it is about fails the contract (exit 2 naming the
+// file): reported and aborted, so the mutation test keeps the mutant.
+void refusal_names(const std::exception& e, const std::string& path) {
+  if (std::string(e.what()).find(path) != std::string::npos) return;
+  std::fprintf(stderr, "\nrefusal names no file (expected %s): %.300s\n", path.c_str(), e.what());
+  std::abort();
+}
+
+// The fuzz seeds' night, as the corpus's shard result says.
+constexpr const char* night = "2026-12-04";
+
+}  // namespace
+
+void shard_result(const std::uint8_t* data, std::size_t size) {
+  const std::string root = scratch() + "/nightly", path = root + "/" + night + "/shard-0-of-1.json";
+  fs::create_directories(root + "/" + night);
+  write(path, data, size);
+  try {
+    const std::vector<std::pair<std::string, nlohmann::json>> shards{{path, verify::read_shard_result(path)}};
+    const nlohmann::json merged = verify::merge_nightly_shards(shards);
+    // Where the report would go: a folder directly under --out, never beside or above it.
+    const std::string date = merged["date"];
+    const fs::path dir = (fs::path(root) / date).lexically_normal();
+    if (!verify::valid_run_date(date) || dir.parent_path() != fs::path(root).lexically_normal()) {
+      std::fprintf(stderr, "\nshard accepted with a date outside --out: %.100s\n", date.c_str());
+      std::abort();
+    }
+    verify::nightly_regressions(merged, merged);
+    verify::merge_sweep_worst_lists(shards, 16);
+  } catch (const std::exception& e) {
+    refusal_names(e, root + "/" + night + "/");  // the shard or a worst-case list beside it
+  }
+}
+
+void previous_summary(const std::uint8_t* data, std::size_t size) {
+  const std::string path = scratch() + "/nightly/2026-12-03/summary.json";
+  fs::create_directories(scratch() + "/nightly/2026-12-03");
+  write(path, data, size);
+  try {
+    const nlohmann::json previous = verify::read_previous_summary(path);
+    // Tonight as the corpus's summary (the same shape): every rule reads both.
+    static const nlohmann::json now = ref::read_json_file(ROPE2D_SOURCE_DIR "/verify/fuzz/corpus/summary/summary.json");
+    verify::nightly_regressions(now, previous);
+    verify::nightly_regressions(previous, previous);
+  } catch (const std::exception& e) {
+    refusal_names(e, path);
+  }
+}
+
+void worst_list(const std::uint8_t* data, std::size_t size) {
+  const std::string path = scratch() + "/sweep_worst.txt";
+  write(path, data, size);
+  try {
+    ref::worst_elements(ref::read_worst_list(path, 3));
+  } catch (const std::exception& e) {
+    refusal_names(e, path);
+  }
+  try {
+    // The corpus's sweep list is of bit patterns [0x40000000, 0x44000000) (angles [2, 512), one
+    // chunk of a quick sweep: rope2d sweep --quick --range 0x40000000:0x44000000).
+    verify::read_sweep_worst(path, 0x40000000, 0x44000000, verify::default_sweep_grads(), 16);
+  } catch (const std::exception& e) {
+    refusal_names(e, path);
+  }
+}
+
 const std::vector<Target>& targets() {
   static const std::vector<Target> t{{"safetensors", safetensors}, {"manifest", manifest}, {"layout", layout},
-                                     {"solution", solution},       {"nightly_config", nightly_config}, {"outputs", outputs}};
+                                     {"solution", solution},       {"nightly_config", nightly_config}, {"outputs", outputs},
+                                     {"shard_result", shard_result}, {"previous_summary", previous_summary},
+                                     {"worst_list", worst_list}};
   return t;
 }
 

@@ -23,6 +23,11 @@ void layout(const std::uint8_t* data, std::size_t size);          // a layout fi
 void solution(const std::uint8_t* data, std::size_t size);        // solution.json: prepare_solution
 void nightly_config(const std::uint8_t* data, std::size_t size);  // the nightly config: read_nightly_config
 void outputs(const std::uint8_t* data, std::size_t size);         // check --outputs: read_safetensors + check_outputs
+// The nightly merge's inputs. Besides no crash or hang, each checks what the merge promises:
+// a refusal names the file, and an accepted shard's report folder stays under --out.
+void shard_result(const std::uint8_t* data, std::size_t size);    // a shard's result: read_shard_result + the merge
+void previous_summary(const std::uint8_t* data, std::size_t size);  // an earlier summary.json: reader + regressions
+void worst_list(const std::uint8_t* data, std::size_t size);      // a worst-case list: read_worst_list + read_sweep_worst
 
 const std::vector<Target>& targets();
 

@@ -2,12 +2,18 @@
 binding, as the official harness does: every .cu/.cpp source compiled into one extension with
 spec.compile_options (cuda_cflags absent: "-O3 --use_fast_math", the harness's default).
 torch.utils.cpp_extension.load where ninja exists, else nvcc directly with torch's include
-and library paths. A solution without PYBIND11_MODULE gets a generated binding of the entry."""
+and library paths. A solution without PYBIND11_MODULE gets a generated binding of the entry.
+nvcc and ninja run their steps through a shell with the paths in double quotes, where $(...)
+and backticks expand: the build runs in a private folder whose path we choose, on a copy of the
+solution, and source names a shell would read are refused."""
 import hashlib
 import importlib.util
 import os
+import re
+import shutil
 import subprocess
 import sysconfig
+import tempfile
 from pathlib import Path
 
 DEFAULT_CUDA_CFLAGS = ["-O3", "--use_fast_math"]
@@ -47,11 +53,36 @@ def _nvcc(name, sources, cuda_cflags, cflags, ldflags, build_dir):
     return module, " ".join(cmd)
 
 
+SHELL_SAFE = re.compile(r"[A-Za-z0-9_.+/-]+\Z")  # characters no shell gives a meaning to
+
+
+def private_copy(sol_dir):
+    """A copy of the solution's files in a fresh folder of our own (under the system's temporary
+    folder where its path is shell-safe, else /tmp); ValueError for a source name a shell reads."""
+    for p in Path(sol_dir).rglob("*"):
+        rel = p.relative_to(sol_dir).as_posix()
+        if p.suffix in CPP_SUFFIXES and (not SHELL_SAFE.match(rel) or rel.startswith("-")):
+            raise ValueError(f"source {rel[:60]!r}: expected a name of letters, digits and _ . + - / "
+                             "(nvcc's shell would interpret it)")
+    base = tempfile.gettempdir()
+    work = tempfile.mkdtemp(prefix="rope2d-build-", dir=base if SHELL_SAFE.match(base) else "/tmp")
+    shutil.copytree(sol_dir, os.path.join(work, "src"), ignore=shutil.ignore_patterns("_build"), symlinks=False)
+    return work
+
+
 def build(sol_dir, entry, dps, compile_options):
     """(the entry point's callable, a description of the build for the log)."""
+    work = private_copy(sol_dir)
+    try:
+        return _build(os.path.join(work, "src"), entry, dps, compile_options, os.path.join(work, "_build"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # the loaded extension stays mapped
+
+
+def _build(sol_dir, entry, dps, compile_options, build_dir):
     from torch.utils import cpp_extension
     _, func = entry.split("::")
-    sources = sorted(str(p) for p in Path(sol_dir).rglob("*") if p.suffix in CPP_SUFFIXES and "_build" not in p.parts)
+    sources = sorted(str(p) for p in Path(sol_dir).rglob("*") if p.suffix in CPP_SUFFIXES)
     if not any("PYBIND11_MODULE" in Path(s).read_text(errors="replace") for s in sources):
         sources.append(_binding(sol_dir, func, dps))
     cuda_cflags = compile_options.get("cuda_cflags")
@@ -60,7 +91,7 @@ def build(sol_dir, entry, dps, compile_options):
     digest = hashlib.sha256("\0".join([*(Path(s).read_text(errors="replace") for s in sources), *cuda_cflags, *cflags,
                                        *ldflags]).encode()).hexdigest()[:12]
     name = f"rope2d_solution_{digest}"
-    build_dir = Path(sol_dir) / "_build"
+    build_dir = Path(build_dir)
     build_dir.mkdir(exist_ok=True)
     if cpp_extension.is_ninja_available():
         module = cpp_extension.load(name=name, sources=sources, extra_cflags=cflags, extra_cuda_cflags=cuda_cflags,

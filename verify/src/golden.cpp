@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <csignal>
 #include <cstdlib>
 #include <cerrno>
@@ -19,6 +20,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "rope2d/ref/counter_random.hpp"
+#include "rope2d/ref/floats.hpp"
 #include "rope2d/ref/input.hpp"
 
 #include "rope2d/verify/safetensors.hpp"
@@ -52,7 +55,7 @@ void write_text(const std::string& path, const std::string& text) { write_file_a
 
 // The reference of a large problem in slices of this many elements, each announced (the
 // largest benchmark workload takes half a minute). Elementwise, so the slices change no bit.
-constexpr std::int64_t reference_slice = std::int64_t{1} << 22;
+constexpr std::int64_t reference_slice = std::int64_t{1} << 20;  // a fraction of a second each: SIGINT acts between them
 
 Expected expected_in_slices(const Problem& p, const std::function<void(const std::string&)>& phase) {
   const std::int64_t n = p.n();
@@ -100,7 +103,8 @@ void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, co
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const ProblemSpec& s = specs[k];
     if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
-    auto phase = [&](const std::string& what) {
+    auto phase = [&](const std::string& what) {  // between slices too, so a signal acts within a second
+      if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
       if (progress) progress(k, specs.size(), s.name() + ": " + what);
     };
     phase("inputs");
@@ -137,7 +141,8 @@ void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, co
     const std::string fpath = (fs::path(dir) / name).string();
     if (fs::exists(fpath)) throw std::invalid_argument("problem " + s.name() + ": file name " + name + " used twice (duplicate problem)");
     phase("writing");
-    write_safetensors(fpath, st);
+    write_safetensors(fpath, st, [] { return interrupted != 0; });
+    phase("reading back");
     // Read back: what is on disk is what was computed.
     const SafeTensors back = read_safetensors(fpath);
     for (const auto& [tname, t] : st.tensors)
@@ -224,16 +229,32 @@ void swap_in(const fs::path& staging, const fs::path& target) {
   fs::remove_all(old);
 }
 
+// The staging and old folders of a run that was killed (SIGKILL, a crash, a power cut) before
+// it could remove them: ".NAME.staging-XXXXXX" and ".NAME.old-XXXXXX" beside the target.
+void remove_stale(const fs::path& parent, const std::string& name) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    const std::string f = e.path().filename().string();
+    for (const std::string prefix : {"." + name + ".staging-", "." + name + ".old-"})
+      if (f.size() == prefix.size() + 6 && f.starts_with(prefix) && e.is_directory(ec) && !e.is_symlink(ec)) fs::remove_all(e.path(), ec);
+  }
+}
+
 }  // namespace
 
 void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
                   const ProgressFn& progress, bool force, SolPaths paths) {
   if (specs.empty()) throw std::invalid_argument("golden: no problems to write; a golden set holds at least one");
-  const fs::path target = fs::absolute(dir).lexically_normal();
+  // The real path, symlinks followed (a link given as --out is followed, never replaced), so
+  // the lock and the staging folder sit beside the folder that is written.
+  std::error_code ec;
+  fs::path target = fs::weakly_canonical(fs::absolute(dir), ec);
+  if (ec) throw std::invalid_argument(dir + ": cannot resolve (" + ec.message() + ")");
+  if (fs::is_symlink(fs::symlink_status(target)))
+    throw std::invalid_argument(dir + ": a symbolic link to nothing (" + fs::read_symlink(target).string() + "); refusing to replace it");
   const fs::path tname = target.filename().empty() ? target.parent_path().filename() : target.filename();
   const fs::path parent = (target.filename().empty() ? target.parent_path() : target).parent_path();
   const fs::path final_target = parent / tname;
-  std::error_code ec;
   fs::create_directories(parent, ec);
   if (ec) throw std::invalid_argument(parent.string() + ": cannot create (" + ec.message() + ")");
   if (fs::exists(final_target)) {
@@ -252,6 +273,7 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
     ::close(lock);
     throw std::invalid_argument(dir + ": another rope2d golden is writing this set");
   }
+  remove_stale(parent, tname.string());  // under the lock: no other writer's folders
   std::string staging = (parent / ("." + tname.string() + ".staging-XXXXXX")).string();
   if (!::mkdtemp(staging.data())) {
     ::close(lock);
@@ -357,6 +379,18 @@ ProblemSpec spec_from_metadata(const SafeTensors& st, const std::string& path) {
   return s;
 }
 
+// A layout problem's angles are its positions times its theta table: idx_theta must say so,
+// bit for bit, or a kernel is judged on angles that no layout gives.
+void check_layout_angles(const Problem& p, const std::string& path) {
+  const std::int64_t n = p.spec.n();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float want = ref::counter::layout_angle(p.positions.data(), p.theta_table.data(), i, p.spec.head_dim);
+    if (std::bit_cast<std::uint32_t>(want) != std::bit_cast<std::uint32_t>(p.theta[i]))
+      bad_input(path, "tensor idx_theta[" + std::to_string(i) + "]",
+                ref::hex(want) + " (from tensors positions and theta)", ref::hex(p.theta[i]));
+  }
+}
+
 template <class T>
 std::vector<T> copy_of(const Tensor& t) {
   std::vector<T> v(t.data.size() / sizeof(T));
@@ -390,7 +424,10 @@ GoldenProblem load_golden(const GoldenSet& set, const GoldenFile& f) {
     if (s.elements >= 0) bad_input(path, "__metadata__.elements", "-1 for a layout problem", std::to_string(s.elements));
     g.problem.positions = copy_of<std::int32_t>(need_tensor(st, "positions", path, "I32", {s.batch, s.seq_len, 2}));
     g.problem.theta_table = copy_of<float>(need_tensor(st, "theta", path, "F32", {s.head_dim / 2}));
+    check_layout_angles(g.problem, path);
   }
+  if (const std::string problem = meta(st, path, "problem"); problem != f.problem)
+    bad_input(path, "__metadata__.problem", ref::brief(nlohmann::json(f.problem)) + " (the manifest's)", ref::brief(nlohmann::json(problem)));
   if (s.n() != f.elements)
     bad_input(path, "elements", std::to_string(f.elements) + " (the manifest's)", std::to_string(s.n()));
   return g;

@@ -12,6 +12,7 @@
 
 #include "rope2d/ref/dtype.hpp"
 #include "rope2d/ref/input.hpp"
+#include "rope2d/verify/nightly_input.hpp"
 #include "rope2d/verify/sweep_worst.hpp"
 
 namespace rope2d::verify {
@@ -192,7 +193,8 @@ json merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shard
   bool gpu = true;
   int count = 0;
   for (const auto& [file, s] : shards) {
-    if (!s.is_object()) bad_input(file, "(top)", "a nightly shard result (an object)", brief(s));
+    // Every field read below, typed and in range, before any is read; the date, a folder's name.
+    check_shard_result(s, file);
     if (s.value("schema", json()) != nightly_shard_schema)
       bad_input(file, "schema", std::string("\"") + nightly_shard_schema + "\"", brief(s.value("schema", json())));
     const json sh = s.value("shard", json());

@@ -37,7 +37,7 @@ const char* safetensors_dtype(ref::Dtype d) { return ref::safetensors_name(d).da
 
 std::int64_t Tensor::elements() const { return ref::checked_product(shape, "tensor shape " + shape_str(shape)); }
 
-void write_safetensors(const std::string& path, const SafeTensors& st) {
+void write_safetensors(const std::string& path, const SafeTensors& st, const std::function<bool()>& stop) {
   nlohmann::json header = nlohmann::json::object();
   std::uint64_t offset = 0;
   for (const auto& [name, t] : st.tensors) {
@@ -57,7 +57,7 @@ void write_safetensors(const std::string& path, const SafeTensors& st) {
   std::vector<std::string_view> parts{std::string_view(len, 8), text};
   for (const auto& [name, t] : st.tensors)
     parts.emplace_back(reinterpret_cast<const char*>(t.data.data()), t.data.size());
-  write_file_atomic(path, parts);
+  write_file_atomic(path, parts, stop);
 }
 
 namespace {

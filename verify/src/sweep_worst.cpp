@@ -66,7 +66,10 @@ std::optional<SweepPair> parse_pair_line(const std::string& line, const SweepGra
   throw std::invalid_argument(fmt::format("{}:{}: expected {}, found {}", path, line, expected, found));
 }
 
-std::string quoted(const std::string& hash_line) { return "'#" + hash_line.substr(0, 200) + "'"; }
+// A line echoed in a message: its first 60 characters.
+std::string quoted(const std::string& hash_line) {
+  return "'#" + (hash_line.size() > 60 ? hash_line.substr(0, 60) + "...'" : hash_line + "'");
+}
 
 // The whole sweep's figures from its pairs'.
 void total_of_pairs(SweepResult& r) {
@@ -163,13 +166,18 @@ SweepWorstList read_sweep_worst(const std::string& path, std::uint64_t lo, std::
     if (note.size() > 1 && note[0] == ' ') {
       try {
         error = ref::parse_float(note.substr(1));
-        read = !(error < 0) && fmt::format(" {}", error) == note;
+        read = std::isfinite(error) && !(error < 0) && fmt::format(" {}", error) == note;
       } catch (const std::invalid_argument&) {
       }
     }
     if (!read)
-      refuse(path, at, "'# E' after the case, E its error in units of 2^-24 S (a number, at least 0)",
+      refuse(path, at, "'# E' after the case, E its error in units of 2^-24 S (a finite number, at least 0)",
              note.empty() ? std::string("no '#'") : quoted(note));
+    // The pair line prints its max to 4 digits; rounding is monotone, so no case's error,
+    // rounded so, lies above it.
+    if (ref::parse_float(fmt::format("{:.4g}", error)) > p.metrics.max_scaled)
+      refuse(path, at, fmt::format("an error at most the max error of pair '{}' ({:.4g})", p.grads.name, p.metrics.max_scaled),
+             fmt::format("{}", error));
     const ElementReport e{static_cast<std::int64_t>(pattern), {c[0], c[1], t}, 0, 0, error, 0};
     if (!p.worst.empty() && !worse(p.worst.back(), e))
       refuse(path, at, "cases largest error first (ties: the lowest bit pattern first), each angle once",

@@ -109,6 +109,25 @@ def main():
         m["files"][0]["elements"] = "7"
         json.dump(m, open(mpath, "w"))
         return
+    elif kind == "layout_angle":  # an angle no layout gives: idx_theta[5] one ulp off its position x theta
+        d, sh, b = t["idx_theta"]
+        v = bytearray(b)
+        bits = struct.unpack_from("<I", v, 5 * 4)[0]
+        struct.pack_into("<I", v, 5 * 4, bits + 1)
+        t["idx_theta"] = (d, sh, bytes(v))
+        write(path, t, meta)
+    elif kind == "layout_table":  # a theta table that does not give the stored angles
+        d, sh, b = t["theta"]
+        v = bytearray(b)
+        struct.pack_into("<f", v, 4, struct.unpack_from("<f", v, 4)[0] * 2)
+        t["theta"] = (d, sh, bytes(v))
+        write(path, t, meta)
+    elif kind == "problem_swap":  # the manifest names another problem for this file
+        m = json.load(open(mpath))
+        entry = next(f for f in m["files"] if f["file"] == LAYOUT)
+        entry["problem"] = next(f["problem"] for f in m["files"] if f["file"] != LAYOUT)
+        json.dump(m, open(mpath, "w"), indent=2)
+        return
     else:
         sys.exit("unknown kind " + kind)
     rehash(dst)

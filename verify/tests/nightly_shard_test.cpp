@@ -3,6 +3,8 @@
 // worst-case lists join into the list of one process, and every mismatched or incomplete set
 // of shard results or lists is refused naming the file and field (or line).
 #include <gtest/gtest.h>
+
+#include <functional>
 #include <unistd.h>
 
 #include <bit>
@@ -323,12 +325,12 @@ TEST(NightlyShard, MergeRefusesShardsThatDoNotBelongTogether) {
   for (auto& [f, r] : s)
     if (!r["verify"].empty()) {
       r["verify"][0]["verdict"] = 3;
-      expect_refused(s, f, "verify, golden or sweep", "results as rope2d nightly --shard writes them");
+      expect_refused(s, f, "verify[0].verdict", "expected a string, found the number 3");
       break;
     }
   s = shards_of(plan, 3);
   s[0].second["golden"]["results"] = {1, 2};
-  expect_refused(s, "shard-0-of-3.json", "golden.results", "one result per golden item");
+  expect_refused(s, "shard-0-of-3.json", "golden.results[0]", "expected an object, found the number 1");
   // Not a shard result at all.
   s = shards_of(plan, 3);
   s[1].second = json::parse(R"({"date": "2026-12-03", "verify": []})");
@@ -337,6 +339,56 @@ TEST(NightlyShard, MergeRefusesShardsThatDoNotBelongTogether) {
   s[1].second["shard"] = {{"index", 3}, {"count", 3}};
   expect_refused(s, "shard-1-of-3.json", "shard", "0 <= i < N");
   EXPECT_NE(refusal({}).find("found none"), std::string::npos);
+}
+
+TEST(NightlyShard, MergeReadsEveryFieldTypedBeforeUse) {
+  // Each key the merge reads, removed in turn: refused naming the file and the key, never
+  // read through operator[] on a const object (undefined behaviour: a crash before).
+  const json plan = plan_with({"kernels/a.cu"});
+  const json good = shard_result(plan, {0, 1});
+  std::vector<std::string> paths;
+  const std::function<void(const json&, const std::string&)> walk = [&](const json& v, const std::string& at) {
+    if (v.is_object())
+      for (const auto& [k, x] : v.items()) {
+        if (at == "/items" || at.starts_with("/items/")) continue;  // compared whole with the plan's
+        std::string key;  // as a JSON pointer spells it
+        for (char c : k) key += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+        paths.push_back(at + "/" + key);
+        walk(x, at + "/" + key);
+      }
+    if (v.is_array() && !v.empty() && at != "/config/sweep/grads/0") walk(v[0], at + "/0");
+  };
+  walk(good, "");
+  ASSERT_GT(paths.size(), 40u);
+  int refused = 0;
+  for (const std::string& p : paths) {
+    json s = good;
+    const json::json_pointer ptr(p);
+    s[ptr.parent_pointer()].erase(ptr.back());
+    const std::string msg = refusal({{"shard-0-of-1.json", s}});
+    if (msg.empty()) continue;  // an optional key (seed, gpu, a result's extras)
+    ++refused;
+    EXPECT_NE(msg.find("shard-0-of-1.json"), std::string::npos) << p << ": " << msg;
+  }
+  EXPECT_GT(refused, 30) << "most keys are required";
+  // Wrong types and out-of-range counts, named.
+  auto refused_with = [&](const std::string& ptr, const json& value, const std::string& says) {
+    json s = good;
+    s[json::json_pointer(ptr)] = value;
+    const std::string msg = refusal({{"shard-0-of-1.json", s}});
+    EXPECT_NE(msg.find(says), std::string::npos) << ptr << ": " << msg;
+  };
+  refused_with("/config/sweep/from", "0", "config.sweep.from: expected a number, found the string \"0\"");
+  refused_with("/shard/count", 300000000, "shard.count: expected an integer in [1, 4096], found the number 300000000");
+  refused_with("/shard/index", -1, "shard.index: expected an integer in [0, 4095]");
+  refused_with("/date", "../escaped", "date: expected YYYY-MM-DD");
+  refused_with("/date", "/tmp/x", "date: expected YYYY-MM-DD");
+  refused_with("/sweep/0/worst", "x", "sweep[0].worst: expected an object");
+  ASSERT_FALSE(good["verify"].empty());
+  json s = good;
+  s["verify"][0]["sets"].begin().value()["max"] = "big";
+  const std::string msg = refusal({{"shard-0-of-1.json", s}});
+  EXPECT_NE(msg.find(".max: expected a number or null, found the string \"big\""), std::string::npos) << msg;
 }
 
 TEST(NightlyShard, RegressionsCompareTheSameKernelAndDtype) {

@@ -35,10 +35,27 @@ checks = {
 }
 if nudged:
     checks["failing golden problems with worst elements"] = len(failing) >= 5 and all(g["worst"] for g in failing)
+
+
+def differences(a, b, path="$"):
+    """The key paths at which a and b differ, with both values (cut)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b:
+                out.append(f"{path}.{k}: {'absent' if k not in a else 'present'} in one process, "
+                           f"{'absent' if k not in b else 'present'} sharded")
+            else:
+                out += differences(a[k], b[k], f"{path}.{k}")
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f"{path}[{i}]")]
+    return [] if a == b else [f"{path}: {json.dumps(a)[:300]} (one process) != {json.dumps(b)[:300]} (sharded)"]
+
+
 for name, good in checks.items():
     if not good:
         print("differs:", name)
-if not all(checks.values()):
-    print(json.dumps(essence(one), indent=1)[:4000])
-    print(json.dumps(essence(sharded), indent=1)[:4000])
+for d in differences(essence(one), essence(sharded)):
+    print("differs at", d)
 sys.exit(0 if all(checks.values()) else 1)

@@ -1,6 +1,7 @@
 // The angle sweep without a GPU: the range split into shards, the loop over pairs and chunks
 // through the host twin against compare() on the same angles, the time box and where it
 // says to resume, and the worst-case list read back by the reference's reader and as a sweep.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -144,6 +145,35 @@ TEST(Sweep, WorstListReadsBackAsItsSweep) {
   }
   // Written again from what was read, the list is the same text.
   EXPECT_EQ(sweep_worst_list(back.sweep, sweep_worst_header("test", back.sweep, back.device)), text);
+}
+
+TEST(Sweep, WorstListRefusesCaseErrorsNoSweepWrites) {
+  // A case's error that is not a finite number, or above its pair's printed max error, is no
+  // error a sweep writes: refused naming the file and line, not joined into a night's list.
+  SweepOptions o;
+  o.lo = 0x44800000;  // [1024, 1056)
+  o.hi = 0x44840000;
+  const SweepResult r = run_sweep(o, host_sweep_chunk, 1 << 14);
+  const std::string text = sweep_worst_list(r, sweep_worst_header("test", r, "host"));
+  const SweepPair& first = r.pairs.front();
+  ASSERT_FALSE(first.worst.empty());
+  const std::string note = fmt::format(" # {}", first.worst.front().scaled_error);  // the first case's note
+  const std::size_t at = text.find(note);
+  ASSERT_NE(at, std::string::npos);
+  const std::string path = (std::filesystem::temp_directory_path() / "rope2d_sweep_worst_errors.txt").string();
+  for (const std::string& bad : {std::string("nan"), std::string("inf"), std::string("-inf"),
+                                 fmt::format("{}", first.metrics.max_scaled * 1.01 + 1e-3)}) {
+    std::string t = text;
+    t.replace(at, note.size(), " # " + bad);
+    std::ofstream(path) << t;
+    try {
+      read_sweep_worst(path, o.lo, o.hi, o.grads, o.worst_per_pair);
+      ADD_FAILURE() << "accepted a case error of " << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ":"), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove(path);
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,8 @@ const char* safetensors_dtype(ref::Dtype d);  // BF16, F16, F32
 
 
 // Writes atomically (a uniquely named temporary file, every write checked, renamed into place).
-void write_safetensors(const std::string& path, const SafeTensors& st);
+// `stop`: as write_file_atomic's (asked between pieces of the write).
+void write_safetensors(const std::string& path, const SafeTensors& st, const std::function<bool()>& stop = {});
 // Throws std::invalid_argument naming the file and what is wrong (not a regular file, truncated,
 // bad or duplicate header entries, unknown dtype, shape products overflowing, offsets out of
 // range, overlapping or leaving gaps or trailing bytes, shape and size disagreeing).

@@ -1,0 +1,20 @@
+// The nightly's inputs from files: a shard's result (rope2d nightly --shard) and an earlier
+// night's summary.json. Both read as every other input is (regular files only, a size cap,
+// bounded depth) and checked against their shape (json_shape.hpp) before anything uses them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace rope2d::verify {
+
+// Every field the merge reads, with its type and range (shard.count capped as --shard is),
+// and a date that names a folder under --out and nothing else. Throws bad input naming `where`.
+void check_shard_result(const nlohmann::json& shard, const std::string& where);
+nlohmann::json read_shard_result(const std::string& path);
+
+// The fields the regression rules read, each optional (older summaries lack some), typed.
+void check_previous_summary(const nlohmann::json& summary, const std::string& where);
+nlohmann::json read_previous_summary(const std::string& path);
+
+}  // namespace rope2d::verify
