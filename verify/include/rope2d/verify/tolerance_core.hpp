@@ -90,15 +90,15 @@ ROPE2D_HD inline bool subnormal(double x) { return x != 0 && fabs(x) < tiny; }
 // evaluation can land there although the exact result lies just above (two products that
 // cancel): a flushed result is honest wherever the unrounded sum A of the evaluation may be
 // below 2^-126. With every other value normal, |A - exact| <= (c u / (1 + u)) S and the
-// reference is within u |ref| of exact, so that needs |ref| (1 - u) - c u S < 2^-126
+// reference is within u |ref| of exact, so that needs |ref| (1 - u) - c u S <= 2^-126
 // (reference/proofs/result_window); where a product, grad or the angle may be subnormal too
 // (subnormal_terms), the bound's subnormal term eta is added.
 ROPE2D_HD inline double result_window_margin(double ref, double scale, double gc, bool subnormal_terms) {
   const double eta = subnormal_terms ? bound_eta_grad * fabs(gc) + bound_eta_abs : 0;
-  return fabs(ref) * (1 - u24) - bound_c * u24 * scale - eta - tiny;  // < 0: a flushed result is honest
+  return fabs(ref) * (1 - u24) - bound_c * u24 * scale - eta - tiny;  // <= 0: a flushed result is honest
 }
 ROPE2D_HD inline bool result_may_be_subnormal(double ref, double scale, double gc, bool subnormal_terms) {
-  return ref != 0 && isfinite(ref) && result_window_margin(ref, scale, gc, subnormal_terms) < 0;
+  return ref != 0 && isfinite(ref) && result_window_margin(ref, scale, gc, subnormal_terms) <= 0;
 }
 
 // Cheap and conservative: false only when no value of the float32 evaluation can be
