@@ -3,7 +3,7 @@
 # and builds it in build/. Safe to run again; the README's two commands both start with it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(cmake g++ make libeigen3-dev libboost-dev libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev
+packages=(cmake g++ make libeigen3-dev libboost-dev libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev gappa
           nlohmann-json3-dev libvalijson-dev libcli11-dev libfmt-dev libssl-dev libpugixml-dev python3 python3-numpy
           python3-pytest python3-setuptools)
 # More for a caller that needs them (CI: slurm-wlm and munge, for the Slurm test).

@@ -6,7 +6,7 @@
 namespace rope2d::ref {
 
 double allowed_error(const Float32Bound& b, double scale, double exact, double gc) {
-  const double eta = (b.k_ulp + 1) * 0x1p-149 * std::fabs(gc) + 0x1p-148;
+  const double eta = b.eta_grad * std::fabs(gc) + b.eta_abs;
   return b.c * 0x1p-24 * scale + b.d * std::fabs(exact) + eta;
 }
 

@@ -204,4 +204,24 @@ std::vector<float> nearest_axis_angles(int max_binade, int per_binade) {
   return out;
 }
 
+Element near_smallest_normal(Dtype d, int kind, double mant, int ulps, int spread, double other, bool negative) {
+  const double target = (negative ? -1 : 1) * std::ldexp(1.0 + ulps * 0x1p-23, -126);
+  if (kind == 2) {
+    // -gc sin t + gs cos t = rho cos(t + phi), rho = hypot(gc, gs), phi = atan2(gc, gs); the
+    // float32 rounding of t moves the result by about rho 2^-24 |t|: rho near 2^-119 keeps it
+    // within a few ulps of 2^-126.
+    const double scale = std::ldexp(1.0, -119 - spread);
+    const double gc = round_to(d, mant * scale), gs = round_to(d, (other == 0 ? 0.5 : other) * scale);
+    const double rho = std::hypot(gc, gs), phi = std::atan2(gc, gs);
+    return {gc, gs, static_cast<float>(std::acos(target / rho) - phi)};
+  }
+  // A grad mant times the target, and t with |sin t| (or |cos t|) = 1/mant: the product lands
+  // within about mant ulps of the target.
+  const double g = round_to(d, mant * target);
+  const double f = target / g;  // in (1/4, 1]
+  const float t = static_cast<float>(kind == 0 ? std::asin(f) : std::acos(f));
+  const double o = round_to(d, other * std::fabs(target));
+  return kind == 0 ? Element{g, o, t} : Element{o, g, t};
+}
+
 }  // namespace rope2d::ref

@@ -5,6 +5,7 @@
 #   cp -r build/python/lib/* .device/bin/  # librope2d_py.so with its MPFR and GMP and worst/, for the python step
 #   cp build/verify/gpu_check_gpu_test .device/bin/   # for the gpucheck step
 #   cp build/verify/counter_gpu_test .device/bin/     # for the counter step
+#   cp build/verify/flush_edge_gpu_test build/verify/librope2d_accurate_ftz.so .device/bin/   # for the ftzedge step
 # then run this script there with .device carried. Each step's log is kept even if one fails.
 set -uo pipefail
 out=${OUT:-reports/device}
@@ -117,6 +118,9 @@ PY
                   ${EXHAUSTIVE_RANGE:+--range $EXHAUSTIVE_RANGE} ${EXHAUSTIVE_SHARD:+--shard $EXHAUSTIVE_SHARD} --out "$out/exhaustive" \
                   2>&1 | tail -n 60 | tee "$out/exhaustive.log"
                 cp "$out/exhaustive/sweep_worst.txt" "$out/sweep_worst.txt" 2>/dev/null ;;
+    ftzedge) # The -ftz=true accurate kernel at flush-to-zero's edge (results and products within a few
+             # ulps of 2^-126), judged on the CPU and the GPU: 0 false rejections expected.
+             ROPE2D_FTZ_KERNEL=$bin/librope2d_accurate_ftz.so $bin/flush_edge_gpu_test 2>&1 | tail -n 40 | tee "$out/flush_edge.log" ;;
     counter) # Counter-based inputs made on the GPU against the CPU's, bit for bit; the testbed's GPU-made inputs.
              $bin/counter_gpu_test 2>&1 | tail -n 40 | tee "$out/counter_gpu_test.log" ;;
     trace) # verify --trace/--json on the GPU, the traces through SOL-ExecBench's Trace model, and the

@@ -41,6 +41,11 @@ struct Workspace {
 
 std::size_t align_up(std::size_t x) { return (x + 255) / 256 * 256; }
 
+[[noreturn]] void throw_canary_fault(unsigned long long faults) {
+  throw std::logic_error("internal error: the GPU judge misjudged its subnormal canary (faults " + std::to_string(faults) +
+                         "): it was built with flush-to-zero or fast math, and its verdicts cannot be trusted");
+}
+
 }  // namespace
 
 CheckPass gpu_check_device(const DeviceArrays& d, const CheckOptions& o, void* stream_ptr) {
@@ -66,11 +71,12 @@ CheckPass gpu_check_device(const DeviceArrays& d, const CheckOptions& o, void* s
   if (d.n == 0) return pass;
   detail::launch_check(a, stream);
   check(cudaGetLastError(), "launch");
-  unsigned long long counters[2];
+  unsigned long long counters[3];
   std::vector<CheckPartial> partials(blocks);
   check(cudaMemcpyAsync(counters, a.counters, sizeof counters, cudaMemcpyDeviceToHost, stream), "copy counters");
   check(cudaMemcpyAsync(partials.data(), a.partials, sizeof(CheckPartial) * blocks, cudaMemcpyDeviceToHost, stream), "copy partials");
   check(cudaStreamSynchronize(stream), "check pass");
+  if (counters[2] != 0) throw_canary_fault(counters[2]);
   for (const CheckPartial& p : partials) {  // block order: reproducible
     pass.total.merge(p);
     if (p.has_worst && o.max_candidates > 0) pass.candidates.push_back(p.worst);

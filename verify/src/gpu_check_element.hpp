@@ -113,8 +113,14 @@ ROPE2D_HD inline Verdict judge_with(double gc, double gs, float t, float got, do
   const double scale = fabs(x.a) + fabs(x.b);  // condition_scale(): |gc sin t| + |gs cos t|
   bool sub = false;
   if (core::may_involve_subnormal(gc, gs, t, ref)) {
-    const double thr = core::tiny * (1 + 0x1p-20);
+    const double thr = core::product_window;
     if ((gc != 0 && s != 0 && near_threshold(fabs(gc * s), thr)) || (gs != 0 && c != 0 && near_threshold(fabs(gs * c), thr))) {
+      v.defer = true;
+      return v;
+    }
+    // The result window (tolerance_core.hpp), a threshold in S and |gc| too.
+    const double margin = core::result_window_margin(ref, scale, gc, core::subnormal_terms(gc, gs, t, s, c));
+    if (ref != 0 && fabs(margin) <= borderline * (fabs(ref) + core::tiny + core::bound_c * core::u24 * scale)) {
       v.defer = true;
       return v;
     }
@@ -161,6 +167,33 @@ ROPE2D_HD inline Verdict judge(double gc, double gs, float t, float got) {
   double s, c;
   sincos(static_cast<double>(t), &s, &c);
   return judge_with(gc, gs, t, got, s, c);
+}
+
+// The canary every device pass checks first: a judge built with flush-to-zero (-ftz=true,
+// fast math; nvcc defines no macro for it) decides subnormal references as 0 and widens
+// subnormal outputs and grads as 0. gs = 1.5 * 2^-127 (an fp32 grad, decoded as the pass
+// decodes), gc = 0, t = 2^-20: the reference is 0x1.8p-127 (exact: 1.5 * 2^-127 (1 - 2^-41)).
+// Judged with got = ref it must be bit-equal to that reference; with got one subnormal step
+// above, within every tier and one ulp off. Returns 0, or the bits of what came back wrong.
+inline constexpr uint32_t canary_gs_bits = 0x00600000u;  // 0x1.8p-127
+inline constexpr uint32_t canary_ref_bits = 0x00600000u;
+enum CanaryFault : unsigned { canary_ref_wrong = 1u, canary_step_wrong = 2u };
+
+ROPE2D_HD inline unsigned canary_faults_of(const Verdict& same, const Verdict& step) {
+  unsigned f = 0;
+  if (same.defer || !same.bit_equal || float_bits(same.ref) != canary_ref_bits || !same.subnormal_ieee) f |= canary_ref_wrong;
+  if (step.defer || step.bit_equal || step.over != 0 || step.ulps != 1.0) f |= canary_step_wrong;
+  return f;
+}
+
+ROPE2D_HD inline unsigned canary_faults() {
+  const uint32_t bits = canary_gs_bits, ref_bits = canary_ref_bits, step_bits = canary_ref_bits + 1;
+  const double gs = decode_grad(&bits, 0, grad_fp32);
+  float ref, step;
+  memcpy(&ref, &ref_bits, 4);
+  memcpy(&step, &step_bits, 4);
+  const float t = 0x1p-20f;
+  return canary_faults_of(judge(0.0, gs, t, ref), judge(0.0, gs, t, step));
 }
 
 // The element's record (a failure or the worst), from its inputs and verdict.

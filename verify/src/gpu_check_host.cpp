@@ -79,6 +79,11 @@ void accumulate(CheckPartial& p, const gpucheck::Verdict& v, const CheckRecord& 
 
 CheckPass host_check(const void* gc, const void* gs, const float* theta, const float* out, std::int64_t n,
                      ref::Dtype grad_dtype, const CheckOptions& o) {
+  // The device pass's canary (gpu_check_element.hpp), checked here too: a host build with
+  // flush-to-zero (-ffast-math's crtfastmath) would misjudge it the same way.
+  if (const unsigned f = gpucheck::canary_faults())
+    throw std::logic_error("internal error: the host judge misjudged its subnormal canary (faults " + std::to_string(f) +
+                           "): it was built with flush-to-zero or fast math, and its verdicts cannot be trusted");
   const int dtype = ref::abi_code(grad_dtype);
   constexpr std::int64_t piece = 1 << 16;
   const std::int64_t pieces = (n + piece - 1) / piece;

@@ -29,6 +29,7 @@ __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
   if (tid < core::tier_count) s_over[tid] = 0;
   if (tid < 20) s_hist[tid] = 0;
   if (tid < 26) s_angle[tid] = 0;
+  if (blockIdx.x == 0 && tid == 0) a.counters[2] = gpucheck::canary_faults();  // read by the host first
   __syncthreads();
 
   unsigned long long count = 0, cr = 0, sub = 0, nan = 0, hist0 = 0;
@@ -137,7 +138,7 @@ int check_blocks(std::int64_t n) {
 }
 
 void launch_check(const CheckLaunch& a, cudaStream_t s) {
-  cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), s);
+  cudaMemsetAsync(a.counters, 0, 3 * sizeof(unsigned long long), s);
   check_kernel<<<check_blocks(a.in.n), check_threads, 0, s>>>(a);
 }
 

@@ -19,7 +19,8 @@ struct CheckLaunch {
   std::int64_t max_failures;
   DeferredElement* deferred;      // capacity max_deferred
   std::int64_t max_deferred;
-  unsigned long long* counters;   // [0] failures seen, [1] deferred seen (zeroed by the launcher)
+  unsigned long long* counters;   // [0] failures seen, [1] deferred seen (zeroed by the launcher),
+                                  // [2] the canary's faults (gpu_check_element.hpp; 0 when sound)
 };
 
 // Blocks the pass of n elements uses (fixed by n, so the totals are reproducible).

@@ -151,7 +151,26 @@ TEST(GpuCheckHost, ToleranceNumbersAreTheTable) {
     EXPECT_EQ(c.bound_based, rule(t).bound_based) << name(t);
     EXPECT_EQ(core::allowance(static_cast<int>(t), 0.5, 2.0, 1e-3), allowance(t, 0.5, 2.0, 1e-3));
   }
-  // float32-bound: c = 6 + 19u + ... (FLOAT32_BOUND.md), d = 2u with the reference's rounding.
+  // float32-bound: c = 6 + 19u + ... (FLOAT32_BOUND.md), d = u, and against the correctly
+  // rounded reference d (1 + u) + u = 2u + u^2.
   EXPECT_NEAR(core::tier_coeffs(0).scale_coeff / 0x1p-24, 6.0, 1e-5);
-  EXPECT_EQ(core::tier_coeffs(0).ref_coeff, 0x1p-23);
+  EXPECT_EQ(core::tier_coeffs(0).ref_coeff, 0x1p-23 + 0x1p-48);
+}
+
+TEST(GpuCheckHost, CanaryIsJudgedRightAndAFlushingJudgeIsCaught) {
+  // The canary every device pass checks first, on its host twin: a sound build judges it right.
+  EXPECT_EQ(gpucheck::canary_faults(), 0u);
+  // What a judge built with flush-to-zero sees: the subnormal grad decoded as 0 (a special
+  // case, deferred), the subnormal reference decided as 0, the subnormal output widened as 0.
+  const float t = 0x1p-20f, ref = std::bit_cast<float>(gpucheck::canary_ref_bits);
+  const float step = std::bit_cast<float>(gpucheck::canary_ref_bits + 1);
+  const double gs = std::bit_cast<float>(gpucheck::canary_gs_bits);
+  const gpucheck::Verdict same = gpucheck::judge(0.0, gs, t, ref), up = gpucheck::judge(0.0, gs, t, step);
+  ASSERT_EQ(gpucheck::canary_faults_of(same, up), 0u);
+  EXPECT_NE(gpucheck::canary_faults_of(gpucheck::judge(0.0, 0.0, t, 0.0f), up), 0u);
+  gpucheck::Verdict zero_ref = same;
+  zero_ref.ref = 0.0f;
+  zero_ref.bit_equal = false;
+  EXPECT_EQ(gpucheck::canary_faults_of(zero_ref, up), unsigned(gpucheck::canary_ref_wrong));
+  EXPECT_EQ(gpucheck::canary_faults_of(same, gpucheck::judge(0.0, gs, t, 0.0f)), unsigned(gpucheck::canary_step_wrong));
 }

@@ -9,6 +9,7 @@
 #include "rope2d/ref/overflow.hpp"
 #include "rope2d/ref/regimes.hpp"
 #include "rope2d/verify/metrics.hpp"
+#include "rope2d/verify/tolerance_core.hpp"
 #include "rope2d/verify/worst.hpp"
 
 using namespace rope2d;
@@ -52,6 +53,14 @@ Problem subnormal_problem(ref::Dtype d) {
   for (std::int64_t i = 0; i < all.n(); ++i)
     if (!flushed_problems(all.element(i)).empty()) es.push_back(all.element(i));
   return problem_of("subnormal", d, es);
+}
+
+// One element's output judged beside an ordinary element judged right, so that a zero output
+// meets the verdict on its value and not the all-zero guard.
+Metrics judge_one(ref::Dtype d, const ref::Element& e, float got, Subnormals mode = Subnormals::flush_allowed) {
+  const ref::Element ordinary{0.75, -0.5, 1.25f};
+  const Problem p = problem_of("edge", d, {e, ordinary});
+  return judge(p, {got, compute_expected(p).fp32[1]}, mode);
 }
 
 }  // namespace
@@ -220,4 +229,77 @@ TEST(Tolerance, CheapSubnormalTestIsConservative) {
     ASSERT_TRUE(may_involve_subnormal(e, r)) << ref::hex(e.gc) << " " << ref::hex(e.gs) << " " << ref::hex(e.t);
   }
   EXPECT_GT(involved, 10000);
+}
+
+TEST(Tolerance, FlushedResultIsAcceptedWhereTheAllowanceReachesBelowTheSmallestNormal) {
+  // An honest float32 evaluation lands below 2^-126 although the exact result lies just above
+  // it (two products near 2^-112 that cancel); -ftz=true then returns zero. Each of these was
+  // judged far over the allowance when only a correctly rounded subnormal result was flushed.
+  struct Case {
+    ref::Dtype d;
+    ref::Element e;
+  };
+  const Case cases[] = {
+      {ref::Dtype::fp32, {0x1.d4928p-112, 0x1p-112, 0x1p-1f}},
+      {ref::Dtype::bf16, {0x1.48p-113, 0x1p-113, 0x1.53477p-1f}},
+      {ref::Dtype::bf16, {0x1.32p-113, 0x1.02p-113, 0x1.669d3ap-1f}},
+      {ref::Dtype::fp32, {0x1.cb9d38p-114, 0x1.62181ap-113, 0x1.fd774p-1f}},
+      {ref::Dtype::fp32, {0x1.1c2f96p-118, 0x1.102e32p-118, 0x1.85c6bcp-1f}},  // sin, cos one float off, no FMA
+  };
+  for (const Case& c : cases) {
+    const float r = ref::certified_backward_fp32(c.e);
+    EXPECT_GE(std::fabs(r), 0x1p-126f) << ref::hex(c.e.gc);  // the reference itself is normal
+    for (float zero : {0.0f, -0.0f}) {
+      const Metrics m = judge_one(c.d, c.e, zero);
+      EXPECT_TRUE(m.passes(Tier::float32_bound)) << ref::hex(c.e.gc) << " " << m.over[0];
+      EXPECT_EQ(m.subnormal_modes[flush_result], 1) << ref::hex(c.e.gc);
+      EXPECT_FALSE(judge_one(c.d, c.e, zero, Subnormals::ieee).passes(Tier::float32_bound)) << ref::hex(c.e.gc);
+    }
+    // The honest evaluations themselves pass, IEEE and flushing everything.
+    for (unsigned flush : {0u, unsigned(flush_angle | flush_sin_term | flush_cos_term | flush_result)})
+      EXPECT_TRUE(judge_one(c.d, c.e, kernel(c.e, flush)).passes(Tier::float32_bound)) << ref::hex(c.e.gc) << " " << flush_mask_name(flush);
+  }
+  // The first case as the issue measured it: IEEE gives 0x1.ff8p-127 with exact sin and cos.
+  EXPECT_EQ(kernel({0x1.d4928p-112, 0x1p-112, 0x1p-1f}), 0x1.ff8p-127f);
+}
+
+TEST(Tolerance, FlushedResultIsRefusedWhereTheAllowanceStaysAboveTheSmallestNormal) {
+  // The result window's edge: a normal reference whose allowance just fails to reach below
+  // 2^-126 admits no zero; one float lower (the allowance reaching below) admits it.
+  // gs alone (gc = 0, t = 2^-30: cos t rounds to 1), so ref = gs and S = |gs cos t|.
+  auto element = [](float g) { return ref::Element{0.0, g, 0x1p-30f}; };
+  auto zero_offered = [](const ref::Element& e) {
+    for (const FlushedProblem& f : flushed_problems(e))
+      if (f.mask & flush_result) return true;
+    return false;
+  };
+  float lo = 0x1p-126f;
+  while (zero_offered(element(lo))) lo = std::nextafter(lo, 1.0f);  // the first normal ref outside the window
+  ASSERT_EQ(ref::certified_backward_fp32(element(lo)), lo);
+  EXPECT_FALSE(judge_one(ref::Dtype::fp32, element(lo), 0.0f).passes(Tier::float32_bound)) << ref::hex(lo);
+  const float below = std::nextafter(lo, 0.0f);
+  EXPECT_TRUE(judge_one(ref::Dtype::fp32, element(below), 0.0f).passes(Tier::float32_bound)) << ref::hex(below);
+  EXPECT_LE(core::result_window_margin(below, ref::condition_scale(element(below)), 0, false), 0);
+  EXPECT_GT(core::result_window_margin(lo, ref::condition_scale(element(lo)), 0, false), 0);
+  // About 7u above 2^-126: the window is c u S + u |ref| (c = 6 + ...), every product normal.
+  EXPECT_GT(lo, 0x1p-126 * (1 + 7 * 0x1p-24)) << ref::hex(lo);
+  EXPECT_LT(lo, 0x1p-126 * (1 + 10 * 0x1p-24)) << ref::hex(lo);
+}
+
+TEST(Tolerance, ProductWindowIsTheProvenOne) {
+  // A product is treated as possibly subnormal only within the window derived from the bound
+  // (float32_bound.hpp: 2^-126 (1 + ~5u)), not the old 2^-20 relative. The element that
+  // `rope2d eval 0x1.303ab2p-126 0 1.0 --grad-dtype fp32` showed: its product lies 2^-21.2
+  // above 2^-126, where no honest evaluation flushes it, and its result is as far above.
+  EXPECT_GT(core::product_window, 0x1p-126 * (1 + 5 * 0x1p-24));
+  EXPECT_LT(core::product_window, 0x1p-126 * (1 + 6 * 0x1p-24));
+  const ref::Element e{0x1.303ab2p-126, 0.0, 1.0f};
+  EXPECT_TRUE(flushed_problems(e).empty());
+  EXPECT_FALSE(judge_one(ref::Dtype::fp32, e, 0.0f).passes(Tier::float32_bound));
+  // At the window's edge, each side (the product's double value against the window).
+  const double s1 = std::sin(1.0);
+  float g = static_cast<float>(core::product_window / s1);
+  while (std::fabs(static_cast<double>(g) * s1) > core::product_window) g = std::nextafter(g, 0.0f);
+  EXPECT_TRUE(core::product_may_be_subnormal(g, s1));
+  EXPECT_FALSE(core::product_may_be_subnormal(std::nextafter(g, 1.0f), s1));
 }

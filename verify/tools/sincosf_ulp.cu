@@ -2,7 +2,8 @@
 // exact value, as evidence beside the float32 bound's premise (reference/FLOAT32_BOUND.md).
 // Prints, per function, the largest error in ulps of the exact value with its argument (its
 // ulp error re-checked on the host with MPFR at 256 bits), the largest distance in floats from
-// the correctly rounded value, and the largest error per binade of |x|.
+// the correctly rounded value, the largest error per binade of |x|, and how many results lie
+// outside [-1, 1] (the bound's own added premise).
 //
 // Why double sin/cos on the GPU is reference enough: CUDA documents its double sin/cos/sincos
 // within 2 ulp of double (2^-51 relative) over the whole range, with full-range argument
@@ -32,6 +33,7 @@ struct Result {
   unsigned long long key[kFns];    // (ulp error as float bits) << 32 | input bits: max gives argmax
   unsigned int steps[kFns];        // floats between the result and the correctly rounded value
   unsigned int binade[256][kFns];  // max ulp error (float bits) per exponent field of x
+  unsigned long long beyond_one[kFns];  // results outside [-1, 1] (the bound's added premise)
 };
 
 __device__ float ulp_error(float f, double exact) {
@@ -69,6 +71,7 @@ __global__ void measure(Result* out) {
       const unsigned long long k =
           (static_cast<unsigned long long>(__float_as_uint(ulp_error(v[f], exact))) << 32) | bits;
       key[f] = max(key[f], k);
+      if (fabsf(v[f]) > 1.0f) atomicAdd(&out->beyond_one[f], 1ull);
       steps[f] = max(steps[f], static_cast<unsigned int>(abs(ordered(v[f]) - ordered(__double2float_rn(exact)))));
     }
   }
@@ -173,6 +176,14 @@ int main() {
   cudaFree(d);
   cudaFree(dv);
   int broken = 0;
+  std::printf("\n# results outside [-1, 1] (FLOAT32_BOUND.md's added premise: expected 0)\n");
+  for (int f = 0; f < kFns; ++f) {
+    std::printf("%-12s %llu\n", kNames[f], r.beyond_one[f]);
+    if (r.beyond_one[f] != 0) {
+      std::printf("PREMISE BROKEN: %s returned %llu values outside [-1, 1]\n", kNames[f], r.beyond_one[f]);
+      broken = 1;
+    }
+  }
   for (int f = 0; f < kFns; ++f)
     if (r.steps[f] > 2 || as_float(static_cast<unsigned int>(r.key[f] >> 32)) > 2.5f) {
       std::printf("PREMISE BROKEN: %s is %u floats from the correctly rounded value\n", kNames[f], r.steps[f]);

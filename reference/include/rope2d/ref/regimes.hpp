@@ -55,6 +55,13 @@ double cancelling_gs(Dtype d, double& gc, float t);
 // 2^(p-1)): units * 2^(emin - p + 1).
 double subnormal_of(Dtype d, std::uint64_t units, bool negative = false);
 
+// Flush-to-zero's edge: an element whose product gc sin t (kind 0) or gs cos t (kind 1), or
+// whose result (kind 2: two products near 2^-(119 + spread) cancelling, spread 0 to 8), lies within a few
+// float32 ulps of +-2^-126 (1 + ulps 2^-23). `mant` in [1, 4) scales the grad against the
+// target; t is solved for (asin, acos, or acos of the result over hypot(gc, gs)). The other
+// grad is drawn from `other` in [-1, 1) at the product's size. bf16 and fp32 grads.
+Element near_smallest_normal(Dtype d, int kind, double mant, int ulps, int spread, double other, bool negative);
+
 // Special grads of the dtype, each exact in it: +-0, the smallest and largest subnormal, +-Inf,
 // NaN, +-largest finite; `ordinary` stands for a value drawn per element (NaN-free, finite).
 struct SpecialGrad {

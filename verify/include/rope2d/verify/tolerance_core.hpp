@@ -16,7 +16,10 @@ inline constexpr double u24 = 0x1p-24;
 // Scalars (usable in device code): the float32 bound for CUDA's documented sincosf.
 inline constexpr double bound_c = ref::cuda_sincosf_bound.c;
 inline constexpr double bound_d = ref::cuda_sincosf_bound.d;
-inline constexpr double bound_k_ulp = ref::cuda_sincosf_bound.k_ulp;
+inline constexpr double bound_eta_grad = ref::cuda_sincosf_bound.eta_grad;
+inline constexpr double bound_eta_abs = ref::cuda_sincosf_bound.eta_abs;
+// Where a product g * f may be subnormal in the float32 evaluation (float32_bound.hpp).
+inline constexpr double product_window = ref::cuda_sincosf_bound.product_window;
 inline constexpr int tier_count = 5;  // Tier's order: float32_bound, bf16/fp16/fp32-noise, solexecbench
 
 struct TierCoeffs {
@@ -32,7 +35,8 @@ struct TierCoeffs {
 // the numbers are in tolerance.cpp's table, which is built from these.
 ROPE2D_HD constexpr TierCoeffs tier_coeffs(int k) {
   switch (k) {
-    case 0: return {bound_c * u24, bound_d + u24, 0, true};  // float32-bound
+    // float32-bound: d |exact| <= d (1 + u) |ref|, and ref is within u |ref| of exact: 2u + u^2
+    case 0: return {bound_c * u24, bound_d * (1 + u24) + u24, 0, true};
     case 1: return {0x1p-8, u24, 0, true};                   // bf16-noise
     case 2: return {0x1p-11, u24, 0, true};                  // fp16-noise
     case 3: return {u24, u24, 0, true};                      // fp32-noise
@@ -75,7 +79,7 @@ ROPE2D_HD inline double allowance(int k, double ref, double scale, double gc) {
   if (!r.bound_based) return r.atol + r.ref_coeff * fabs(ref);
   // The subnormal-range term of the proven bound (eta), for every bound-based tier, plus
   // half the smallest subnormal spacing for the reference's own rounding there.
-  const double eta = (bound_k_ulp + 1) * 0x1p-149 * fabs(gc) + 0x1p-148 + 0x1p-150;
+  const double eta = bound_eta_grad * fabs(gc) + bound_eta_abs + ref::subnormal_half_spacing;
   return r.scale_coeff * scale + r.ref_coeff * fabs(ref) + eta;
 }
 
@@ -110,30 +114,52 @@ inline constexpr double tiny = 0x1p-126;  // smallest normal float32
 
 ROPE2D_HD inline bool subnormal(double x) { return x != 0 && fabs(x) < tiny; }
 
+// The result window. Flush-to-zero returns zero for a result below 2^-126, and an honest
+// evaluation can land there although the exact result lies just above (two products that
+// cancel): a flushed result is honest wherever the unrounded sum A of the evaluation may be
+// below 2^-126. With every other value normal, |A - exact| <= (c u / (1 + u)) S and the
+// reference is within u |ref| of exact, so that needs |ref| (1 - u) - c u S <= 2^-126
+// (reference/proofs/result_window); where a product, grad or the angle may be subnormal too
+// (subnormal_terms), the bound's subnormal term eta is added.
+ROPE2D_HD inline double result_window_margin(double ref, double scale, double gc, bool subnormal_terms) {
+  const double eta = subnormal_terms ? bound_eta_grad * fabs(gc) + bound_eta_abs : 0;
+  return fabs(ref) * (1 - u24) - bound_c * u24 * scale - eta - tiny;  // <= 0: a flushed result is honest
+}
+ROPE2D_HD inline bool result_may_be_subnormal(double ref, double scale, double gc, bool subnormal_terms) {
+  return ref != 0 && isfinite(ref) && result_window_margin(ref, scale, gc, subnormal_terms) <= 0;
+}
+
 // Cheap and conservative: false only when no value of the float32 evaluation can be
 // subnormal (see flush.hpp). |sin t| >= min(|t|/2, 2^-40) and |cos t| >= 2^-40 for every
 // float32 t (|sin t| >= 0.84|t| below 1; beyond, no float32 comes within 2^-40 of a multiple
 // of pi/2: FLOAT32_BOUND.md), so a product can be subnormal only if the grad times that lower
-// bound is below 2^-126 (with a factor 2 to spare for the kernel's rounding).
+// bound is below 2^-126 (with a factor 2 to spare for the kernel's rounding); the result
+// window is taken with |gc| + |gs| >= S (the allowance grows with S).
 ROPE2D_HD inline bool may_involve_subnormal(double gc, double gs, float t, float ref) {
   constexpr double floor_sc = 0x1p-40;
   const double at = fabs(static_cast<double>(t));
   const double sin_low = at / 2 < floor_sc ? at / 2 : floor_sc;
   return subnormal(t) || (gc != 0 && fabs(gc) * sin_low < 2 * tiny) || (gs != 0 && fabs(gs) * floor_sc < 2 * tiny) ||
-         (ref != 0 && fabs(ref) <= tiny);
+         result_may_be_subnormal(ref, fabs(gc) + fabs(gs), gc, true);
 }
 
 // The product of a grad and sin or cos, as the float32 evaluation may see it: subnormal? (the
-// exact product below 2^-126, widened by 2^-20 for the kernel's own rounding)
+// double product below the proven window 2^-126 (1 + ~5u): the kernel's own rounding of sin,
+// cos and the product, and the double sincos's error; reference/proofs/product_window)
 ROPE2D_HD inline bool product_may_be_subnormal(double g, double f) {
-  return g != 0 && f != 0 && (subnormal(g) || fabs(g * f) < tiny * (1 + 0x1p-20));
+  return g != 0 && f != 0 && (subnormal(g) || fabs(g * f) <= product_window);
 }
 
-// Exact given s and c (the double sin t and cos t): whether some value of the float32
-// evaluation may be subnormal, so that a flushed problem exists (flush.hpp).
-ROPE2D_HD inline bool involves_subnormal(double gc, double gs, float t, float ref, double s, double c) {
-  if (ref != 0 && fabs(ref) <= tiny) return true;
+// Exact given s and c (the double sin t and cos t): whether the angle, a grad or a product
+// may be subnormal in the float32 evaluation.
+ROPE2D_HD inline bool subnormal_terms(double gc, double gs, float t, double s, double c) {
   return subnormal(t) || product_may_be_subnormal(gc, s) || product_may_be_subnormal(gs, c);
+}
+
+// Exact given s and c: whether some value of the float32 evaluation may be subnormal, the
+// result included, so that a flushed problem exists (flush.hpp).
+ROPE2D_HD inline bool involves_subnormal(double gc, double gs, float t, float ref, double s, double c) {
+  return subnormal_terms(gc, gs, t, s, c) || result_may_be_subnormal(ref, fabs(gc * s) + fabs(gs * c), gc, false);
 }
 
 }  // namespace rope2d::verify::core

@@ -1,0 +1,25 @@
+# The configure-time refusal of flush-to-zero flags for the GPU judge (cmake/JudgeFlags.cmake):
+# each flag that flushes subnormals is refused with a message naming it, and ordinary flags
+# pass. Run as: cmake -P judge_flags_test.cmake
+set(module ${CMAKE_CURRENT_LIST_DIR}/../JudgeFlags.cmake)
+set(refused "-ftz=true" "-O3 --ftz=true -lineinfo" "-ftz true" "--use_fast_math" "-use_fast_math -O2"
+            "-Xcompiler=-ffast-math" "-Xcompiler -Ofast")
+set(accepted "" "-O3" "-ftz=false" "--fmad=false -lineinfo" "-Xcompiler=-O2" "-prec-div=true")
+set(failures 0)
+foreach(flags IN ITEMS ${refused})
+  execute_process(COMMAND ${CMAKE_COMMAND} "-DROPE2D_FLAGS_TO_CHECK=${flags}" -P ${module} RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(rc EQUAL 0 OR NOT err MATCHES "flush-to-zero")
+    message(SEND_ERROR "not refused: '${flags}' (exit ${rc}): ${err}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+foreach(flags IN ITEMS ${accepted})
+  execute_process(COMMAND ${CMAKE_COMMAND} "-DROPE2D_FLAGS_TO_CHECK=${flags}" -P ${module} RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT rc EQUAL 0)
+    message(SEND_ERROR "refused: '${flags}': ${err}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+if(failures)
+  message(FATAL_ERROR "${failures} flag sets judged wrong")
+endif()

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs every Gappa proof of reference/proofs/ with the constants the code is built with:
+# CONSTANTS (the program built from constants.cpp) prints them, each @NAME@ of a *.g.in is
+# replaced by its value, and gappa must prove the result with no warning (a hint it could not
+# check). Then each proof's negative control, the goal's constant lowered (the script's
+# "# goal: NAME LOWER" line; a quarter lower where the bound is not tight), must fail: a proof that proves nothing is caught.
+# Usage: run_proofs.sh CONSTANTS GAPPA [NAME-FILTER]   (exit 0: all proved, all controls fail)
+set -uo pipefail
+constants=$1 gappa=$2 filter=${3:-}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$constants" >"$work/constants.txt" || { echo "FAIL: $constants did not run"; exit 1; }
+failures=0 proved=0 controls=0 control_how=""
+
+# Writes the script for one instance: template, then NAME=VALUE pairs (the instance's own
+# placeholders), the constants for the rest.
+instantiate() {
+  local template=$1 out=$2; shift 2
+  local sed_args=()
+  for kv in "$@"; do sed_args+=(-e "s|@${kv%%=*}@|${kv#*=}|g"); done
+  while read -r name value; do sed_args+=(-e "s|@${name}@|${value}|g"); done <"$work/constants.txt"
+  sed "${sed_args[@]}" "$template" >"$out"
+  if grep -q '@[A-Z0-9_]*@' "$out"; then echo "FAIL: $out: unreplaced $(grep -o '@[A-Z0-9_]*@' "$out" | head -1)"; return 1; fi
+}
+
+# Proves one instance, then its negative control.
+prove() {
+  local template=$1 label=$2; shift 2
+  [ -n "$filter" ] && [[ "$label" != *"$filter"* ]] && return 0
+  local script="$work/$label.g" control="$work/$label.control.g"
+  instantiate "$template" "$script" "$@" || { failures=$((failures + 1)); return; }
+  if ! "$gappa" -Eprecision=600 "$script" >"$work/$label.log" 2>&1 || grep -q "Warning" "$work/$label.log"; then
+    echo "FAIL: $label: not proved"; sed 's/^/    /' "$work/$label.log" | head -20
+    failures=$((failures + 1)); return
+  fi
+  proved=$((proved + 1))
+  read -r _ _ goal how < <(grep '^# goal:' "$template")
+  [ -n "$control_how" ] && how=$control_how
+  local lowered
+  lowered=$(awk -v n="${goal}_${how}" '$1 == n {print $2}' "$work/constants.txt")
+  [ -n "$lowered" ] || { echo "FAIL: $label: no constant ${goal}_${how}"; failures=$((failures + 1)); return; }
+  sed "s|$(awk -v n="$goal" '$1 == n {print $2}' "$work/constants.txt")|$lowered|g" "$script" >"$control"
+  if "$gappa" -Eprecision=600 "$control" >"$work/$label.control.log" 2>&1 || ! grep -q "not satisfied" "$work/$label.control.log"; then
+    echo "FAIL: $label: the negative control ($goal lowered) was proved too"; failures=$((failures + 1)); return
+  fi
+  controls=$((controls + 1))
+  echo "proved: $label (control with $goal lowered fails)"
+}
+
+# The normal-range bound: three orders (e1, e2: the product roundings an FMA removes), every
+# feasible sign case of the two products (sx, sy) and of the exact result (se).
+for order in 0 1 2; do
+  e1=@U@ e2=@U@
+  [ $order = 1 ] && e2=0
+  [ $order = 2 ] && e1=0
+  for sx in 1 -1; do for sy in 1 -1; do for se in 1 -1; do
+    [ $sx != $sy ] && [ $se != $sy ] && continue  # opposite-sign products: exact has sy's sign
+    # With an FMA one rounding is gone and the bound is not tight (about 5.5u instead of 6u in
+    # the cancelling case): the control lowers c by a quarter there, below every order's worst.
+    control_how=""; [ $order != 0 ] && control_how=QUARTER
+    prove "$here/normal_bound.g.in" "normal_bound.order$order.sx$sx.sy$sy.se$se" \
+      "ORDER=$order" "SX=$sx" "SY=$sy" "SE=$se" "E1=$e1" "E2=$e2"
+  done; done; done
+done
+# The result window: (1 - u)|ref| - c u S <= 2^-126 leaves slack u c u S, so its control
+# lowers c by a quarter (below the 6u the cancellation can reach).
+control_how=""
+for sx in 1 -1; do for sy in 1 -1; do
+  [ $sx != $sy ] && [ $sy != 1 ] && continue  # exact >= 0: opposite-sign products need sy = 1
+  prove "$here/result_window.g.in" "result_window.sx$sx.sy$sy" "SX=$sx" "SY=$sy"
+done; done
+prove "$here/product_window.g.in" "product_window"
+
+echo "$proved proved, $controls negative controls failed as they must, $failures failures"
+[ $failures = 0 ]
