@@ -13,9 +13,10 @@ file(WRITE ${CMAKE_BINARY_DIR}/python/VERSION.new "${ROPE2D_VERSION_FULL}\n")
 file(COPY_FILE ${CMAKE_BINARY_DIR}/python/VERSION.new ${CMAKE_BINARY_DIR}/python/VERSION ONLY_IF_DIFFERENT)
 file(REMOVE ${CMAKE_BINARY_DIR}/python/VERSION.new)
 
-# Compiled into two files only, so a new commit rebuilds little.
+# Compiled into two small files only, so a new commit rebuilds little.
 function(rope2d_version_define)
-  set_source_files_properties(${PROJECT_SOURCE_DIR}/verify/cli/main.cpp TARGET_DIRECTORY rope2d
+  target_sources(rope2d PRIVATE ${PROJECT_SOURCE_DIR}/verify/cli/version.cpp)
+  set_source_files_properties(${PROJECT_SOURCE_DIR}/verify/cli/version.cpp TARGET_DIRECTORY rope2d
                               PROPERTIES COMPILE_DEFINITIONS "ROPE2D_VERSION_FULL=\"${ROPE2D_VERSION_FULL}\"")
   set_source_files_properties(${PROJECT_SOURCE_DIR}/verify/src/capi.cpp TARGET_DIRECTORY rope2d_py
                               PROPERTIES COMPILE_DEFINITIONS "ROPE2D_VERSION_FULL=\"${ROPE2D_VERSION_FULL}\"")
