@@ -48,6 +48,7 @@ def _declare(lib):
     vp, i64, cp = c.c_void_p, c.c_int64, c.c_char_p
     sig = {
         "rope2d_capi_version": ([], cp),
+        "rope2d_version": ([], cp),
         "rope2d_last_error": ([], cp),
         "rope2d_free": ([vp], None),
         "rope2d_reference": ([vp, vp, vp, i64, c.c_int, c.c_int, vp], c.c_int),

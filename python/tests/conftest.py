@@ -1,10 +1,12 @@
 """Shared inputs for the Python API tests: randn-like grads and angles drawn with NumPy (the
 reference, not these inputs, decides every expected value), and the two kernels the tests
-judge: an accurate one (float64 sin/cos, rounded once) and a defective one (float16 sin/cos)."""
+judge: an accurate one (float64 sin/cos, rounded once) and a defective one (float16 sin/cos);
+and the plugin's fixture rope2d_check, as an installed package registers it (pytest11)."""
 import numpy as np
 import pytest
 
 import rope2d
+from rope2d.pytest_plugin import rope2d_check  # noqa: F401  (a fixture, by import)
 
 
 @pytest.fixture

@@ -40,6 +40,8 @@ TEST(Overflow, RegimeGradsAreExactAndReachOverflow) {
       ASSERT_TRUE(std::isfinite(e.gc) && std::isfinite(e.gs) && std::isfinite(e.t));
       overflowing += std::fabs(unrounded_value(e)) >= float32_overflow_threshold;
     }
-    if (d != Dtype::fp16) EXPECT_GT(overflowing, 20) << name(d);  // fp16's top is far below float32's
+    if (d != Dtype::fp16) {
+      EXPECT_GT(overflowing, 20) << name(d);  // fp16's top is far below float32's
+    }
   }
 }

@@ -43,12 +43,14 @@ struct BenchArgs {
   int runs = 50, warmup = 10;
 };
 
-// librope2d_kernel.so beside the program (a device bundle) or in the build tree's cuda/.
+// librope2d_kernel.so beside the program (a device bundle), in the build tree's cuda/, or in an
+// installed tree's lib/.
 std::string find_kernel_library() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
-  for (const auto& p : {exe.parent_path() / "librope2d_kernel.so", exe.parent_path().parent_path() / "cuda/librope2d_kernel.so"})
+  for (const auto& p : {exe.parent_path() / "librope2d_kernel.so", exe.parent_path().parent_path() / "cuda/librope2d_kernel.so",
+                       exe.parent_path().parent_path() / "lib/librope2d_kernel.so"})
     if (std::filesystem::exists(p)) return p.string();
   return {};
 }

@@ -113,7 +113,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
               << " problems, checksums and every stored result against the reference)\n";
     failures += r.exit_code() != 0;
   } else {
-    std::cout << "  golden set " << a.golden << ": SKIPPED (not found; run from the repository root)\n";
+    std::cout << "  golden set " << a.golden << ": SKIPPED (not found)\n";
   }
   std::int64_t checked = 0, mismatched = 0;
   ref::CertifiedStats stats;

@@ -15,10 +15,20 @@ enum Exit : int { ok = 0, incorrect = 1, usage = 2, submission_failed = 3, no_gp
 
 using Action = std::function<int()>;
 
-// A file of the repository (a script, the ABI headers): from the working directory when it is a
-// checkout, else from the source tree the program was built from.
+// A file of the project by its path in the repository (the golden set, the worst-case lists, a
+// script, the ABI headers). An installed program (<prefix>/bin/rope2d) finds its own copy under
+// <prefix>/share/rope2d/<rel>, found from the program's location, whatever the working directory.
+// A program in a build tree: the working directory when it is a checkout, else the source tree
+// it was built from.
 inline std::string repo_file(const std::string& rel) {
-  return std::filesystem::exists(rel) ? std::filesystem::absolute(rel).string() : std::string(ROPE2D_SOURCE_DIR) + "/" + rel;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "rope2d" / rel;
+    if (fs::exists(installed, ec)) return installed.string();
+  }
+  return fs::exists(rel, ec) ? fs::absolute(rel).string() : std::string(ROPE2D_SOURCE_DIR) + "/" + rel;
 }
 
 Action add_eval(CLI::App& app);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "version.hpp"
 #include "rope2d/verify/golden.hpp"
 
 namespace {
@@ -73,7 +74,8 @@ int main(int argc, char** argv) {
   using namespace rope2d::cli;
   CLI::App app{"rope2d: reference and verification suite for the batched 2D RoPE backward"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "rope2d " + rope2d::verify::generator_version(), "print the generator version and exit");
+  // One version for the program, the C API and the Python package (cmake/version.cmake).
+  app.set_version_flag("--version", std::string("rope2d ") + version(), "print the version (semantic version + commit) and exit");
   app.failure_message([](const CLI::App* a, const CLI::Error& e) { return "rope2d: " + CLI::FailureMessage::simple(a, e); });
   std::map<CLI::App*, Action> actions;
   auto add = [&](auto adder, const char* name, const char* help) {

@@ -17,7 +17,7 @@
 namespace rope2d::cli {
 
 struct VerifyArgs {
-  std::string submission, out_dir, tier = "float32-bound", nvcc = "nvcc", only, golden = "data/golden-smoke";
+  std::string submission, out_dir, tier = "float32-bound", nvcc = "nvcc", only, golden = repo_file("data/golden-smoke");
   std::vector<std::string> nvcc_flags, dtypes{"bf16", "fp16", "fp32"};
   bool quick = false, quiet = false, bench = false, list = false;
   bool sanitize = false, sanitize_set = false;  // --sanitize; the reduced set it re-executes with

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: GPU properties, the verifier and the benchmark, logs under $OUT.
 # Binaries come prebuilt in .device/bin (the GPU image lacks MPFR, Boost, Eigen, RapidCheck):
+#   cmake --build build -j2 --target tests   # kernel_prop and the GPU tests are not in the default build
 #   mkdir -p .device/bin && cp build/verify/rope2d build/properties/kernel_prop build/cuda/librope2d_kernel.so .device/bin/
 #   cp -r build/python/lib/* .device/bin/  # librope2d_py.so with its MPFR and GMP and worst/, for the python step
 #   cp build/verify/gpu_check_gpu_test .device/bin/   # for the gpucheck step

@@ -84,6 +84,7 @@ using namespace rope2d::verify::capi;
 extern "C" {
 
 const char* rope2d_capi_version(void) { return "1"; }
+const char* rope2d_version(void) { return ROPE2D_VERSION_FULL; }
 const char* rope2d_last_error(void) { return last_error.c_str(); }
 void rope2d_free(char* text) { std::free(text); }
 

@@ -235,7 +235,7 @@ void remove_stale(const fs::path& parent, const std::string& name) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(parent, ec)) {
     const std::string f = e.path().filename().string();
-    for (const std::string prefix : {"." + name + ".staging-", "." + name + ".old-"})
+    for (const std::string& prefix : {"." + name + ".staging-", "." + name + ".old-"})
       if (f.size() == prefix.size() + 6 && f.starts_with(prefix) && e.is_directory(ec) && !e.is_symlink(ec)) fs::remove_all(e.path(), ec);
   }
 }

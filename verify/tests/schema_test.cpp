@@ -74,9 +74,10 @@ TEST(SolutionSchema, EveryCaseIsClassifiedAndNamesItsField) {
     const std::string expect = c["expect"];
     kinds.insert(expect);
     EXPECT_EQ(classify(p), expect) << c["name"] << dump(p);
-    if (c.contains("field"))
+    if (c.contains("field")) {
       EXPECT_TRUE(std::any_of(p.begin(), p.end(), [&](const SchemaProblem& x) { return x.field == c["field"]; }))
           << c["name"] << ": no problem names " << c["field"] << dump(p);
+    }
   }
   EXPECT_EQ(kinds, (std::set<std::string>{"accepted", "refused", "ours"}));
   EXPECT_GE(corpus()["cases"].size(), 80u);
@@ -105,7 +106,9 @@ TEST(SolutionSchema, LanguageFamiliesAreTheSchemasLanguages) {
 TEST(SolutionSchema, EveryConstraintSaysWhatItExpects) {
   // Each schema node that constrains a value carries the text a refusal prints.
   std::function<void(const json&, const std::string&)> walk = [&](const json& n, const std::string& at) {
-    if (n.contains("type") || n.contains("enum")) EXPECT_TRUE(n.contains("x-expected")) << at;
+    if (n.contains("type") || n.contains("enum")) {
+      EXPECT_TRUE(n.contains("x-expected")) << at;
+    }
     if (n.contains("properties"))
       for (const auto& [k, v] : n["properties"].items()) walk(v, at + "." + k);
     if (n.contains("items")) walk(n["items"], at + "[]");

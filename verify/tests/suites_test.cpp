@@ -99,7 +99,9 @@ TEST(Suites, QuickCoversTheSizeKindsWithFewDistinctShapes) {
   // constexpr-size Triton solution's --quick must stay under 30 s on an H200.
   EXPECT_LE(shapes.size(), 42u) << "distinct element counts of --quick";
   for (const auto& p : v)  // placement and flush ride on sizes judged anyway
-    if (p.set == "place" || p.set == "flush") EXPECT_TRUE(p.n() == 67 || n.count(p.n())) << p.name();
+    if (p.set == "place" || p.set == "flush") {
+      EXPECT_TRUE(p.n() == 67 || n.count(p.n())) << p.name();
+    }
 }
 
 TEST(Suites, PlacementHoldsAllOffsetCombinationsAndEachPointerAlone) {

@@ -19,6 +19,8 @@ extern "C" {
 enum { ROPE2D_DT_BF16 = 0, ROPE2D_DT_FP16 = 1, ROPE2D_DT_FP32 = 2 };
 
 const char* rope2d_capi_version(void);
+/* The version of rope2d: semantic version + commit ("0.1.0+ec93437"), as `rope2d --version`. */
+const char* rope2d_version(void);
 /* The message of the last failed call on this thread ("" if none). */
 const char* rope2d_last_error(void);
 void rope2d_free(char* text);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `cmake --install` into a temporary prefix, then as a user of the installed tree would: the
+# installed rope2d run from / (not the repository) finds its own golden set and passes, its
+# --version is the build's, and a downstream project built with find_package(rope2d) runs.
+# Usage: install_test.sh CMAKE BUILD_DIR CONSUMER_SOURCE_DIR
+set -uo pipefail
+cmake=$1 build=$2 consumer=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "cmake --install"; exit 1; }
+for f in bin/rope2d lib/librope2d_py.so lib/librope2d_verify.a lib/librope2d_reference.a \
+         include/rope2d/rope2d_backward.h include/rope2d/verify/capi.h include/rope2d/ref/backward.hpp \
+         share/rope2d/data/golden-smoke/manifest.json share/rope2d/reference/worst/known.txt \
+         lib/cmake/rope2d/rope2dConfig.cmake lib/cmake/rope2d/rope2dConfigVersion.cmake share/doc/rope2d/LICENSE; do
+  [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+
+# The installed program, from /, with no checkout in sight: its golden set is the installed one.
+(cd / && "$prefix/bin/rope2d" verify --out "$tmp/verify") >"$tmp/verify.log" 2>&1
+rc=$?
+golden="$prefix/share/rope2d/data/golden-smoke"
+if grep -q "SKIPPED the kernel runs" "$tmp/verify.log"; then
+  [ "$rc" -eq 0 ] || fail "installed rope2d verify exit $rc (expected 0)"
+  grep -q "golden set $golden: passed" "$tmp/verify.log" || fail "installed rope2d verify did not check $golden"
+else
+  [ "$rc" -eq 0 ] || fail "installed rope2d verify exit $rc on the GPU (expected 0)"
+fi
+[ "$fails" -eq 0 ] || cat "$tmp/verify.log"
+version=$("$prefix/bin/rope2d" --version) || fail "rope2d --version"
+[ "$version" = "$("$build/verify/rope2d" --version)" ] || fail "installed --version '$version' differs from the build's"
+
+# A downstream project: configure, build, run.
+if "$cmake" -S "$consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$tmp/consumer.log" 2>&1 &&
+   "$cmake" --build "$tmp/consumer" >>"$tmp/consumer.log" 2>&1; then
+  (cd / && "$tmp/consumer/consumer") || fail "the consumer program"
+else
+  cat "$tmp/consumer.log"
+  fail "the consumer project did not configure or build against the installed package"
+fi
+[ "$fails" -eq 0 ] && echo "install_test: PASSED" || echo "install_test: $fails failures"
+[ "$fails" -eq 0 ]
