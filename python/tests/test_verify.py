@@ -105,9 +105,9 @@ def test_returning_style_and_only(tmp_path):
         accurate(gc, gs, th, out)
         return out
 
-    res = rope2d.verify(returns, quick=True, only="odd/bf16/n=1025", destination_passing=False, device="cpu", out=tmp_path / "ret")
+    res = rope2d.verify(returns, quick=True, only="odd/bf16/n=1030", destination_passing=False, device="cpu", out=tmp_path / "ret")
     assert res.verdict == "passed", res.summary
-    assert [r["name"] for r in report(res)["results"]] == ["odd/bf16/n=1025"]
+    assert [r["name"] for r in report(res)["results"]] == ["odd/bf16/n=1030"]
 
 
 def test_the_verification_suite_with_its_worst_set(tmp_path):

@@ -10,7 +10,7 @@ echo "// not compiled: --list stops before the build" >"$sub"
 "$rope2d" verify "$sub" --grad-dtypes fp16,bf16 --seed 7 --rounds 3 --tier fp16-noise --quick \
   --nvcc-flag="-DNAME='a b'" --nvcc-flag=-lineinfo --list >"$tmp/all.txt" 2>&1 || { bad "full --list exits 0"; cat "$tmp/all.txt"; }
 [ "$(wc -l <"$tmp/all.txt")" -gt 100 ] && ok "full list has every problem" || bad "full list: $(wc -l <"$tmp/all.txt") lines"
-for name in randn/fp16/1x773 layout/fp16/1x1801 odd/fp16/n=1025 randn/bf16/1x256 long/fp16/1x16384; do
+for name in randn/fp16/1x773 layout/fp16/1x1801 odd/fp16/n=1030 randn/bf16/1x256 long/fp16/1x16384; do
   want=$(grep "^$name seed=" "$tmp/all.txt")
   [ -n "$want" ] || { bad "$name not in the list"; continue; }
   line=${want#* reproduce: }
