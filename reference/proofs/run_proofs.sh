@@ -92,6 +92,7 @@ for sx in 1 -1; do for sy in 1 -1; do
   [ $sx != $sy ] && [ $sy != 1 ] && continue
   prove "$here/eta_result_window.g.in" "eta_result_window.sx$sx.sy$sy" "SX=$sx" "SY=$sy"
 done; done
+prove "$here/eta_result_window_one_term.g.in" "eta_result_window_one_term"
 
 echo "$proved proved, $controls negative controls failed as they must, $failures failures"
 [ $failures = 0 ]
