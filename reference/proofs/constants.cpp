@@ -30,6 +30,11 @@ int main() {
   print("ETA_GRAD", b.eta_grad);
   print("ETA_ABS", b.eta_abs);
   print("PRODUCT_WINDOW", b.product_window);
+  // Half the smallest subnormal spacing: IEEE float32 rounding's absolute error below 2^-126.
+  print("HALF_SPACING", rope2d::ref::subnormal_half_spacing);
+  // |s - sin t| where sin t < 2^-126: k floats (spacing 2^-149) from RN(sin t), within
+  // HALF_SPACING of sin t (exact: small multiples of 2^-150).
+  print("SIN_ABS", b.k_ulp * 0x1p-149 + rope2d::ref::subnormal_half_spacing);
   print("EF", rope2d::ref::double_sincos_rel);
   return 0;
 }
