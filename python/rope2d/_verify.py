@@ -18,7 +18,6 @@ import numpy as np
 from . import _call_checks as cc
 from . import _lib
 
-POISON = 0x7FC0DEAD  # the verifier's poison pattern: a quiet NaN with a payload
 _NP = {"bf16": np.uint16, "fp16": np.float16, "fp32": np.float32}
 
 
@@ -109,8 +108,8 @@ def _result(buf, fn, dps, fill, held, timeout=None):
     """One call: its output's bits on the host and the integrity findings; raises TypeError when
     there is no output to judge (wrong type, dtype, shape or device, or the given output rebound)."""
     out = buf.output(fill) if dps else None
+    where = _data_ptr(out) if dps else None  # before the call: a rebinding moves the pointer
     got = _bounded(fn, (*buf.inputs, out) if dps else tuple(buf.inputs), timeout, buf.dev)
-    where = _data_ptr(out) if dps else None
     x = out if dps else got
     if dps and not cc.given_output_kept(out, where):
         raise TypeError("the given output was rebound to other memory, not written in place")

@@ -94,5 +94,10 @@ for sx in 1 -1; do for sy in 1 -1; do
 done; done
 prove "$here/eta_result_window_one_term.g.in" "eta_result_window_one_term"
 
+# Every instance above, counted: a loop or filter change that proves less cannot pass.
+expected=37
+if [ "$proved" != "$expected" ]; then
+  echo "FAIL: $proved instances proved, expected $expected"; failures=$((failures + 1))
+fi
 echo "$proved proved, $controls negative controls failed as they must, $failures failures"
 [ $failures = 0 ]
