@@ -8,11 +8,13 @@
 // paths against each other) and says plainly what it skipped.
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -264,6 +266,17 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   // asked for (--beyond-axes, or by name with --only), and then judged beyond the definition.
   if (a.only.empty() && !a.beyond_axes)
     std::erase_if(specs, [&](const ProblemSpec& s) { return !on_axes(s, a.definition_head_dim); });
+  // Never "passed" on nothing: sets beyond the definition stay out of the verdict, so a run
+  // whose every set lies beyond it would judge nothing.
+  const auto within = [&](const ProblemSpec& s) {
+    const auto& d = a.definition_dtypes;
+    return on_axes(s, a.definition_head_dim) &&
+           (d.empty() || std::find(d.begin(), d.end(), std::string(ref::name(s.grad_dtype))) != d.end());
+  };
+  if (is_solution(a.submission) && !a.list && std::none_of(specs.begin(), specs.end(), within))
+    throw std::invalid_argument(a.submission + ": every selected set lies beyond the definition (grad dtypes " +
+                                fmt::format("{}", fmt::join(a.definition_dtypes, ", ")) + ", head_dim " +
+                                std::to_string(a.definition_head_dim) + "): nothing would be judged; select one within it");
   if (a.list) return list(a, specs);
 
   StdoutForJson redirect(mo.json);  // the worker's summary too: stdout holds the JSON alone

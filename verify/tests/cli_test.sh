@@ -172,6 +172,11 @@ grep -q "passed" "$tmp/check.err" && ok_summary=1 || ok_summary=0
   { echo "FAIL check --json: no summary on stderr"; fails=$((fails+1)); }
 check sweep-bad-shard 2 "$rope2d" sweep --shard 3/2 --out "$tmp/sw3"
 check sweep-all-and-range 2 "$rope2d" sweep --all --range 0:5 --out "$tmp/sw3"
+# Never "passed" on nothing: every selected set beyond the solution's definition (090: bf16).
+sol="$(dirname "$0")/solutions/torch_eager.json"
+check beyond-only-dtype 2 "$rope2d" verify "$sol" --grad-dtypes fp16 --quick --out "$tmp/beyond"
+expect beyond-only-dtype-says "every selected set lies beyond the definition"
+check beyond-only-name 2 "$rope2d" verify "$sol" --only odd/fp16/n=7 --grad-dtypes fp16 --quick --out "$tmp/beyond2"
 
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
