@@ -105,9 +105,13 @@ def memory_range(x):
         base = x
         while isinstance(base.base, np.ndarray):
             base = base.base
-        lo, hi = np.byte_bounds(base)
+        lo, hi = _byte_bounds(base)
         return (lo, hi)
     return None
+
+
+# NumPy 2 moved byte_bounds (and removed np.byte_bounds); NumPy 1 has only the old name.
+_byte_bounds = getattr(getattr(np.lib, "array_utils", None), "byte_bounds", None) or getattr(np, "byte_bounds")
 
 
 def overlaps(a, b):
