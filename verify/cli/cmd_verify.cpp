@@ -268,11 +268,7 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
     std::erase_if(specs, [&](const ProblemSpec& s) { return !on_axes(s, a.definition_head_dim); });
   // Never "passed" on nothing: sets beyond the definition stay out of the verdict, so a run
   // whose every set lies beyond it would judge nothing.
-  const auto within = [&](const ProblemSpec& s) {
-    const auto& d = a.definition_dtypes;
-    return on_axes(s, a.definition_head_dim) &&
-           (d.empty() || std::find(d.begin(), d.end(), std::string(ref::name(s.grad_dtype))) != d.end());
-  };
+  const auto within = [&](const ProblemSpec& s) { return within_definition(s, a.definition_dtypes, a.definition_head_dim); };
   if (is_solution(a.submission) && !a.list && std::none_of(specs.begin(), specs.end(), within))
     throw std::invalid_argument(a.submission + ": every selected set lies beyond the definition (grad dtypes " +
                                 fmt::format("{}", fmt::join(a.definition_dtypes, ", ")) + ", head_dim " +

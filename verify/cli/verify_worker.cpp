@@ -133,9 +133,9 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   if (a.ieee_subnormals) run.subnormals = Subnormals::ieee;
   run.worst_dir = a.options().worst_dir;
   run.head_dim = a.definition_head_dim;
-  std::set<std::string> off_axes;
+  std::set<std::string> beyond;
   for (const ProblemSpec& s : specs)
-    if (!on_axes(s, a.definition_head_dim)) off_axes.insert(s.name());
+    if (!within_definition(s, a.definition_dtypes, a.definition_head_dim)) beyond.insert(s.name());
   std::size_t done = 0;
   run.on_line = [&](const std::string& line) {
     const json m = json::parse(line, nullptr, false);
@@ -157,9 +157,7 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   const RunOptions opts = a.options();
   for (SetResult& r : rep.results) {
     r.reproduce = reproduce_line(opts, r.name);
-    r.beyond_definition = off_axes.count(r.name) > 0 ||
-                          (!a.definition_dtypes.empty() &&
-                           std::find(a.definition_dtypes.begin(), a.definition_dtypes.end(), r.dtype) == a.definition_dtypes.end());
+    r.beyond_definition = beyond.count(r.name) > 0;
     proto::send(fd, proto::End{r.name, r.set, r.dtype, r.disposition(gate), !r.ran() ? r.error : r.integrity});
   }
   finish(fd, a, rep);

@@ -230,6 +230,11 @@ bool on_axes(const ProblemSpec& p, std::int64_t head_dim) {
   return head_dim <= 0 || (p.elements >= 0 ? p.elements % head_dim == 0 : p.head_dim == head_dim);
 }
 
+bool within_definition(const ProblemSpec& p, const std::vector<std::string>& grad_dtypes, std::int64_t head_dim) {
+  return on_axes(p, head_dim) && (grad_dtypes.empty() || std::find(grad_dtypes.begin(), grad_dtypes.end(),
+                                                                   std::string(ref::name(p.grad_dtype))) != grad_dtypes.end());
+}
+
 ByteCompile byte_compile(const Solution& s, const std::string& python, const std::string& work_dir) {
   ByteCompile b;
   std::vector<std::string> argv{python, "-c",

@@ -46,6 +46,9 @@ DefinitionScope definition_scope(const Solution& s);
 std::vector<std::int64_t> solution_shape(const ProblemSpec& p, std::int64_t head_dim);
 // Whether the definition's axes can shape the problem (head_dim 0: any problem).
 bool on_axes(const ProblemSpec& p, std::int64_t head_dim);
+// Within the problem a solution's definition declares: on its axes and of one of its grad
+// dtypes (none listed: any). Sets outside it are judged and reported apart, never in the verdict.
+bool within_definition(const ProblemSpec& p, const std::vector<std::string>& grad_dtypes, std::int64_t head_dim);
 
 // Without a GPU: each .py source compiled to bytecode in memory by `python -c compile(...)`
 // (nothing written). ran false: no Python source, or the interpreter could not start (why in
