@@ -20,9 +20,7 @@
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/bench.hpp"
 #include "rope2d/verify/device_judge.hpp"
-#include "rope2d/verify/sol_score.hpp"
 #include "rope2d/verify/submission.hpp"
-#include "rope2d/verify/timing.hpp"
 #endif
 
 namespace rope2d::cli {
@@ -36,37 +34,6 @@ bool is_solution(const std::string& path) { return path.size() > 5 && path.compa
 namespace {
 
 #ifdef ROPE2D_HAVE_CUDA
-// Times the submission as rope2d bench times the project's kernel; a call that fails while
-// timed becomes a line of the report instead of the figures. The score uses the kernel clock
-// (CUPTI, as SOL-ExecBench) where there is one, else the events.
-void bench_into(Report& rep, BackwardFn fn) {
-  Timer timer;
-  const bool kernel_clock = timer.has_kernel_clock();
-  std::vector<double> times, scores;
-  for (std::size_t k = 0; k < benchmark_workloads().size(); ++k) {
-    const Workload& w = benchmark_workloads()[k];
-    const std::string name = fmt::format("bench {}x{}", w.batch, w.seq_len);
-    try {
-      const DeviceInputs d(bench_problem(AngleSource::randn, w.batch, w.seq_len, 77 + k), w.batch * w.seq_len * 128);
-      const Timing t = time_backward(timer, fn, d);
-      const double ms = kernel_clock ? t.kernel_ms : t.event_ms;
-      const double score = sol_score(ms, workload_anchors(k));
-      times.push_back(ms);
-      scores.push_back(score);
-      const std::string kernel = kernel_clock ? fmt::format("{:.2f} us kernel, ", t.kernel_ms * 1e3) : "";
-      rep.header.push_back({name, fmt::format("{}{:.2f} us events, SOL score (est.) {:.3f}", kernel, t.event_ms * 1e3, score)});
-    } catch (const std::exception& e) {
-      rep.header.push_back({name, fmt::format("not timed: {}", e.what())});
-      return;
-    }
-  }
-  double mean = 0;
-  for (double s : scores) mean += s / scores.size();
-  rep.header.push_back({"bench clock", timer.kernel_clock_note()});
-  rep.header.push_back({"bench geomean", fmt::format("{:.2f} us; mean SOL score (est., B200 anchors scaled by bytes) {:.3f}",
-                                                     geomean(times) * 1e3, mean)});
-}
-
 // The report's time line: what ran where, and what overlapped.
 std::string time_line(const Phases& t, bool device_inputs) {
   std::string s = fmt::format("CPU (one round ahead, during the calls): inputs {:.1f} s, reference {:.1f} s; "
@@ -249,7 +216,11 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   // Each case's inputs and reference are made one round ahead, in the background, so those
   // two phases overlap the calls and comparisons of the round before.
   rep.header.push_back({"time", time_line(t, judge.device_inputs)});
-  if (a.bench && !judge.context_lost()) bench_into(rep, sub.backward);
+  if (a.bench && !judge.context_lost()) {
+    BenchSets b = bench_submission(sub.backward, gate, judge.subnormals, a.seed);
+    rep.header.insert(rep.header.end(), b.header.begin(), b.header.end());
+    add_results(b.results);
+  }
   finish(fd, a, rep);
   return 0;
 }

@@ -29,13 +29,6 @@ constexpr unsigned char guard_byte = 0xA5;
 // then spin about 2 ms instead of 20.
 constexpr std::uint64_t spin_floor_ns = 2'000'000, spin_cap_ns = 20'000'000;
 
-// Two calls' results agree: the same bits, except that any NaN equals any NaN (IEEE fixes no
-// NaN's sign or payload) - but never the poison, which marks an element a call did not write.
-bool same_result(std::uint32_t a, std::uint32_t b) {
-  const auto nan = [](std::uint32_t x) { return (x & 0x7fffffffu) > 0x7f800000u && x != poison_bits; };
-  return a == b || (nan(a) && nan(b));
-}
-
 struct CudaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -118,6 +111,9 @@ std::string Integrity::describe() const {
   add(!guards_intact, "wrote outside the output (guard band changed)");
   add(!stream_respected, "did not run on the given stream (outputs overwritten by work queued before the call)");
   add(!deterministic, "a second call on the same inputs gave different bits");
+  if (left_unwritten)
+    s += (s.empty() ? "" : "; ") + std::to_string(left_unwritten) +
+         " elements left unwritten by a call whose output held finite values (the judged call, pre-filled with NaNs, wrote them)";
   return s.empty() ? "ok" : s;
 }
 
@@ -362,20 +358,22 @@ struct Testbed::Impl {
     return same;
   }
 
-  // Pre-fills the output (per call and per element a different NaN, prefill.hpp), optionally
-  // behind a spin of `spin` ns on the stream, calls, turns the elements still holding their
-  // pre-fill into the poison (unwritten, as the judge counts them), and reads the output back
-  // into `host`. `wall_ns`, when given, gets the call's wall time through the
-  // device synchronisation.
+  // Pre-fills the output (per call and per element varied contents, prefill.hpp: a NaN, or
+  // with `repeat` the repeat call's finite or mixed style), optionally behind a spin of `spin`
+  // ns on the stream, calls, turns the elements still holding a NaN pre-fill into the poison
+  // (unwritten, as the judge counts them), and reads the output back into `host`. Returns the
+  // pre-fill's seed. `wall_ns`, when given, gets the call's wall time through the device
+  // synchronisation.
   template <class Call>
-  void call_once(const Problem& p, Call&& call, std::uint64_t spin, Integrity& integ, double* ms, std::vector<float>& host,
-                 std::uint64_t* wall_ns = nullptr) {
+  std::uint32_t call_once(const Problem& p, Call&& call, std::uint64_t spin, Integrity& integ, double* ms,
+                          std::vector<float>& host, std::uint64_t* wall_ns = nullptr, bool repeat = false) {
     const std::int64_t n = p.n();
     host.clear();
     if (spin) detail::launch_spin(spin, stream);
     // Filling in 4-byte words needs 4-byte alignment, which a float output always has.
     const std::uint32_t seed = ++fill_seed;
-    detail::launch_prefill(reinterpret_cast<std::uint32_t*>(out.data()), n, seed, stream);
+    const PrefillStyle style = repeat ? repeat_style(seed) : PrefillStyle::nan;
+    detail::launch_prefill(reinterpret_cast<std::uint32_t*>(out.data()), n, seed, style, stream);
     check(cudaGetLastError(), "pre-fill launch");
     check(cudaEventRecord(start, stream), "event");
     const auto began = std::chrono::steady_clock::now();
@@ -396,7 +394,7 @@ struct Testbed::Impl {
       integ.call_error = std::string(cudaGetErrorName(d)) + " after the call (" + cudaGetErrorString(d) + ")";
       if (sticky(d)) {
         lost = integ.context_lost = true;
-        return;
+        return seed;
       }
       cudaGetLastError();
     }
@@ -405,11 +403,14 @@ struct Testbed::Impl {
       cudaEventElapsedTime(&f, start, stop);
       *ms = f;
     }
-    detail::launch_poison_unwritten(reinterpret_cast<std::uint32_t*>(out.data()), n, seed, stream);
-    check(cudaGetLastError(), "unwritten launch");
+    if (style == PrefillStyle::nan) {
+      detail::launch_poison_unwritten(reinterpret_cast<std::uint32_t*>(out.data()), n, seed, stream);
+      check(cudaGetLastError(), "unwritten launch");
+    }
     host.resize(n);
     if (n) check(cudaMemcpyAsync(host.data(), out.data(), n * 4, cudaMemcpyDeviceToHost, stream), "copy back output");
     check(cudaStreamSynchronize(stream), "sync");
+    return seed;
   }
 
   // host_inputs[k] null: input k (grad_cos, grad_sin, idx_theta in that order) of a problem
@@ -430,9 +431,10 @@ struct Testbed::Impl {
     // With the stream check: a first call (its wall time sizes the spin; its output is the
     // repeat check's), then one behind the spin: a kernel that ignores the stream runs during
     // the spin and the poison queued after the spin overwrites its results; then the timed call.
+    std::uint32_t repeat_seed = 0;
     if (checks.stream) {
       std::uint64_t wall = 0;
-      call_once(p, call, 0, r.integrity, nullptr, again, &wall);
+      repeat_seed = call_once(p, call, 0, r.integrity, nullptr, again, &wall, checks.repeat);
       if (r.integrity.context_lost || !r.integrity.call_error.empty()) return r;
       call_once(p, call, std::min(spin_cap_ns, spin_floor_ns + 4 * wall), r.integrity, nullptr, spun);
       if (r.integrity.context_lost || !r.integrity.call_error.empty()) return r;
@@ -449,7 +451,7 @@ struct Testbed::Impl {
     }
     if (checks.repeat && !checks.stream) {  // with the stream check, the first call was the repeat
       Integrity second;
-      call_once(p, call, 0, second, nullptr, again);
+      repeat_seed = call_once(p, call, 0, second, nullptr, again, nullptr, true);
       if (!second.call_error.empty()) {
         r.integrity.call_error = "second call: " + second.call_error;
         r.integrity.context_lost = second.context_lost;
@@ -457,9 +459,11 @@ struct Testbed::Impl {
       }
     }
     if (checks.repeat && std::memcmp(again.data(), r.out.data(), n * 4) != 0) {
-      for (std::int64_t i = 0; i < n; ++i)
-        if (!same_result(std::bit_cast<std::uint32_t>(again[i]), std::bit_cast<std::uint32_t>(r.out[i])))
-          r.integrity.deterministic = false;
+      const RepeatFindings f = repeat_check(reinterpret_cast<const std::uint32_t*>(again.data()),
+                                            reinterpret_cast<const std::uint32_t*>(r.out.data()), n, repeat_seed,
+                                            repeat_style(repeat_seed));
+      r.integrity.left_unwritten = f.left_unwritten;
+      if (f.differing) r.integrity.deterministic = false;
     }
     std::vector<const Buffer*> guarded{&out};
     guarded.insert(guarded.end(), inputs.begin(), inputs.end());

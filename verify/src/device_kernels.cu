@@ -18,10 +18,10 @@ __global__ void fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value) {
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = value;
 }
 
-__global__ void prefill(std::uint32_t* p, std::int64_t n, std::uint32_t seed) {
+__global__ void prefill(std::uint32_t* p, std::int64_t n, std::uint32_t seed, PrefillStyle style) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    p[i] = prefill_bits(static_cast<std::uint64_t>(i), seed);
+    p[i] = prefill_bits(static_cast<std::uint64_t>(i), seed, style);
 }
 
 __global__ void poison_unwritten(std::uint32_t* p, std::int64_t n, std::uint32_t seed) {
@@ -48,8 +48,8 @@ void launch_fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value, cudaSt
   if (n > 0) fill32<<<1024, 256, 0, s>>>(p, n, value);
 }
 
-void launch_prefill(std::uint32_t* p, std::int64_t n, std::uint32_t seed, cudaStream_t s) {
-  if (n > 0) prefill<<<1024, 256, 0, s>>>(p, n, seed);
+void launch_prefill(std::uint32_t* p, std::int64_t n, std::uint32_t seed, PrefillStyle style, cudaStream_t s) {
+  if (n > 0) prefill<<<1024, 256, 0, s>>>(p, n, seed, style);
 }
 
 void launch_poison_unwritten(std::uint32_t* p, std::int64_t n, std::uint32_t seed, cudaStream_t s) {

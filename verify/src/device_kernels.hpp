@@ -9,13 +9,14 @@
 #include <cstdint>
 
 #include "rope2d/ref/counter_random.hpp"
+#include "rope2d/verify/prefill.hpp"
 
 namespace rope2d::verify::detail {
 
 void launch_fill32(std::uint32_t* p, std::int64_t n, std::uint32_t value, cudaStream_t s);
 // An output's varied pre-fill (prefill.hpp) for the call of `seed`, and after the call every
-// element still holding it turned into the poison.
-void launch_prefill(std::uint32_t* p, std::int64_t n, std::uint32_t seed, cudaStream_t s);
+// element still holding its NaN pre-fill turned into the poison.
+void launch_prefill(std::uint32_t* p, std::int64_t n, std::uint32_t seed, PrefillStyle style, cudaStream_t s);
 void launch_poison_unwritten(std::uint32_t* p, std::int64_t n, std::uint32_t seed, cudaStream_t s);
 // p[i] = first + i (mod 2^32): the sweep's angles as consecutive bit patterns.
 void launch_iota32(std::uint32_t* p, std::int64_t n, std::uint32_t first, cudaStream_t s);

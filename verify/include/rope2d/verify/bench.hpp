@@ -7,10 +7,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "rope2d/verify/device.hpp"
+#include "rope2d/verify/metrics.hpp"
 #include "rope2d/verify/problem.hpp"
+#include "rope2d/verify/report.hpp"
 #include "rope2d/verify/sol_score.hpp"
 #include "rope2d/verify/suites.hpp"
 #include "rope2d/verify/timing.hpp"
@@ -63,5 +68,38 @@ class DeviceInputs {
 Timing time_backward(Timer& timer, const BackwardCall& fn, const DeviceInputs& d, const TimingOptions& o = {});
 Timing time_fused(Timer& timer, const FusedCall& fn, const DeviceInputs& d, const TimingOptions& o = {});
 Timing time_io_floor(Timer& timer, const DeviceInputs& d, const TimingOptions& o = {});
+
+// Timed calls that are judged calls too (a kernel cannot take an accurate path while judged
+// and a fast one while timed): the first call at each of the bench_shifts addresses (a
+// warm-up call) is read back and compared with the reference of its window of `p` (the
+// problem `d` was made from) at `gate`; every later call's output, the timed ones included,
+// is compared on the device with that first call's at its address, bit for bit, after the
+// call's timed interval.
+struct JudgedTiming {
+  Timing timing;
+  Metrics metrics;             // the first calls at each address, merged
+  int compared_calls = 0;      // later calls compared with the first at their address
+  int differing_calls = 0;     // of those, with other bits
+  int first_differing = -1;    // the first such call (0-based, warm-up calls included)
+  std::int64_t differing_bytes = 0;
+
+  bool passed(Tier gate, Subnormals s) const { return differing_calls == 0 && metrics.passes(gate, s); }
+  std::string describe() const;  // the calls compared, and which differed
+};
+JudgedTiming time_and_judge_backward(Timer& timer, const BackwardCall& fn, const DeviceInputs& d, const Problem& p, Tier gate,
+                                     Subnormals subnormals, const TimingOptions& o = {});
+// `rope2d verify --bench`: every benchmark workload timed as `rope2d bench` times the
+// project's kernel, its calls judged (time_and_judge_backward): one set per workload
+// ("bench/bf16/BxS", set "bench") and the figures as header lines. A call that fails stops
+// the benchmark with a line saying so. The score uses the kernel clock (CUPTI, as
+// SOL-ExecBench) where there is one, else the events.
+struct BenchSets {
+  std::vector<std::pair<std::string, std::string>> header;
+  std::vector<SetResult> results;
+};
+BenchSets bench_submission(BackwardFn fn, Tier gate, Subnormals subnormals, std::uint64_t seed);
+
+// Elements [first, first + n) of a problem with host inputs, as a flat problem of its own.
+Problem window(const Problem& p, std::int64_t first, std::int64_t n);
 
 }  // namespace rope2d::verify

@@ -43,8 +43,13 @@ struct Integrity {
   bool deterministic = true;     // a second call gave the same bits
   bool context_lost = false;     // a sticky CUDA error: nothing more can run in this process
   bool declined = false;         // returned ROPE2D_ERR_UNSUPPORTED_DTYPE (call_error says so)
+  // Elements the repeat call (its output pre-filled with finite values, prefill.hpp) left
+  // holding its pre-fill where the judged call wrote them.
+  std::int64_t left_unwritten = 0;
 
-  bool ok() const { return call_error.empty() && inputs_unchanged && guards_intact && stream_respected && deterministic; }
+  bool ok() const {
+    return call_error.empty() && inputs_unchanged && guards_intact && stream_respected && deterministic && left_unwritten == 0;
+  }
   std::string describe() const;  // the failed checks, in words
 };
 

@@ -79,6 +79,9 @@ struct Metrics {
   std::string sxb_disagreement(Tier t) const;
 };
 
+// FAIL lines a set keeps (the first by index): every judge's default.
+inline constexpr std::size_t max_failures_kept = 10;
+
 // The bit pattern outputs are poisoned with before a kernel runs (a quiet NaN with a payload).
 inline constexpr std::uint32_t poison_bits = 0x7fc0dead;
 

@@ -35,7 +35,10 @@ class Timer {
 
   // Times launch(run_index, stream): the L2 is flushed before every run and the GPU then
   // idles 1 ms while the launch is queued; launch should pick its input shift from run_index.
-  Timing time(const std::function<void(int, CUstream_st*)>& launch, const TimingOptions& o = {});
+  // after(run_index, stream), when given, runs after each run's timed interval has been read
+  // (its work is waited for and left out of every clock): the place to judge the run's output.
+  Timing time(const std::function<void(int, CUstream_st*)>& launch, const TimingOptions& o = {},
+              const std::function<void(int, CUstream_st*)>& after = {});
   double copy_bandwidth_bytes_per_s();  // bytes read + written per second, 2 GiB copies (events)
   Timing empty_kernel();
 
