@@ -9,7 +9,7 @@
 #include <bit>
 #include <cmath>
 
-#include "../src/gpu_check_element.hpp"
+#include "../src/gpu_check/element.hpp"
 #include "gpu_check_compare.hpp"
 #include "rope2d/verify/gpu_check.hpp"
 #include "rope2d/verify/tolerance_core.hpp"

@@ -28,7 +28,7 @@
 // judge the whole range on the CPU. settle() turns the pass into Metrics: the partial, the
 // failures, and compare() over the deferred elements, rebuilt by the caller's lookup.
 //
-// host_check() runs the same per-element code (gpu_check_element.hpp) on the host, with
+// host_check() runs the same per-element code (gpu_check/element.hpp) on the host, with
 // glibc's sincos, for the CPU tests and for machines without a GPU; gpu_compare() is the
 // host-vector entry that copies a Problem to the device and calls the device pass.
 #pragma once
