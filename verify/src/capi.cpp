@@ -94,8 +94,11 @@ int rope2d_reference(const void* gc, const void* gs, const float* theta, int64_t
     if (n > 0 && !out) throw std::invalid_argument("out: null pointer");
     const Problem p = problem_from(gc, gs, theta, n, grad_dtype);
     const Expected x = compute_expected(p, od != ref::Dtype::fp32);
-    if (od == ref::Dtype::fp32) std::memcpy(out, x.fp32.data(), n * sizeof(float));
-    else std::memcpy(out, (od == ref::Dtype::bf16 ? x.bf16 : x.fp16).data(), n * sizeof(std::uint16_t));
+    switch (od) {
+      case ref::Dtype::fp32: std::memcpy(out, x.fp32.data(), n * sizeof(float)); break;
+      case ref::Dtype::bf16: std::memcpy(out, x.bf16.data(), n * sizeof(std::uint16_t)); break;
+      case ref::Dtype::fp16: std::memcpy(out, x.fp16.data(), n * sizeof(std::uint16_t)); break;
+    }
   });
 }
 

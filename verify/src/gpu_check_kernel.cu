@@ -15,7 +15,7 @@ __device__ __forceinline__ unsigned long long dbits(double x) { return static_ca
 __device__ __forceinline__ double from_bits(unsigned long long b) { return __longlong_as_double(static_cast<long long>(b)); }
 
 __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
-  __shared__ unsigned long long s_count, s_cr, s_sub, s_nan, s_hist0, s_over[core::tier_count], s_hist[20], s_angle[26];
+  __shared__ unsigned long long s_count, s_cr, s_sub, s_nan, s_hist0, s_over[tier_count], s_hist[20], s_angle[26];
   __shared__ unsigned long long s_max_ulp, s_max_scaled, s_sxb_abs, s_sxb_rel;
   __shared__ long long s_worst;
   __shared__ int s_nz_ref, s_nz_out, s_norm_ref, s_norm_out, s_has_worst;
@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
     s_worst = 0x7fffffffffffffffLL;
     s_nz_ref = s_nz_out = s_norm_ref = s_norm_out = s_has_worst = 0;
   }
-  if (tid < core::tier_count) s_over[tid] = 0;
+  if (tid < tier_count) s_over[tid] = 0;
   if (tid < 20) s_hist[tid] = 0;
   if (tid < 26) s_angle[tid] = 0;
   if (blockIdx.x == 0 && tid == 0) a.counters[2] = gpucheck::canary_faults();  // read by the host first
@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
       continue;
     }
     atomicAdd(&s_hist[core::error_bin(v.scaled)], 1ull);
-    for (int k = 0; k < core::tier_count; ++k)
+    for (int k = 0; k < tier_count; ++k)
       if ((v.over >> k) & 1u) atomicAdd(&s_over[k], 1ull);
     sum_sq += v.scaled * v.scaled;
     max_ulp = fmax(max_ulp, v.ulps);
@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(check_threads) check_kernel(CheckLaunch a) {
     p.correctly_rounded = static_cast<std::int64_t>(s_cr);
     p.subnormal_ieee = static_cast<std::int64_t>(s_sub);
     p.nan = static_cast<std::int64_t>(s_nan);
-    for (int k = 0; k < core::tier_count; ++k) p.over[k] = static_cast<std::int64_t>(s_over[k]);
+    for (int k = 0; k < tier_count; ++k) p.over[k] = static_cast<std::int64_t>(s_over[k]);
     for (int k = 0; k < 20; ++k) p.histogram[k] = static_cast<std::int64_t>(s_hist[k]);
     p.histogram[0] += static_cast<std::int64_t>(s_hist0);
     for (int k = 0; k < 26; ++k) p.max_by_angle[k] = from_bits(s_angle[k]);
