@@ -2,7 +2,8 @@
 # The change table of docs/architecture.md, enforced by the compiler: a copy of the headers gets
 # a fake tier, grad dtype or ABI code with only some of its table entries, and each such copy
 # must fail to compile with the diagnostic that names the missing entry; with every entry (and
-# unpatched) it must compile. Syntax checks only, no CUDA.
+# unpatched) it must compile. Syntax checks only, no CUDA. The Python copies of the ABI codes
+# are compared with the header.
 # Usage: change_table_test.sh CXX SOURCE_DIR
 set -uo pipefail
 cxx=$1 src=$2
@@ -110,6 +111,17 @@ patch_file abi1 $abi_h "$abi_code"
 must_fail abi1 "ROPE2D_GRAD_FAKE8.*not handled in switch"
 grep -q "gpu_check_element.hpp.*ROPE2D_GRAD_FAKE8.*not handled" "$tmp/abi1.log" ||
   fail "abi1: gpu_check_element.hpp's decode_grad does not report the new code"
+
+# Python cannot include the header: its copies of the ABI codes must equal the header's.
+for name in BF16 FP16 FP32; do
+  code=$(grep -o "ROPE2D_GRAD_$name = [0-9]*" "$src/cuda/include/rope2d/rope2d_backward.h" | grep -o '[0-9]*$')
+  lower=$(echo "$name" | tr 'A-Z' 'a-z')
+  [ -n "$code" ] || fail "rope2d_backward.h: no ROPE2D_GRAD_$name"
+  grep -Eq "^DTYPE_CODE = \{.*\"$lower\": $code[,}]" "$src/python/rope2d/_lib.py" ||
+    fail "python/rope2d/_lib.py: DTYPE_CODE[\"$lower\"] is not $code (ROPE2D_GRAD_$name)"
+done
+grep -Eq "^GRAD_BF16 = $(grep -o 'ROPE2D_GRAD_BF16 = [0-9]*' "$src/cuda/include/rope2d/rope2d_backward.h" | grep -o '[0-9]*$') " \
+  "$src/verify/python/bench_torch.py" || fail "verify/python/bench_torch.py: GRAD_BF16 is not ROPE2D_GRAD_BF16"
 
 [ "$fails" -eq 0 ] && echo "change table: every missing entry is a compile error"
 exit $((fails > 0))

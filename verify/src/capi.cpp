@@ -19,6 +19,12 @@ char* dup(const std::string& s) {
   return p;
 }
 
+// capi.h's dtype codes are the submission ABI's (rope2d_backward.h, through each traits row):
+// one code per dtype, whichever header a caller reads (the Python package's DTYPE_CODE serves
+// both).
+static_assert(ROPE2D_DT_BF16 == ref::abi_code(ref::Dtype::bf16) && ROPE2D_DT_FP16 == ref::abi_code(ref::Dtype::fp16) &&
+              ROPE2D_DT_FP32 == ref::abi_code(ref::Dtype::fp32));
+
 ref::Dtype dtype_arg(int d, const char* what) {
   switch (d) {
     case ROPE2D_DT_BF16: return ref::Dtype::bf16;
