@@ -42,7 +42,7 @@ ROPE2D_HD constexpr TierCoeffs tier_coeffs(Tier t) {
     case Tier::fp32_noise: return {u24, u24, 0, true};
     case Tier::solexecbench: return {0, 1e-5, 1e-5, false};
   }
-  return {-1, -1, -1, false};  // no enumerator: the row listed_in_order() tells from a tier's
+  return {-1, -1, -1, false};  // not a Tier: negative numbers, which listed_in_order() looks for
 }
 
 // all_tiers (tier.hpp) holds every enumerator in the enum's order: entry k is Tier(k) and has
