@@ -19,6 +19,12 @@ char* dup(const std::string& s) {
   return p;
 }
 
+// capi.h's dtype codes are the submission ABI's (rope2d_backward.h, through each traits row):
+// one code per dtype, whichever header a caller reads (the Python package's DTYPE_CODE serves
+// both).
+static_assert(ROPE2D_DT_BF16 == ref::abi_code(ref::Dtype::bf16) && ROPE2D_DT_FP16 == ref::abi_code(ref::Dtype::fp16) &&
+              ROPE2D_DT_FP32 == ref::abi_code(ref::Dtype::fp32));
+
 ref::Dtype dtype_arg(int d, const char* what) {
   switch (d) {
     case ROPE2D_DT_BF16: return ref::Dtype::bf16;
@@ -94,8 +100,11 @@ int rope2d_reference(const void* gc, const void* gs, const float* theta, int64_t
     if (n > 0 && !out) throw std::invalid_argument("out: null pointer");
     const Problem p = problem_from(gc, gs, theta, n, grad_dtype);
     const Expected x = compute_expected(p, od != ref::Dtype::fp32);
-    if (od == ref::Dtype::fp32) std::memcpy(out, x.fp32.data(), n * sizeof(float));
-    else std::memcpy(out, (od == ref::Dtype::bf16 ? x.bf16 : x.fp16).data(), n * sizeof(std::uint16_t));
+    switch (od) {
+      case ref::Dtype::fp32: std::memcpy(out, x.fp32.data(), n * sizeof(float)); break;
+      case ref::Dtype::bf16: std::memcpy(out, x.bf16.data(), n * sizeof(std::uint16_t)); break;
+      case ref::Dtype::fp16: std::memcpy(out, x.fp16.data(), n * sizeof(std::uint16_t)); break;
+    }
   });
 }
 

@@ -22,25 +22,35 @@ namespace rope2d::verify::gpucheck {
 // for every discrete thing derived from S: tiers, subnormal products and histogram bins.
 inline constexpr double borderline = 0x1p-40;
 
+// Element i of a grad array of ABI code grad_dtype (ROPE2D_GRAD_*, one the caller took from
+// ref::abi_code), exactly. The switch is over the header's enum with no default: a code added
+// there without its decoding is a compile error in the host twin (-Werror=switch).
 ROPE2D_HD inline double decode_grad(const void* p, int64_t i, int grad_dtype) {
-  if (grad_dtype == grad_fp32) {
-    float f;
-    memcpy(&f, static_cast<const unsigned char*>(p) + 4 * i, 4);
-    return f;
-  }
+  const unsigned char* base = static_cast<const unsigned char*>(p);
   uint16_t h;
-  memcpy(&h, static_cast<const unsigned char*>(p) + 2 * i, 2);
-  if (grad_dtype == grad_bf16) {
-    const uint32_t w = static_cast<uint32_t>(h) << 16;
-    float f;
-    memcpy(&f, &w, 4);
-    return f;
+  switch (static_cast<decltype(ROPE2D_GRAD_BF16)>(grad_dtype)) {
+    case ROPE2D_GRAD_FP32: {
+      float f;
+      memcpy(&f, base + 4 * i, 4);
+      return f;
+    }
+    case ROPE2D_GRAD_BF16: {
+      memcpy(&h, base + 2 * i, 2);
+      const uint32_t w = static_cast<uint32_t>(h) << 16;
+      float f;
+      memcpy(&f, &w, 4);
+      return f;
+    }
+    case ROPE2D_GRAD_FP16: {
+      memcpy(&h, base + 2 * i, 2);
+      const int e = (h >> 10) & 31, m = h & 1023;  // exact in double
+      const double v = e == 0 ? ldexp(static_cast<double>(m), -24)
+                     : e == 31 ? (m ? NAN : INFINITY)
+                               : ldexp(static_cast<double>(m + 1024), e - 25);
+      return (h & 0x8000) ? -v : v;
+    }
   }
-  const int e = (h >> 10) & 31, m = h & 1023;  // fp16: exact in double
-  const double v = e == 0 ? ldexp(static_cast<double>(m), -24)
-                 : e == 31 ? (m ? NAN : INFINITY)
-                           : ldexp(static_cast<double>(m + 1024), e - 25);
-  return (h & 0x8000) ? -v : v;
+  return NAN;  // no code of the header
 }
 
 ROPE2D_HD inline uint32_t float_bits(float f) {
@@ -133,12 +143,13 @@ ROPE2D_HD inline Verdict judge_with(double gc, double gs, float t, float got, do
     return v;
   }
   const double err = fabs(static_cast<double>(got) - ref);
-  for (int k = 0; k < core::tier_count; ++k) {
-    if (k == core::sxb_tier) {  // float32 values only: the same on both sides, never near a threshold
+  for (int k = 0; k < tier_count; ++k) {
+    const Tier tier = static_cast<Tier>(k);
+    if (tier == Tier::solexecbench) {  // float32 values only: the same on both sides, never near a threshold
       if (core::sxb_over(got, ref)) v.over |= 1u << k;
       continue;
     }
-    const double allow = core::allowance(k, ref, scale, gc);
+    const double allow = core::allowance(tier, ref, scale, gc);
     if (near_threshold(err, allow)) {
       v.defer = true;
       return v;
@@ -188,7 +199,7 @@ ROPE2D_HD inline unsigned canary_faults_of(const Verdict& same, const Verdict& s
 
 ROPE2D_HD inline unsigned canary_faults() {
   const uint32_t bits = canary_gs_bits, ref_bits = canary_ref_bits, step_bits = canary_ref_bits + 1;
-  const double gs = decode_grad(&bits, 0, grad_fp32);
+  const double gs = decode_grad(&bits, 0, ROPE2D_GRAD_FP32);
   float ref, step;
   memcpy(&ref, &ref_bits, 4);
   memcpy(&step, &step_bits, 4);

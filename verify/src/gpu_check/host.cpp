@@ -17,7 +17,7 @@ void CheckPartial::merge(const CheckPartial& o) {
   count += o.count;
   correctly_rounded += o.correctly_rounded;
   subnormal_ieee += o.subnormal_ieee;
-  for (int k = 0; k < core::tier_count; ++k) over[k] += o.over[k];
+  for (int k = 0; k < tier_count; ++k) over[k] += o.over[k];
   for (int k = 0; k < 20; ++k) histogram[k] += o.histogram[k];
   for (int k = 0; k < 26; ++k) max_by_angle[k] = std::max(max_by_angle[k], o.max_by_angle[k]);
   sum_sq += o.sum_sq;
@@ -63,7 +63,7 @@ void accumulate(CheckPartial& p, const gpucheck::Verdict& v, const CheckRecord& 
     return;
   }
   ++p.histogram[core::error_bin(v.scaled)];
-  for (int k = 0; k < core::tier_count; ++k) p.over[k] += (v.over >> k) & 1u;
+  for (int k = 0; k < tier_count; ++k) p.over[k] += (v.over >> k) & 1u;
   p.sum_sq += v.scaled * v.scaled;
   p.max_ulp = std::max(p.max_ulp, v.ulps);
   double& a = p.max_by_angle[core::angle_bin(r.t)];

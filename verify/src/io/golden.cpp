@@ -351,7 +351,7 @@ ProblemSpec spec_from_metadata(const SafeTensors& st, const std::string& path) {
   ProblemSpec s;
   s.set = meta(st, path, "set");
   const auto d = ref::parse_dtype(meta(st, path, "grad_dtype"));
-  if (!d) bad_input(path, "__metadata__.grad_dtype", "bf16, fp16 or fp32", ref::brief(nlohmann::json(meta(st, path, "grad_dtype"))));
+  if (!d) bad_input(path, "__metadata__.grad_dtype", ref::grad_dtype_names(), ref::brief(nlohmann::json(meta(st, path, "grad_dtype"))));
   s.grad_dtype = *d;
   s.batch = meta_int(st, path, "batch", 1, std::int64_t{1} << 31);
   s.seq_len = meta_int(st, path, "seq_len", 1, std::int64_t{1} << 31);

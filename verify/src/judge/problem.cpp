@@ -2,6 +2,7 @@
 #include "rope2d/verify/problem.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <stdexcept>
@@ -51,9 +52,12 @@ std::uint64_t chunk_seed(std::uint64_t seed, std::int64_t chunk) {
 // grad is a fresh randn value.
 ref::Element special_element(std::int64_t i, ref::Random& rng, ref::Dtype d) {
   static const std::vector<float> angles = ref::special_angles();
-  static const std::vector<ref::SpecialGrad> lists[] = {ref::special_grads(ref::Dtype::bf16), ref::special_grads(ref::Dtype::fp16),
-                                                         ref::special_grads(ref::Dtype::fp32)};
-  const std::vector<ref::SpecialGrad>& grads = lists[d == ref::Dtype::bf16 ? 0 : d == ref::Dtype::fp16 ? 1 : 2];
+  static const auto lists = [] {
+    std::array<std::vector<ref::SpecialGrad>, ref::dtype_count> l;
+    for (ref::Dtype x : ref::all_dtypes) l[static_cast<std::size_t>(x)] = ref::special_grads(x);  // entry k: Dtype(k)
+    return l;
+  }();
+  const std::vector<ref::SpecialGrad>& grads = lists.at(static_cast<std::size_t>(d));
   const auto na = static_cast<std::int64_t>(angles.size()), ng = static_cast<std::int64_t>(grads.size());
   const std::int64_t k = i % (na * ng * ng);
   auto grad = [&](const ref::SpecialGrad& g) { return g.ordinary ? ref::round_to(d, rng.normal()) : g.value; };
@@ -135,16 +139,27 @@ void parallel_chunks(std::int64_t n, std::int64_t chunk, const std::function<voi
   if (error) std::rethrow_exception(error);
 }
 
+namespace {
+
+// A grad's value from its storage bits (8 * size_bytes(d) low bits of `bits`).
+double storage_value(ref::Dtype d, std::uint32_t bits) {
+  switch (d) {
+    case ref::Dtype::fp32: return static_cast<double>(std::bit_cast<float>(bits));
+    case ref::Dtype::bf16:
+    case ref::Dtype::fp16: return ref::decode16(d, static_cast<std::uint16_t>(bits));
+  }
+  throw std::logic_error("storage_value: not a grad dtype");
+}
+
+}  // namespace
+
 bool counter_source(const ProblemSpec& spec) { return spec.source == AngleSource::randn || spec.source == AngleSource::layout; }
 
 ref::Element Problem::counter_element(std::int64_t i) const {
   if (!counter) throw std::logic_error("problem " + spec.name() + ": not counter-based");
   std::uint32_t a, b;
   ref::counter::normal_grads(spec.seed, static_cast<std::uint64_t>(i), ref::counter::encoding_of(spec.grad_dtype), a, b);
-  auto value = [&](std::uint32_t bits) {
-    if (spec.grad_dtype == ref::Dtype::fp32) return static_cast<double>(std::bit_cast<float>(bits));
-    return ref::decode16(spec.grad_dtype, static_cast<std::uint16_t>(bits));
-  };
+  auto value = [&](std::uint32_t bits) { return storage_value(spec.grad_dtype, bits); };
   const float t = spec.source == AngleSource::randn ? ref::counter::normal_angle(spec.seed, static_cast<std::uint64_t>(i))
                                                     : ref::counter::layout_angle(positions.data(), theta_table.data(), i, spec.head_dim);
   return {value(a), value(b), t};

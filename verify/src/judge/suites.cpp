@@ -176,7 +176,7 @@ std::vector<ref::Dtype> parse_grad_dtypes(const std::vector<std::string>& names,
   std::vector<ref::Dtype> out;
   for (const auto& s : names) {
     const auto d = ref::parse_dtype(s);
-    if (!d) throw std::invalid_argument(option + ": expected bf16, fp16 or fp32, found '" + s + "'");
+    if (!d) throw std::invalid_argument(option + ": expected " + ref::grad_dtype_names() + ", found '" + s + "'");
     out.push_back(*d);
   }
   if (out.empty()) throw std::invalid_argument(option + ": expected at least one dtype");

@@ -74,7 +74,7 @@ std::string sxb_export_exclusion(std::span<const float> exact, std::span<const d
     if (scale[i] >= 0x1p127) return "a float32 evaluation may overflow to Inf" + at + ": |gc sin t| + |gs cos t| >= 2^127";
     norm |= core::sxb_norm_nonzero(exact[i]);
     any_scale |= scale[i] != 0;
-    const double bound = core::allowance(0, exact[i], scale[i], 0.0);  // float32-bound: the reference's own error
+    const double bound = core::allowance(Tier::float32_bound, exact[i], scale[i], 0.0);  // float32-bound: the reference's own error
     const float tolerance = static_cast<float>(static_cast<double>(tol.atol) + static_cast<float>(static_cast<double>(tol.rtol) * std::fabs(exact[i])));
     may_exceed += bound > tolerance;
   }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <iterator>
 
 #include "rope2d/ref/float32_bound.hpp"
 #include "rope2d/ref/overflow.hpp"
@@ -12,16 +13,14 @@ namespace rope2d::verify {
 
 namespace {
 
-static_assert(core::tier_count == tier_count);
-
 // The numbers come from core::tier_coeffs (tolerance_core.hpp, shared with the GPU judge);
 // each row says where its numbers come from.
 constexpr TierRule row(Tier t, std::string_view name, std::string_view old_name, double ratio, std::string_view source) {
-  const core::TierCoeffs c = core::tier_coeffs(static_cast<int>(t));
+  const core::TierCoeffs c = core::tier_coeffs(t);
   return {t, name, old_name, c.scale_coeff, c.ref_coeff, c.atol, ratio, c.bound_based, source};
 }
 
-const TierRule table[] = {
+constexpr TierRule table[] = {
     row(Tier::float32_bound, "float32-bound", "strict", 1.0,
      "the proven error bound of a float32 evaluation with sin/cos within 2 ulp of the correctly rounded value "
      "(CUDA sincosf as documented), reference/FLOAT32_BOUND.md: c = 6 + 19u, d = u"),
@@ -38,6 +37,15 @@ const TierRule table[] = {
         "the reference's is not. Judged against the correctly rounded result; the official harness compares with "
         "PyTorch's float32 evaluation (docs/solexecbench.md)"),
 };
+
+// One row per tier, row k for Tier(k): a tier without its row fails here.
+constexpr bool rows_in_order() {
+  for (int k = 0; k < tier_count; ++k)
+    if (table[k].tier != static_cast<Tier>(k)) return false;
+  return true;
+}
+static_assert(std::size(table) == tier_count, "tolerance.cpp's table needs one row per Tier");
+static_assert(rows_in_order(), "tolerance.cpp's table lists the tiers in the enum's order");
 
 bool finite_inputs(const ref::Element& e) { return std::isfinite(e.gc) && std::isfinite(e.gs) && std::isfinite(e.t); }
 
@@ -71,7 +79,7 @@ std::string tier_names() {
 }
 
 double allowance(Tier t, double ref, double scale, double gc) {
-  return core::allowance(static_cast<int>(t), ref, scale, gc);
+  return core::allowance(t, ref, scale, gc);
 }
 
 namespace {

@@ -16,20 +16,13 @@ Problem problem_of(const std::string& set, ref::Dtype d, const std::vector<ref::
   p.spec.set = set;
   p.spec.grad_dtype = d;
   p.spec.elements = static_cast<std::int64_t>(kept.size());
-  const std::size_t bytes = d == ref::Dtype::fp32 ? 4 : 2;
+  const std::size_t bytes = static_cast<std::size_t>(ref::size_bytes(d));
   p.gc.resize(kept.size() * bytes);
   p.gs.resize(kept.size() * bytes);
   for (std::size_t i = 0; i < kept.size(); ++i) {
     const ref::Element& e = kept[i];
-    if (d == ref::Dtype::fp32) {
-      const float c = static_cast<float>(e.gc), s = static_cast<float>(e.gs);
-      std::memcpy(&p.gc[i * 4], &c, 4);
-      std::memcpy(&p.gs[i * 4], &s, 4);
-    } else {
-      const std::uint16_t c = ref::encode16(d, e.gc), s = ref::encode16(d, e.gs);
-      std::memcpy(&p.gc[i * 2], &c, 2);
-      std::memcpy(&p.gs[i * 2], &s, 2);
-    }
+    ref::encode(d, e.gc, &p.gc[i * bytes]);
+    ref::encode(d, e.gs, &p.gs[i * bytes]);
     p.theta.push_back(e.t);
   }
   return p;

@@ -25,12 +25,12 @@ NightlyConfig read_nightly_config(const std::string& path) {
       bad_input(path, k.substr(0, 40), "only submissions, grad_dtypes and sweep", "this field");
   if (j.contains("grad_dtypes")) {
     const json& d = j["grad_dtypes"];
-    if (!d.is_array() || d.empty()) bad_input(path, "grad_dtypes", "a non-empty array of bf16, fp16, fp32", brief(d));
+    if (!d.is_array() || d.empty()) bad_input(path, "grad_dtypes", "a non-empty array of " + ref::grad_dtype_names(", "), brief(d));
     c.grad_dtypes.clear();
     std::set<std::string> seen;
     for (std::size_t i = 0; i < d.size(); ++i) {
       const std::string field = "grad_dtypes[" + std::to_string(i) + "]";
-      if (!d[i].is_string() || !ref::parse_dtype(d[i].get<std::string>())) bad_input(path, field, "bf16, fp16 or fp32", brief(d[i]));
+      if (!d[i].is_string() || !ref::parse_dtype(d[i].get<std::string>())) bad_input(path, field, ref::grad_dtype_names(), brief(d[i]));
       if (!seen.insert(d[i].get<std::string>()).second) bad_input(path, field, "each dtype once", brief(d[i]) + " twice");
       c.grad_dtypes.push_back(d[i]);
     }
