@@ -133,9 +133,9 @@ int rope2d_session_judge(rope2d_session* s, const float* out, const char* integr
     // Keep every distinct finding across rounds, as `rope2d verify` does.
     if (integrity && *integrity && integ.find(integrity) == std::string::npos) integ += (integ.empty() ? "" : "; ") + std::string(integrity);
     const Problem& p = *s->current;
-    Metrics round = compare(p, compute_expected(p), out, s->gate, 10, s->subnormals);
+    Metrics round = compare(p, compute_expected(p), out, s->gate, max_failures_kept, s->subnormals);
     round.close_round();  // SOL-ExecBench judges each round on its own
-    r.metrics.merge(round, 10);
+    r.metrics.merge(round, max_failures_kept);
     r.integrity = integ.empty() ? "ok" : integ;
     s->current.reset();
   });

@@ -193,10 +193,10 @@ SetResult judged(const std::string& check, ref::Dtype d, Tier gate, Subnormals s
   for (const auto& [p, out] : j.outputs) {
     auto x = cache.find(p);
     if (x == cache.end()) x = cache.emplace(p, compute_expected(*p)).first;
-    Metrics m = compare(*p, x->second, out.data(), gate, 10, subnormals);
+    Metrics m = compare(*p, x->second, out.data(), gate, max_failures_kept, subnormals);
     m.close_round();  // each call judged on its own, as SOL-ExecBench judges a round
     if (!m.passes(gate) && r.integrity == "ok") r.integrity = std::string("contract violation: ") + wrong;
-    r.metrics.merge(m, 10);
+    r.metrics.merge(m, max_failures_kept);
   }
   return r;
 }

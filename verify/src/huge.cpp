@@ -22,7 +22,7 @@ std::vector<SetResult> huge_checks(Testbed& bed, BackwardFn fn, const SuiteOptio
         const Problem s = sample_of(p, idx);
         std::vector<float> got(idx.size());
         for (std::size_t k = 0; k < idx.size(); ++k) got[k] = run.out[idx[k]];
-        r.metrics = compare(s, compute_expected(s), got.data(), gate, 10, subnormals);
+        r.metrics = compare(s, compute_expected(s), got.data(), gate, max_failures_kept, subnormals);
         r.integrity = run.integrity.ok() ? "ok" : run.integrity.describe();
         r.kernel_ms = run.kernel_ms;
       }

@@ -12,8 +12,6 @@ namespace rope2d::verify {
 
 namespace {
 
-constexpr std::size_t max_failures = 10;
-
 struct Pending {
   SetResult result;
   std::string integrity;
@@ -149,10 +147,10 @@ std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const CaseSource& c
       } else {
         if (c.problem.device_only) throw std::logic_error(r.name + ": an entry that does not judge was given a problem made for the GPU");
         ++phases.cpu_sets;
-        round = phases.time(phases.compare, [&] { return compare(c.problem, c.expected, run.out.data(), gate_, max_failures, subnormals); });
+        round = phases.time(phases.compare, [&] { return compare(c.problem, c.expected, run.out.data(), gate_, max_failures_kept, subnormals); });
       }
       round.close_round();  // SOL-ExecBench judges each round of fresh inputs on its own
-      r.metrics.merge(round, max_failures);
+      r.metrics.merge(round, max_failures_kept);
       r.kernel_ms = std::max(r.kernel_ms, run.kernel_ms);
     }
     recycle(std::move(c));
