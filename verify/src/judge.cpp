@@ -5,8 +5,7 @@
 #include <fmt/format.h>
 
 #include <exception>
-
-#include "rope2d/verify/worst.hpp"
+#include <stdexcept>
 
 namespace rope2d::verify {
 
@@ -33,14 +32,10 @@ bool same_problem(const ProblemSpec& a, const ProblemSpec& b) {
 
 }  // namespace
 
-Judge::Made Judge::make_case(const ProblemSpec& s, Case c, const std::string& worst_dir, bool device_inputs) {
+Judge::Made Judge::make_case(const ProblemSpec& s, Case c, bool device_inputs) {
   Made m{std::move(c)};
   Phases t;
-  t.time(t.inputs, [&] {
-    if (s.set == "worst") m.c.problem = suite_problem(s, worst_dir);  // the committed lists, not a generator
-    else make_problem(s, m.c.problem, !device_inputs);
-    return 0;
-  });
+  t.time(t.inputs, [&] { return make_problem(s, m.c.problem, !device_inputs), 0; });
   if (m.c.problem.device_only) {  // made and judged on the GPU by the entries
     m.c.expected = {};
   } else {
@@ -68,8 +63,8 @@ void Judge::recycle(Case c) {
 
 void Judge::make_ahead(const ProblemSpec& s) {
   ahead_spec_ = s;
-  ahead_ = std::async(std::launch::async, [s, c = spare(), dir = worst_dir, dev = device_inputs]() mutable {
-    return make_case(s, std::move(c), dir, dev);
+  ahead_ = std::async(std::launch::async, [s, c = spare(), dev = device_inputs]() mutable {
+    return make_case(s, std::move(c), dev);
   });
 }
 
@@ -88,15 +83,18 @@ Case Judge::take_case(const ProblemSpec& s) {
     if (wanted) return std::move(m.c);
     recycle(std::move(m.c));
   }
-  Made m = make_case(s, spare(), worst_dir, device_inputs);
+  Made m = make_case(s, spare(), device_inputs);
   phases.inputs += m.inputs;
   phases.reference += m.reference;
   return std::move(m.c);
 }
 
 std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const std::vector<Entry>& entries) {
-  const ProblemSpec* after = next;
+  // A next set with cases of its own is not made ahead: make_problem does not make it.
+  const ProblemSpec* after = next && !own_cases(*next) ? next : nullptr;
   next = nullptr;
+  if (const CaseSource own = own_cases(spec))
+    return judge(spec, [&](int r) { return phases.time(phases.inputs, [&] { return own(r); }); }, entries);
   return judge(spec, [&, after](int r) {
     Case c = take_case(spec.round(r));  // fresh inputs in reused buffers
     // The next round's (or the next set's first) case is made while this one is judged.

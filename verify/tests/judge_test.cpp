@@ -153,7 +153,7 @@ TEST(Judge, WorstSetIsJudgedOnTheCommittedLists) {
   const Problem lists = worst_problem(dir, rope2d::ref::Dtype::bf16);
   EXPECT_EQ(worst[0].n(), lists.n());
   Judge judge(Tier::float32_bound, 2);
-  judge.worst_dir = dir;
+  judge.sources = suite_sources(dir);
   std::vector<float> seen;
   const Entry e{"", [&](const Problem& p, int) {
     seen.insert(seen.end(), p.theta.begin(), p.theta.end());
@@ -165,9 +165,20 @@ TEST(Judge, WorstSetIsJudgedOnTheCommittedLists) {
   ASSERT_EQ(seen.size(), 2 * lists.theta.size());
   EXPECT_TRUE(std::equal(lists.theta.begin(), lists.theta.end(), seen.begin()));
   EXPECT_TRUE(std::equal(lists.theta.begin(), lists.theta.end(), seen.begin() + lists.n()));
-  // Without the lists' folder the worst set cannot be made: an error, not a randn stand-in.
+  // Without the lists' folder the worst set cannot be made: an error, not a randn stand-in;
+  // nor without the suite's sources, announced as the next set or not.
   Judge no_dir(Tier::float32_bound, 1);
+  no_dir.sources = suite_sources("");
   EXPECT_THROW(no_dir.judge(worst[0], {e}), std::invalid_argument);
+  Judge no_sources(Tier::float32_bound, 1);
+  EXPECT_THROW(no_sources.judge(worst[0], {e}), std::invalid_argument);
+  ProblemSpec small;
+  small.set = "odd";
+  small.elements = 64;
+  small.seed = 3;
+  no_sources.next = &worst[0];
+  EXPECT_NO_THROW(no_sources.judge(small, {e}));
+  EXPECT_THROW(no_sources.judge(worst[0], {e}), std::invalid_argument);
 }
 
 namespace {

@@ -49,6 +49,9 @@ struct Case {
 };
 // Round r's case of a set.
 using CaseSource = std::function<Case(int round)>;
+// Where a set's cases come from when make_problem does not make them (the worst set's lists,
+// worst.hpp's suite_sources): the spec's own CaseSource, or an empty one for a generated set.
+using CaseSources = std::function<CaseSource(const ProblemSpec&)>;
 
 // Where a run's wall time goes, in seconds, for the report header.
 struct Phases {
@@ -83,8 +86,9 @@ class Judge {
   bool stop_set_on_error = false;
   // ieee: an element passes only within bound of the IEEE evaluation (no flushed alternatives).
   Subnormals subnormals = Subnormals::flush_allowed;
-  // Where the worst set's lists are (suite_problem); empty when the suite has no worst set.
-  std::string worst_dir;
+  // Sets with cases of their own (judge(spec, entries) takes them from here, not from
+  // make_problem); empty: every set generated.
+  CaseSources sources;
   // Counter-based sets (counter_source) are made without host inputs or a CPU reference
   // (Problem::device_only): every entry must judge them itself (CallResult::metrics). The
   // device path sets it, where the entries judge on the GPU.
@@ -94,8 +98,8 @@ class Judge {
   // is made in the background during that call's last round (used once, then cleared).
   const ProblemSpec* next = nullptr;
 
-  // Fresh inputs of spec.round(r) for each round, the reference computed here. One result per
-  // entry that applied to the problem, in order.
+  // Fresh inputs of spec.round(r) for each round, the reference computed here (or the cases of
+  // sources(spec), where it gives some). One result per entry that applied to the problem, in order.
   std::vector<SetResult> judge(const ProblemSpec& spec, const std::vector<Entry>& entries);
   // The same with the cases from `cases` (stored golden problems, sweep chunks).
   std::vector<SetResult> judge(const ProblemSpec& spec, const CaseSource& cases, const std::vector<Entry>& entries);
@@ -109,7 +113,8 @@ class Judge {
     double inputs = 0, reference = 0;  // seconds
   };
   // A case's inputs and reference, into the buffers of `c` (their capacity kept).
-  static Made make_case(const ProblemSpec& s, Case c, const std::string& worst_dir, bool device_inputs);
+  static Made make_case(const ProblemSpec& s, Case c, bool device_inputs);
+  CaseSource own_cases(const ProblemSpec& s) const { return sources ? sources(s) : CaseSource{}; }
   Case take_case(const ProblemSpec& s);
   void make_ahead(const ProblemSpec& s);
   Case spare();
