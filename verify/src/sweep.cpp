@@ -1,7 +1,9 @@
 // The angle sweep's loop (sweep.hpp): grad pairs and chunks of consecutive bit patterns, each
 // chunk's pass settled (the deferred elements judged on the CPU), merged, time-boxed, with the
 // worst elements per pair (sweep_worst.cpp writes their list); and the host chunk that runs the
-// loop without a GPU.
+// loop without a GPU. Not through the judge (judge.hpp): a chunk is not a round of fresh
+// inputs of one problem but a slice of one problem of 2^32 angles, judged on the GPU (settle)
+// and merged unclosed, time-boxed, with worst lists; there is no Problem to hand an Entry.
 #include "rope2d/verify/sweep.hpp"
 
 #include <fmt/format.h>

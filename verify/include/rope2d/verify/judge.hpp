@@ -1,8 +1,12 @@
 // The one judging pipeline: make a problem's inputs (fresh each round, in the same buffers),
 // compute the reference, get the kernel's outputs with its integrity findings, compare, merge
-// over rounds, and return the set's result with its reproduce line. verify's worker, check,
-// the solution runner, the nightly sweep and the GPU properties all judge through it; they
-// differ only in where outputs come from (an Entry) and where problems come from (a CaseSource).
+// over rounds, and return the set's result with its reproduce line. verify's worker, check, the
+// solution runner, the --huge sets and the GPU properties judge through Judge; they differ only
+// in where outputs come from (an Entry) and where problems come from (a CaseSource: generated,
+// the worst set's lists, a file's tensors, a huge problem's sample). Where the caller makes the
+// calls (the C ABI and the Python API) or one run gives several calls' outputs (the contract
+// checks), a SetTally takes each outcome and round the same way. The angle sweep (sweep.hpp) is
+// not a set of rounds: it settles 2^32 patterns chunk by chunk on the GPU and merges chunks.
 #pragma once
 
 #include <chrono>
@@ -68,6 +72,39 @@ struct Phases {
     into += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
+};
+
+// One set's result built call by call: the one place where a call's outcome (declined, failed,
+// integrity findings) and its outputs become the set's result. Each round's outputs are
+// compared with the reference (or come judged), closed as one round and merged. Judge keeps
+// one per entry; the paths whose calls Judge does not make feed one themselves: the C ABI
+// (its caller runs the kernel and hands each round's output back) and the contract checks
+// (one GPU run gives the outputs of two calls on two problems at once).
+class SetTally {
+ public:
+  SetTally(SetResult start, ref::Dtype grad_dtype, Tier gate, Subnormals subnormals = Subnormals::flush_allowed,
+           std::size_t max_failures = max_failures_kept);
+  // A call's outcome: declined (not supported, or failed for bf16) or failed, then false (no
+  // outputs to judge); else its findings kept once each across rounds, its time, and true.
+  bool outcome(const CallResult& run);
+  void add_finding(const std::string& what);
+  // One round: outputs `out` of p compared with p's reference x, or metrics the call judged
+  // itself; closed as one round, merged, and returned.
+  const Metrics& round(const Problem& p, const Expected& x, const float* out);
+  const Metrics& round(Metrics judged);
+  bool failed() const { return !r_.error.empty(); }
+  void fail(const std::string& why) { r_.error = why; }
+  // The result so far, its integrity "ok" or the findings.
+  SetResult finish() const;
+
+ private:
+  SetResult r_;
+  ref::Dtype dtype_;
+  Tier gate_;
+  Subnormals subnormals_;
+  std::size_t max_failures_;
+  std::string integrity_;
+  Metrics last_;
 };
 
 class Judge {
