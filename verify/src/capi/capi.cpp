@@ -1,5 +1,6 @@
 // The C ABI's stateless half: the reference and judging raw arrays, both through the same
-// Problem / compute_expected / compare path the verifier uses, so a binding adds no numerics.
+// Problem / compute_expected path and the judge's SetTally the verifier uses, so a binding adds
+// no numerics.
 #include "rope2d/verify/capi.h"
 
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <stdexcept>
 
 #include "capi/common.hpp"
+#include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/metrics.hpp"
 
 namespace rope2d::verify::capi {
@@ -115,9 +117,11 @@ int rope2d_check(const float* out, const void* gc, const void* gs, const float* 
     if (!json) throw std::invalid_argument("json: null pointer");
     if (n > 0 && !out) throw std::invalid_argument("out: null pointer");
     const Problem p = problem_from(gc, gs, theta, n, grad_dtype);
-    const Metrics m = compare(p, compute_expected(p), out, gate, static_cast<std::size_t>(std::max(max_failures, 0)),
-                              ieee_subnormals ? Subnormals::ieee : Subnormals::flush_allowed);
-    *json = dup(metrics_json(m, gate, set_name && *set_name ? set_name : "check").dump());
+    const std::string set = set_name && *set_name ? set_name : "check";
+    // One round of a set: its verdicts by tier are those of the round (metrics_json).
+    SetTally t({set, "check", std::string(ref::name(p.spec.grad_dtype))}, p.spec.grad_dtype, gate,
+               ieee_subnormals ? Subnormals::ieee : Subnormals::flush_allowed, static_cast<std::size_t>(std::max(max_failures, 0)));
+    *json = dup(metrics_json(t.round(p, compute_expected(p), out), gate, set).dump());
   });
 }
 

@@ -1,6 +1,7 @@
 // The C ABI's verification session: the verifier's problem sets made here, the caller runs the
-// kernel on each round's inputs and hands the output back, and the results are merged and
-// written by the same report writer `rope2d verify` uses.
+// kernel on each round's inputs and hands the output back, each set's rounds merged by the
+// judge's SetTally and written by the same report writer `rope2d verify` uses. Not through
+// Judge's loop: the caller, not the session, makes the calls.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "capi/common.hpp"
 #include "rope2d/verify/capi.h"
+#include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/suites.hpp"
 #include "rope2d/verify/worst.hpp"
@@ -21,8 +23,7 @@ using nlohmann::json;
 
 struct rope2d_session {
   std::vector<ProblemSpec> specs;
-  std::vector<SetResult> results;   // one per spec, merged over rounds
-  std::vector<std::string> integrity;
+  std::vector<SetTally> sets;  // one per spec, merged over rounds
   Tier gate = Tier::float32_bound;
   std::uint64_t seed = 1;
   int rounds = 2;
@@ -88,8 +89,7 @@ int rope2d_session_open(const char* options, rope2d_session** out) {
     for (const ProblemSpec& p : s->specs) {
       SetResult r{p.name(), p.set, std::string(ref::name(p.grad_dtype))};
       if (!prefix.empty()) r.reproduce = prefix + "only='" + p.name() + "')";
-      s->results.push_back(r);
-      s->integrity.emplace_back();
+      s->sets.emplace_back(std::move(r), p.grad_dtype, s->gate, s->subnormals);
     }
     *out = s.release();
   });
@@ -125,18 +125,15 @@ int rope2d_session_inputs(rope2d_session* s, int64_t k, int round, const void** 
 int rope2d_session_judge(rope2d_session* s, const float* out, const char* integrity, const char* error) {
   return guarded([&] {
     if (!s || !s->current) throw std::invalid_argument("judge: no inputs were made (call rope2d_session_inputs first)");
-    SetResult& r = s->results[s->current_k];
-    std::string& integ = s->integrity[s->current_k];
-    if (r.error.empty() && error && *error) r.error = error;
-    if (!r.error.empty()) return;
+    SetTally& t = s->sets[s->current_k];
+    if (!t.failed() && error && *error) t.fail(error);
+    if (t.failed()) return;  // the set's first failed call is its result
     if (!out) throw std::invalid_argument("out: null pointer");
-    // Keep every distinct finding across rounds, as `rope2d verify` does.
-    if (integrity && *integrity && integ.find(integrity) == std::string::npos) integ += (integ.empty() ? "" : "; ") + std::string(integrity);
+    CallResult call;
+    if (integrity && *integrity) call.findings.push_back(integrity);
+    t.outcome(call);
     const Problem& p = *s->current;
-    Metrics round = compare(p, compute_expected(p), out, s->gate, 10, s->subnormals);
-    round.close_round();  // SOL-ExecBench judges each round on its own
-    r.metrics.merge(round, 10);
-    r.integrity = integ.empty() ? "ok" : integ;
+    t.round(p, compute_expected(p), out);
     s->current.reset();
   });
 }
@@ -158,10 +155,9 @@ int rope2d_session_finish(rope2d_session* s, const char* out_dir, const char* ti
     }
     rep.header.push_back({"reference", "correctly rounded float32: certified double enclosure, MPFR (Ziv) fallback"});
     rep.header.push_back({"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", s->seed, s->rounds)});
-    for (std::size_t k = 0; k < s->results.size(); ++k) {
-      SetResult r = s->results[k];
+    for (std::size_t k = 0; k < s->sets.size(); ++k) {
+      SetResult r = s->sets[k].finish();
       if (r.error.empty() && r.metrics.count == 0 && s->specs[k].n() > 0) r.error = "not run";
-      if (r.integrity.empty()) r.integrity = "ok";
       rep.results.push_back(std::move(r));
     }
     write_report(out_dir, rep);

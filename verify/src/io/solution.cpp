@@ -46,7 +46,7 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
   Judge judge(run.gate, run.rounds);
   judge.stop_set_on_error = true;
   judge.subnormals = run.subnormals;
-  judge.worst_dir = run.worst_dir;
+  judge.sources = suite_sources(run.worst_dir);
   std::vector<SetResult> results;
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const ProblemSpec& spec = specs[k];

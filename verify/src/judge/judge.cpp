@@ -5,28 +5,16 @@
 #include <fmt/format.h>
 
 #include <exception>
-
-#include "rope2d/verify/worst.hpp"
+#include <stdexcept>
 
 namespace rope2d::verify {
 
 namespace {
 
-constexpr std::size_t max_failures = 10;
-
 struct Pending {
-  SetResult result;
-  std::string integrity;
+  SetTally tally;
   bool ran = false;  // the entry applied to some round's problem
 };
-
-void add_finding(std::string& integ, const std::string& what) {
-  if (integ.find(what) == std::string::npos) integ += (integ.empty() ? "" : "; ") + what;
-}
-
-}  // namespace
-
-namespace {
 
 bool same_problem(const ProblemSpec& a, const ProblemSpec& b) {
   return a.name() == b.name() && a.seed == b.seed && a.source == b.source && a.regime == b.regime &&
@@ -35,14 +23,10 @@ bool same_problem(const ProblemSpec& a, const ProblemSpec& b) {
 
 }  // namespace
 
-Judge::Made Judge::make_case(const ProblemSpec& s, Case c, const std::string& worst_dir, bool device_inputs) {
+Judge::Made Judge::make_case(const ProblemSpec& s, Case c, bool device_inputs) {
   Made m{std::move(c)};
   Phases t;
-  t.time(t.inputs, [&] {
-    if (s.set == "worst") m.c.problem = suite_problem(s, worst_dir);  // the committed lists, not a generator
-    else make_problem(s, m.c.problem, !device_inputs);
-    return 0;
-  });
+  t.time(t.inputs, [&] { return make_problem(s, m.c.problem, !device_inputs), 0; });
   if (m.c.problem.device_only) {  // made and judged on the GPU by the entries
     m.c.expected = {};
   } else {
@@ -70,8 +54,8 @@ void Judge::recycle(Case c) {
 
 void Judge::make_ahead(const ProblemSpec& s) {
   ahead_spec_ = s;
-  ahead_ = std::async(std::launch::async, [s, c = spare(), dir = worst_dir, dev = device_inputs]() mutable {
-    return make_case(s, std::move(c), dir, dev);
+  ahead_ = std::async(std::launch::async, [s, c = spare(), dev = device_inputs]() mutable {
+    return make_case(s, std::move(c), dev);
   });
 }
 
@@ -90,15 +74,18 @@ Case Judge::take_case(const ProblemSpec& s) {
     if (wanted) return std::move(m.c);
     recycle(std::move(m.c));
   }
-  Made m = make_case(s, spare(), worst_dir, device_inputs);
+  Made m = make_case(s, spare(), device_inputs);
   phases.inputs += m.inputs;
   phases.reference += m.reference;
   return std::move(m.c);
 }
 
 std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const std::vector<Entry>& entries) {
-  const ProblemSpec* after = next;
+  // A next set with cases of its own is not made ahead: make_problem does not make it.
+  const ProblemSpec* after = next && !own_cases(*next) ? next : nullptr;
   next = nullptr;
+  if (const CaseSource own = own_cases(spec))
+    return judge(spec, [&](int r) { return phases.time(phases.inputs, [&] { return own(r); }); }, entries);
   return judge(spec, [&, after](int r) {
     Case c = take_case(spec.round(r));  // fresh inputs in reused buffers
     // The next round's (or the next set's first) case is made while this one is judged.
@@ -109,62 +96,50 @@ std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const std::vector<E
 }
 
 std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const CaseSource& cases, const std::vector<Entry>& entries) {
-  std::vector<Pending> sets(entries.size());
-  for (std::size_t e = 0; e < entries.size(); ++e) {
-    sets[e].result = SetResult{entries[e].prefix + spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
-    sets[e].result.shape = spec.shape();
+  std::vector<Pending> sets;
+  for (const Entry& entry : entries) {
+    SetResult start{entry.prefix + spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
+    start.shape = spec.shape();
+    sets.push_back({SetTally(std::move(start), spec.grad_dtype, gate_, subnormals)});
   }
   for (int round = 0; round < rounds_ && !lost_; ++round) {
-    if (stop_set_on_error && !sets[0].result.error.empty()) break;
+    if (stop_set_on_error && sets[0].tally.failed()) break;
     Case c = cases(round);
     for (std::size_t e = 0; e < entries.size() && !lost_; ++e) {
       const Entry& entry = entries[e];
-      SetResult& r = sets[e].result;
+      SetTally& t = sets[e].tally;
       if (entry.applies && !entry.applies(c.problem)) continue;
-      if (stop_set_on_error && !r.error.empty()) continue;
+      if (stop_set_on_error && t.failed()) continue;
       sets[e].ran = true;
-      if (on_call) on_call(r.name);
+      if (on_call) on_call(entry.prefix + spec.name());
       const CallResult run = phases.time(phases.gpu, [&] { return entry.call(c.problem, round); });
       if (on_called) on_called();
-      if (run.declined) {
-        mark_declined(r, spec.grad_dtype);
+      if (!t.outcome(run)) {
+        lost_ = !run.declined && run.context_lost;
         continue;
       }
-      if (run.context_lost || !run.error.empty()) {
-        r.error = run.error;
-        lost_ = run.context_lost;
-        continue;
-      }
-      // Keep every distinct finding across rounds (later rounds skip some checks).
-      for (const std::string& f : run.findings) add_finding(sets[e].integrity, f);
       phases.gpu -= run.check_s + run.settle_s + run.cross_s;  // judging inside the call, counted apart
       phases.gpu_check += run.check_s;
       phases.settle += run.settle_s;
       phases.cross_check += run.cross_s;
-      Metrics round;
       if (run.metrics) {
         ++phases.gpu_sets;
         phases.whole_on_cpu += run.whole_on_cpu;
-        round = *run.metrics;
+        t.round(*run.metrics);
       } else {
-        if (c.problem.device_only) throw std::logic_error(r.name + ": an entry that does not judge was given a problem made for the GPU");
-        ++phases.cpu_sets;
-        round = phases.time(phases.compare, [&] { return compare(c.problem, c.expected, run.out.data(), gate_, max_failures, subnormals); });
+        if (!c.problem.device_only) ++phases.cpu_sets;
+        phases.time(phases.compare, [&] { return t.round(c.problem, c.expected, run.out.data()), 0; });
       }
-      round.close_round();  // SOL-ExecBench judges each round of fresh inputs on its own
-      r.metrics.merge(round, max_failures);
-      r.kernel_ms = std::max(r.kernel_ms, run.kernel_ms);
     }
     recycle(std::move(c));
   }
   std::vector<SetResult> out;
   bool any_error = false;
-  for (const Pending& s : sets) any_error |= s.ran && !s.result.error.empty();
+  for (const Pending& s : sets) any_error |= s.ran && s.tally.failed();
   for (std::size_t e = 0; e < sets.size(); ++e) {
-    SetResult r = sets[e].result;
     if (e > 0 && !sets[e].ran) continue;  // an entry that applied to no round (fused on flat problems)
+    SetResult r = sets[e].tally.finish();
     if (e == 0 && lost_ && !any_error) r.error = "not run: an earlier call broke the CUDA context";
-    r.integrity = sets[e].integrity.empty() ? "ok" : sets[e].integrity;
     if (reproduce) r.reproduce = reproduce_line(*reproduce, r.name);
     out.push_back(std::move(r));
   }

@@ -170,6 +170,9 @@ void make_problem(const ProblemSpec& spec, Problem& p) { make_problem(spec, p, t
 void make_problem(const ProblemSpec& spec, Problem& p, bool host_inputs) {
   const std::int64_t n = spec.n();
   if (n < 0) throw std::invalid_argument("problem " + spec.name() + ": negative size");
+  // The worst set's inputs are the committed lists (worst.hpp: suite_problem, worst_cases): a
+  // generator's stand-in would judge other elements under its name.
+  if (spec.set == "worst") throw std::invalid_argument("problem " + spec.name() + ": the worst set is read from its lists, not generated");
   p.spec = spec;
   const int esize = ref::size_bytes(spec.grad_dtype);
   p.device_only = !host_inputs && counter_source(spec);

@@ -2,6 +2,8 @@
 #include "rope2d/verify/worst.hpp"
 
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "rope2d/ref/worst_list.hpp"
@@ -46,6 +48,25 @@ Problem suite_problem(const ProblemSpec& spec, const std::string& worst_dir) {
                                 std::to_string(spec.n()) + " elements, found " + std::to_string(p.spec.n()));
   p.spec = spec;
   return p;
+}
+
+CaseSource worst_cases(const ProblemSpec& spec, const std::string& worst_dir) {
+  auto made = std::make_shared<std::optional<Case>>();
+  return [spec, worst_dir, made](int round) {
+    const ProblemSpec s = spec.round(round);
+    if (!*made) {
+      Case c{suite_problem(s, worst_dir), {}};
+      compute_expected(c.problem, c.expected);
+      *made = std::move(c);
+    }
+    Case c = **made;
+    c.problem.spec = s;
+    return c;
+  };
+}
+
+CaseSources suite_sources(const std::string& worst_dir) {
+  return [worst_dir](const ProblemSpec& s) { return s.set == "worst" ? worst_cases(s, worst_dir) : CaseSource{}; };
 }
 
 }  // namespace rope2d::verify

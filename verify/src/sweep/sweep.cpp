@@ -1,7 +1,9 @@
 // The angle sweep's loop (sweep.hpp): grad pairs and chunks of consecutive bit patterns, each
 // chunk's pass settled (the deferred elements judged on the CPU), merged, time-boxed, with the
 // worst elements per pair (sweep/worst.cpp writes their list); and the host chunk that runs the
-// loop without a GPU.
+// loop without a GPU. Not through the judge (judge.hpp): a chunk is not a round of fresh
+// inputs of one problem but a slice of one problem of 2^32 angles, judged on the GPU (settle)
+// and merged unclosed, time-boxed, with worst lists; there is no Problem to hand an Entry.
 #include "rope2d/verify/sweep.hpp"
 
 #include <fmt/format.h>
@@ -73,7 +75,7 @@ SweepResult run_sweep(const SweepOptions& o, const SweepChunk& chunk, std::int64
         const float gc = static_cast<float>(sp.grads.gc), gs = static_cast<float>(sp.grads.gs);
         const CheckPass pass = chunk(b, n, gc, gs, co);
         const auto element = [&](std::int64_t i) { return ref::Element{gc, gs, std::bit_cast<float>(static_cast<std::uint32_t>(i))}; };
-        const Metrics m = settle(pass, element, Tier::float32_bound, 10);
+        const Metrics m = settle(pass, element, Tier::float32_bound, max_failures_kept);
         for (const CheckRecord& c : pass.candidates) sp.worst.push_back({c.index, {c.gc, c.gs, c.t}, c.ref, c.got, c.scaled, c.ulps});
         // The list holds finite angles, as CORE-MATH's do (a NaN's bits do not survive a hex
         // float): a kernel's error at an infinite or NaN angle is in the counts and worst of
@@ -88,7 +90,7 @@ SweepResult run_sweep(const SweepOptions& o, const SweepChunk& chunk, std::int64
           if (f.worst) sp.worst.push_back(*f.worst);
         }
         keep_worst_reports(sp.worst, o.worst_per_pair);
-        sp.metrics.merge(m, 10);
+        sp.metrics.merge(m, max_failures_kept);
         sp.angles += n;
         sp.deferred += pass.deferred_total;
         sp.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -99,13 +101,13 @@ SweepResult run_sweep(const SweepOptions& o, const SweepChunk& chunk, std::int64
       r.reached = std::bit_cast<float>(static_cast<std::uint32_t>(r.next - 1));
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (r.seconds > o.budget_s && r.angles < total) {  // time box: the result says where to resume
-        for (const SweepPair& sp : r.pairs) r.metrics.merge(sp.metrics, 10);
+        for (const SweepPair& sp : r.pairs) r.metrics.merge(sp.metrics, max_failures_kept);
         return r;
       }
     }
   for (SweepPair& sp : r.pairs) {
     sp.complete = true;
-    r.metrics.merge(sp.metrics, 10);
+    r.metrics.merge(sp.metrics, max_failures_kept);
   }
   r.complete = true;
   return r;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "rope2d/verify/judge.hpp"
 #include "testbed/device_kernels.hpp"
 
 namespace rope2d::verify {
@@ -131,6 +132,8 @@ JudgedTiming time_and_judge_backward(Timer& timer, const BackwardCall& fn, const
                                      Subnormals subnormals, const TimingOptions& o) {
   const std::int64_t n = d.n(), bytes = n * 4;
   JudgedTiming j;
+  // Each first call one round of the judge's tally (judge.hpp), as the suite's calls are.
+  SetTally tally({p.spec.name(), p.spec.set, std::string(ref::name(p.spec.grad_dtype))}, p.spec.grad_dtype, gate, subnormals);
   // The first call's output at each address, kept on the device; a counter of differing bytes.
   void* firsts = nullptr;
   unsigned long long* count = nullptr;
@@ -155,9 +158,7 @@ JudgedTiming time_and_judge_backward(Timer& timer, const BackwardCall& fn, const
           check(cudaMemcpyAsync(host.data(), d.out(r), bytes, cudaMemcpyDeviceToHost, s), "copy back a call's output");
           check(cudaStreamSynchronize(s), "sync");
           const Problem w = window(p, shift(r), n);
-          Metrics m = compare(w, compute_expected(w), host.data(), gate, max_failures_kept, subnormals);
-          m.close_round();
-          j.metrics.merge(m, max_failures_kept);
+          tally.round(w, compute_expected(w), host.data());
           return;
         }
         unsigned long long diff = 0;
@@ -172,6 +173,7 @@ JudgedTiming time_and_judge_backward(Timer& timer, const BackwardCall& fn, const
         }
       });
   if (rc) throw std::runtime_error("the timed kernel returned " + std::to_string(rc));
+  j.metrics = tally.finish().metrics;
   return j;
 }
 

@@ -73,9 +73,23 @@ struct Stream {
   ~Stream() { cudaStreamDestroy(s); }
 };
 
-std::string call_result(int rc, const char* which) {
-  if (rc == ROPE2D_ERR_UNSUPPORTED_DTYPE) return "declined";
-  return rc == 0 ? "" : std::string(which) + " returned " + std::to_string(rc);
+// What a check found, as the judge reads a call (judge.hpp's CallResult): declined, or a
+// broken contract as its one finding; with the outputs of every call it made.
+struct Judged {
+  CallResult call;
+  std::vector<std::pair<const Problem*, std::vector<float>>> outputs;
+};
+
+Judged declined() {
+  Judged j;
+  j.call.declined = true;
+  return j;
+}
+
+Judged violation(const std::string& what) {
+  Judged j;
+  j.call.findings.push_back("contract violation: " + what);
+  return j;
 }
 
 ProblemSpec contract_spec(const char* check, ref::Dtype d, std::int64_t n, std::uint64_t seed) {
@@ -88,23 +102,19 @@ ProblemSpec contract_spec(const char* check, ref::Dtype d, std::int64_t n, std::
 }
 
 // n == 0 on real, poisoned buffers: returns 0, writes nothing, leaves no error.
-std::string check_n_zero(BackwardFn fn, ref::Dtype d, std::uint64_t seed) {
+Judged check_n_zero(BackwardFn fn, ref::Dtype d, std::uint64_t seed) {
   Stream st;
   const Problem p = make_problem(contract_spec("n0", d, 64, seed));
   Slot slot(p);
   slot.upload(p, st.s);
   const int rc = slot.call(fn, d, 0, st.s);
-  if (const std::string r = call_result(rc, "n == 0: the call"); !r.empty()) return r;
-  if (const cudaError_t e = cudaStreamSynchronize(st.s); e != cudaSuccess) return "n == 0: " + err(e) + " after the call";
+  if (rc == ROPE2D_ERR_UNSUPPORTED_DTYPE) return declined();
+  if (rc != 0) return violation("n == 0: the call returned " + std::to_string(rc));
+  if (const cudaError_t e = cudaStreamSynchronize(st.s); e != cudaSuccess) return violation("n == 0: " + err(e) + " after the call");
   for (float f : slot.download(64, st.s))
-    if (std::bit_cast<std::uint32_t>(f) != poison_bits) return "n == 0 wrote to the output";
-  return "";
+    if (std::bit_cast<std::uint32_t>(f) != poison_bits) return violation("n == 0 wrote to the output");
+  return {};
 }
-
-struct Judged {
-  std::string finding;  // "" when the contract held
-  std::vector<std::pair<const Problem*, std::vector<float>>> outputs;
-};
 
 // Two calls in flight at once on two streams, released together by one event; from one host
 // thread or from two.
@@ -134,9 +144,9 @@ Judged check_concurrent(BackwardFn fn, ref::Dtype d, bool threads, const Problem
   }
   const cudaError_t e = cudaDeviceSynchronize();
   cudaEventDestroy(go);
-  if (rc1 == ROPE2D_ERR_UNSUPPORTED_DTYPE || rc2 == ROPE2D_ERR_UNSUPPORTED_DTYPE) return {"declined", {}};
-  if (rc1 || rc2) return {"two calls in flight: returned " + std::to_string(rc1) + " and " + std::to_string(rc2), {}};
-  if (e != cudaSuccess) return {"two calls in flight: " + err(e), {}};
+  if (rc1 == ROPE2D_ERR_UNSUPPORTED_DTYPE || rc2 == ROPE2D_ERR_UNSUPPORTED_DTYPE) return declined();
+  if (rc1 || rc2) return violation("two calls in flight: returned " + std::to_string(rc1) + " and " + std::to_string(rc2));
+  if (e != cudaSuccess) return violation("two calls in flight: " + err(e));
   j.outputs.push_back({&a, x.download(a.n(), s1.s)});
   j.outputs.push_back({&b, y.download(b.n(), s2.s)});
   return j;
@@ -157,23 +167,22 @@ Judged check_graph(BackwardFn fn, ref::Dtype d, const Problem& captured, const P
   cudaGetLastError();
   if (rc == ROPE2D_ERR_UNSUPPORTED_DTYPE) {
     if (graph) cudaGraphDestroy(graph);
-    return {"declined", {}};
+    return declined();
   }
   if (rc != 0 || end != cudaSuccess || !graph) {
     if (graph) cudaGraphDestroy(graph);
-    return {"not graph-capturable: the call returned " + std::to_string(rc) + ", capture ended with " + err(end) +
-                " (a device-wide synchronisation, allocation or host read inside the call)",
-            {}};
+    return violation("not graph-capturable: the call returned " + std::to_string(rc) + ", capture ended with " + err(end) +
+                     " (a device-wide synchronisation, allocation or host read inside the call)");
   }
   cudaGraphExec_t exec = nullptr;
   cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);
-  if (e != cudaSuccess) return {"not graph-capturable: cudaGraphInstantiate: " + err(e), {}};
+  if (e != cudaSuccess) return violation("not graph-capturable: cudaGraphInstantiate: " + err(e));
   slot.upload(replayed, st.s);
   e = cudaGraphLaunch(exec, st.s);
   if (e == cudaSuccess) e = cudaStreamSynchronize(st.s);
   cudaGraphExecDestroy(exec);
-  if (e != cudaSuccess) return {"graph replay failed: " + err(e), {}};
+  if (e != cudaSuccess) return violation("graph replay failed: " + err(e));
   Judged j;
   j.outputs.push_back({&replayed, slot.download(replayed.n(), st.s)});
   return j;
@@ -182,23 +191,23 @@ Judged check_graph(BackwardFn fn, ref::Dtype d, const Problem& captured, const P
 // Expected results by problem: a and b are judged by two checks, computed once.
 using ExpectedCache = std::map<const Problem*, Expected>;
 
+// A check's set through the judge's SetTally: each call's outputs one round, judged as the
+// suite's are; a call that gives wrong results breaks the contract (the first such finding kept).
+// Not through Judge itself: one GPU run here gives the outputs of two calls on two problems.
 SetResult judged(const std::string& check, ref::Dtype d, Tier gate, Subnormals subnormals, const Judged& j, const char* wrong,
                  ExpectedCache& cache) {
-  SetResult r{"contract/" + check + "/" + std::string(ref::name(d)), "contract", std::string(ref::name(d))};
-  if (j.finding == "declined") {
-    mark_declined(r, d);
-    return r;
-  }
-  r.integrity = j.finding.empty() ? "ok" : "contract violation: " + j.finding;
+  SetTally t({"contract/" + check + "/" + std::string(ref::name(d)), "contract", std::string(ref::name(d))}, d, gate, subnormals);
+  if (!t.outcome(j.call)) return t.finish();
+  bool broken = !j.call.findings.empty();
   for (const auto& [p, out] : j.outputs) {
     auto x = cache.find(p);
     if (x == cache.end()) x = cache.emplace(p, compute_expected(*p)).first;
-    Metrics m = compare(*p, x->second, out.data(), gate, 10, subnormals);
-    m.close_round();  // each call judged on its own, as SOL-ExecBench judges a round
-    if (!m.passes(gate) && r.integrity == "ok") r.integrity = std::string("contract violation: ") + wrong;
-    r.metrics.merge(m, 10);
+    if (!t.round(*p, x->second, out.data()).passes(gate) && !broken) {
+      t.add_finding(std::string("contract violation: ") + wrong);
+      broken = true;
+    }
   }
-  return r;
+  return t.finish();
 }
 
 }  // namespace
@@ -222,7 +231,7 @@ std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, S
     }
   };
   ExpectedCache cache;
-  guarded("n0", [&] { return judged("n0", d, gate, subnormals, {check_n_zero(fn, d, seed), {}}, "", cache); });
+  guarded("n0", [&] { return judged("n0", d, gate, subnormals, check_n_zero(fn, d, seed), "", cache); });
   // Different sizes and data on the two calls: 1M and 1M + 37 elements keep both in flight.
   const Problem a = make_problem(contract_spec("a", d, (1 << 20), seed));
   const Problem b = make_problem(contract_spec("b", d, (1 << 20) + 37, seed));
