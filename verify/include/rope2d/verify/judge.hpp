@@ -46,16 +46,7 @@ struct Entry {
   std::function<bool(const Problem&)> applies;  // empty: every problem
 };
 
-// A problem with its expected results.
-struct Case {
-  Problem problem;
-  Expected expected;
-};
-// Round r's case of a set.
-using CaseSource = std::function<Case(int round)>;
-// Where a set's cases come from when make_problem does not make them (the worst set's lists,
-// worst.hpp's suite_sources): the spec's own CaseSource, or an empty one for a generated set.
-using CaseSources = std::function<CaseSource(const ProblemSpec&)>;
+// Case, CaseSource and CaseSources: problem.hpp.
 
 // Where a run's wall time goes, in seconds, for the report header.
 struct Phases {

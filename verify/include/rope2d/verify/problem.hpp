@@ -104,6 +104,17 @@ void make_problem(const ProblemSpec& spec, Problem& into, bool host_inputs);
 bool counter_source(const ProblemSpec& spec);
 void compute_expected(const Problem& p, Expected& into, bool all_dtypes = false);
 
+// A problem with its expected results.
+struct Case {
+  Problem problem;
+  Expected expected;
+};
+// Round r's case of a set.
+using CaseSource = std::function<Case(int round)>;
+// Where a set's cases come from when make_problem does not make them (the worst set's lists,
+// worst.hpp's suite_sources): the spec's own CaseSource, or an empty one for a generated set.
+using CaseSources = std::function<CaseSource(const ProblemSpec&)>;
+
 // Runs fn(begin, end) over [0, n) in chunks on all hardware threads.
 void parallel_chunks(std::int64_t n, std::int64_t chunk, const std::function<void(std::int64_t, std::int64_t)>& fn);
 

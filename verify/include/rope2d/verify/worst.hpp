@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/problem.hpp"
 
 namespace rope2d::verify {
