@@ -111,7 +111,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
   int failures = 0;
   if (fs::exists(fs::path(a.golden) / "manifest.json")) {
     const Report r = check_golden_against_reference(open_golden(a.golden));
-    std::cout << "  golden set " << a.golden << ": " << r.verdict() << " (" << r.results.size()
+    std::cout << "  golden set " << a.golden << ": " << name(r.verdict()) << " (" << r.results.size()
               << " problems, checksums and every stored result against the reference)\n";
     failures += r.exit_code() != 0;
   } else {
@@ -143,7 +143,8 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
 // What the parent learns from the child's messages.
 struct Watch {
   Report partial;  // every set judged so far, for the report of a run that died
-  std::string current, nogpu, verdict, child_error;
+  std::string current, nogpu, child_error;
+  std::optional<Disposition> verdict;
   bool in_call = false;
 
   void take(const protocol::Message& m, Progress& progress) {
@@ -157,9 +158,9 @@ struct Watch {
                    [&](const protocol::Called&) { in_call = false; },
                    [&](const protocol::End& x) {
                      SetResult r{x.name, x.set, x.dtype};
-                     if (x.disposition == "failed") r.error = x.summary;
-                     else if (x.disposition == "not supported") r.not_supported = x.summary, r.integrity = "ok";
-                     else r.integrity = x.disposition == "passed" ? "ok" : x.summary;
+                     if (x.disposition == Disposition::failed) r.error = x.summary;
+                     else if (x.disposition == Disposition::not_supported) r.not_supported = x.summary, r.integrity = "ok";
+                     else r.integrity = x.disposition == Disposition::passed ? "ok" : x.summary;
                      partial.results.push_back(r);
                    },
                    [&](const protocol::Done& x) { verdict = x.verdict; },
@@ -303,9 +304,9 @@ int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs,
     std::cout << "rope2d verify: --require-gpu: the kernel runs were SKIPPED (" << w.nogpu << "): exit " << Exit::no_gpu << "\n";
     return Exit::no_gpu;
   }
-  if (!w.verdict.empty() && !killed) {
+  if (w.verdict && !killed) {
     std::cout << "report: " << a.out_dir << "/report.md\n";
-    return w.verdict == "passed" ? Exit::ok : w.verdict == "incorrect" ? Exit::incorrect : Exit::submission_failed;
+    return *w.verdict == Disposition::passed ? Exit::ok : *w.verdict == Disposition::incorrect ? Exit::incorrect : Exit::submission_failed;
   }
   return report_broken(a, w, killed, status);
 }

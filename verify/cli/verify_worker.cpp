@@ -161,7 +161,7 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
     r.error = sub.error;
     rep.results.push_back(r);
     write_report(a.out_dir, rep);
-    proto::send(fd, proto::End{"load", "", "", "failed", sub.error});
+    proto::send(fd, proto::End{"load", "", "", Disposition::failed, sub.error});
     return 0;
   }
   Testbed bed;

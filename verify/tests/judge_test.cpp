@@ -61,7 +61,7 @@ TEST(Judge, AWrongElementFailsAndFindingsAreKeptOnce) {
   EXPECT_FALSE(r.passed(Tier::float32_bound));
   EXPECT_EQ(r.metrics.over[static_cast<int>(Tier::float32_bound)], 2);
   EXPECT_EQ(r.integrity, "inputs modified by the call; a second call on the same inputs gave different bits");
-  EXPECT_EQ(r.disposition(Tier::float32_bound), "incorrect");
+  EXPECT_EQ(r.disposition(Tier::float32_bound), Disposition::incorrect);
 }
 
 TEST(Judge, FusedEntriesApplyOnlyWithPositions) {
@@ -93,7 +93,7 @@ TEST(Judge, ALostContextStopsEverythingAfter) {
   const SetResult next = judge.judge(small_layout(), {e}).at(0);
   EXPECT_EQ(next.error, "not run: an earlier call broke the CUDA context");
   EXPECT_EQ(calls, 1);
-  EXPECT_EQ(next.disposition(Tier::float32_bound), "failed");
+  EXPECT_EQ(next.disposition(Tier::float32_bound), Disposition::failed);
 }
 
 TEST(Judge, StopSetOnErrorReadsNoLaterRound) {
@@ -132,7 +132,7 @@ TEST(Judge, IeeeSubnormalsFailAFlushedAngle) {
   ieee.reproduce = &opts;
   const SetResult b = ieee.judge(p.spec, cases, {flushed}).at(0);
   EXPECT_FALSE(b.passed(Tier::float32_bound));
-  EXPECT_EQ(b.disposition(Tier::float32_bound), "incorrect");
+  EXPECT_EQ(b.disposition(Tier::float32_bound), Disposition::incorrect);
   EXPECT_NE(b.reproduce.find(" --ieee-subnormals "), std::string::npos) << b.reproduce;
   // The correctly rounded result is IEEE behaviour and passes either way.
   const Entry right{"", [&](const Problem& q, int) { return exact(q); }, {}};

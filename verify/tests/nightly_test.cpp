@@ -11,7 +11,6 @@
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/spawn.hpp"
 
-using rope2d::verify::nightly_regressions;
 using nlohmann::json;
 
 namespace {
@@ -25,14 +24,20 @@ json night(double seconds, const std::string& disposition, double max, long elem
           {"sweep", {{"ran", true}, {"max_scaled_error", sweep_max}}}};
 }
 
+// The rules on the summaries as read back from summary.json.
+std::vector<std::string> regressions(const json& now, const json& previous) {
+  using namespace rope2d::verify;
+  return nightly_regressions(night_summary_from_json(now), night_summary_from_json(previous));
+}
+
 }  // namespace
 
 TEST(Nightly, TheSameNightTwiceHasNoRegression) {
-  EXPECT_TRUE(nightly_regressions(night(90, "passed", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1)).empty());
+  EXPECT_TRUE(regressions(night(90, "passed", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1)).empty());
 }
 
 TEST(Nightly, ASetThatNoLongerPassesIsARegression) {
-  const auto r = nightly_regressions(night(90, "incorrect", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
+  const auto r = regressions(night(90, "incorrect", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
   ASSERT_EQ(r.size(), 1u);
   EXPECT_NE(r[0].find("newly incorrect"), std::string::npos);
 }
@@ -40,27 +45,27 @@ TEST(Nightly, ASetThatNoLongerPassesIsARegression) {
 TEST(Nightly, LargerMaxErrorCountsOnlyOnLargeSets) {
   // 3.5 -> 5.0 units: beyond 1.25x + 0.25 on the large set; the 1-element set moved as much
   // but is noise, and stays silent.
-  const auto r = nightly_regressions(night(90, "passed", 5.0, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
+  const auto r = regressions(night(90, "passed", 5.0, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
   ASSERT_EQ(r.size(), 1u);
   EXPECT_NE(r[0].find("layout/bf16/64x8192: max error 5"), std::string::npos);
-  EXPECT_TRUE(nightly_regressions(night(90, "passed", 4.0, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1)).empty());
+  EXPECT_TRUE(regressions(night(90, "passed", 4.0, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1)).empty());
 }
 
 TEST(Nightly, SlowerRunsAndWorseSweepsAreRegressions) {
-  const auto slow = nightly_regressions(night(130, "passed", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
+  const auto slow = regressions(night(130, "passed", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_NE(slow[0].find("verify took 130"), std::string::npos);
-  const auto sweep = nightly_regressions(night(90, "passed", 3.5, 1 << 26, 6.0), night(90, "passed", 3.5, 1 << 26, 3.1));
+  const auto sweep = regressions(night(90, "passed", 3.5, 1 << 26, 6.0), night(90, "passed", 3.5, 1 << 26, 3.1));
   ASSERT_EQ(sweep.size(), 1u);
   EXPECT_NE(sweep[0].find("sweep"), std::string::npos);
 }
 
 TEST(Nightly, AFirstRunOrAMissingKernelComparesNothing) {
-  EXPECT_TRUE(nightly_regressions(night(90, "incorrect", 9, 1 << 26, 9), json::object()).empty());
+  EXPECT_TRUE(regressions(night(90, "incorrect", 9, 1 << 26, 9), json::object()).empty());
   json other = night(90, "passed", 1, 1 << 26, 3.1);
   other["verify"][0]["kernel"] = "candidate";
   other["sweep"]["ran"] = false;
-  EXPECT_TRUE(nightly_regressions(night(90, "incorrect", 9, 1 << 26, 9), other).empty());
+  EXPECT_TRUE(regressions(night(90, "incorrect", 9, 1 << 26, 9), other).empty());
 }
 
 TEST(Nightly, RunDatesAreDatesOnly) {
