@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "rope2d/verify/markdown_text.hpp"
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/spawn.hpp"
 
@@ -66,6 +67,27 @@ TEST(Nightly, AFirstRunOrAMissingKernelComparesNothing) {
   other["verify"][0]["kernel"] = "candidate";
   other["sweep"]["ran"] = false;
   EXPECT_TRUE(regressions(night(90, "incorrect", 9, 1 << 26, 9), other).empty());
+}
+
+// Names from shard files in summary.md: text only, on one line, escaping what makes markup.
+TEST(Nightly, MarkdownTextMakesNoMarkup) {
+  using rope2d::verify::markdown_text;
+  EXPECT_EQ(markdown_text("near_overflow/bf16/1x32"), "near_overflow/bf16/1x32");
+  EXPECT_EQ(markdown_text("a|b"), "a\\|b");
+  EXPECT_EQ(markdown_text("[x](<y>)"), "\\[x\\](\\<y\\>)");
+  EXPECT_EQ(markdown_text("line\n# heading\r"), "line\\x0a# heading\\x0d");
+  EXPECT_EQ(markdown_text("`code` *em* &amp; ![i]"), "\\`code\\` \\*em\\* \\&amp; \\!\\[i\\]");
+  EXPECT_EQ(markdown_text("\\"), "\\\\");
+  EXPECT_EQ(markdown_text("caf\xc3\xa9 \xff\xc3("), "caf\xc3\xa9 \\xff\\xc3(");  // valid UTF-8 kept, invalid bytes shown
+}
+
+TEST(Nightly, LinkTargetsStayInTheFolder) {
+  using rope2d::verify::safe_link_target;
+  EXPECT_TRUE(safe_link_target("verify-rope2d-bf16/report.md"));
+  EXPECT_TRUE(safe_link_target("verify-my kernel-bf16.log"));
+  for (const char* bad : {"", "/etc/passwd", "verify-rope2d-../../../outside.log", "../x", "a/./b", "a//b", "a/", "x<y", "x>y",
+                          "a\\..\\b", "a\nb"})
+    EXPECT_FALSE(safe_link_target(bad)) << bad;
 }
 
 TEST(Nightly, RunDatesAreDatesOnly) {

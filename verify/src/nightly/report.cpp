@@ -64,11 +64,14 @@ void night_sweep_markdown(std::ostringstream& md, const NightSweep& sw) {
     md << "SKIPPED: " << markdown_text(sw.skipped) << "\n";
     return;
   }
-  json grads = json::array();
-  for (const SweepGrads& g : sw.grads) grads.push_back({g.gc, g.gs, g.name});
+  // The grad pairs as the plan lists them, [gc, gs, "name"], the names (a shard's) as text.
+  std::string grads = "[";
+  for (const SweepGrads& g : sw.grads)
+    grads += (grads.size() > 1 ? ",[" : "[") + json(g.gc).dump() + "," + json(g.gs).dump() + "," + markdown_text(json(g.name).dump()) + "]";
+  grads += "]";
   md << fmt::format("Every float32 angle in [{}, {}) with grads {}: {} angle/grad pairs checked in {:.1f} s ({} range{}); max error "
                     "{:.3f} x 2^-24 S (float32-bound allows {}); {} over float32-bound; {:.6f} correctly rounded.\n",
-                    sw.from, sw.to, markdown_text(grads.dump()), sw.angles, sw.seconds, sw.ranges.size(),
+                    sw.from, sw.to, grads, sw.angles, sw.seconds, sw.ranges.size(),
                     sw.ranges.size() == 1 ? "" : "s, the longest shard's time", sw.max_scaled_error, bound_words(),
                     sw.over_float32_bound, sw.correctly_rounded_fraction);
   if (const auto& w = sw.worst)

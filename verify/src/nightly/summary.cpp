@@ -61,10 +61,11 @@ NightVerify night_verify_from_json(const json& j, const std::string& at) {
   if (j.contains("seconds")) v.seconds = j["seconds"].get<double>();
   v.report = j.value("report", false);
   v.verdict = disposition_at(j, "verdict", at);
-  const json sets = j.value("sets", json::object());
-  for (const auto& [set, s] : sets.items())
+  const json sets = j.value("sets", json::object());  // named: items() of a temporary would dangle
+  for (const auto& [set, s] : sets.items()) {
     v.sets[set] = {disposition_at(s, "disposition", at + ".sets[" + json(set).dump() + "]"), number_or_none(s, "max"),
                    s.value("elements", std::int64_t{0})};
+  }
   return v;
 }
 

@@ -33,7 +33,7 @@ std::string markdown_text(std::string_view s) {
       out += fmt::format("\\x{:02x}", c);
       ++i;
     } else if (c < 0x80) {
-      if (std::string_view("\\`*_~[]<>|&!").find(static_cast<char>(c)) != std::string_view::npos) out += '\\';
+      if (std::string_view("\\`*[]<>|&!").find(static_cast<char>(c)) != std::string_view::npos) out += '\\';
       out += static_cast<char>(c);
       ++i;
     } else if (const std::size_t n = utf8_length(s, i)) {
