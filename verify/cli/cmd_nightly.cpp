@@ -12,6 +12,8 @@
 // processes and merges them. One process without either is the merge of one shard.
 // Exit 0 when all passed and nothing regressed, 1 otherwise, 2 on bad input; a shard exits 0
 // once its result is written (the merge judges it).
+// The options and wiring only: the work is the library's (nightly_run.hpp: a shard, the GPU
+// pool; nightly_report.hpp: the report), the GPU's part passed in from here (NightlyGpu).
 #include <fmt/format.h>
 
 #include <chrono>
