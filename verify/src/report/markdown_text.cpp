@@ -1,4 +1,5 @@
-// Untrusted text into Markdown (markdown_text.hpp).
+// Untrusted text into Markdown (markdown_text.hpp): markup characters escaped, control
+// characters and invalid UTF-8 shown as \xNN; link targets only plain paths under a folder.
 #include "rope2d/verify/markdown_text.hpp"
 
 #include <fmt/format.h>

@@ -1,4 +1,5 @@
-// The sweep's result as sweep.json, Markdown and its files (sweep_report.hpp).
+// The sweep's result as sweep.json, one paragraph of Markdown and its two files
+// (sweep_report.hpp), for `rope2d sweep` and the nightly alike.
 #include "rope2d/verify/sweep_report.hpp"
 
 #include <fmt/format.h>
