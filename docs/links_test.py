@@ -42,10 +42,8 @@ def main():
     lines = len(readme.read_text(encoding="utf-8").splitlines())
     if lines > 220:
         problems.append(f"README.md: {lines} lines; the landing page should stay near 200")
-    for p in problems:
-        print(p)
-    print(f"{len(pages)} pages, {len(problems)} problems")
-    return 1 if problems else 0
+    print("\n".join(problems + [f"{len(pages)} pages, {len(problems)} problems"]))
+    return int(bool(problems))
 
 
 if __name__ == "__main__":

@@ -102,14 +102,14 @@ RC_GTEST_PROP(FlushEdge, DishonestEvaluationsFail, ()) {
   ::sincos(static_cast<double>(e.t), &s, &c);
   const float ieee = evaluate(e, {0, false, 0, 0});
   // A sign error, where the result is well clear of every allowance.
-  if (std::fabs(r) >= 0x1p-127f && core::allowance(0, r, S, e.gc) < 0x1p-130) {
+  if (std::fabs(r) >= 0x1p-127f && core::allowance(verify::Tier::float32_bound, r, S, e.gc) < 0x1p-130) {
     RC_CLASSIFY(true, "negated");
     RC_ASSERT(!passes(d, e, -ieee));
   }
   // Zero for a result no honest evaluation leaves below 2^-126: every value but the result
   // normal (products near 2^-119 cancelling), and the result window short of 2^-126.
   const bool terms = core::subnormal_terms(e.gc, e.gs, e.t, s, c);
-  if (!terms && core::result_window_margin(r, S, e.gc, false) > 0x1p-150 && std::fabs(r) > core::allowance(0, r, S, e.gc)) {
+  if (!terms && core::result_window_margin(r, S, e.gc, false) > 0x1p-150 && std::fabs(r) > core::allowance(verify::Tier::float32_bound, r, S, e.gc)) {
     RC_CLASSIFY(true, "zero outside the result window");
     RC_ASSERT(!passes(d, e, 0.0f));
   }

@@ -8,8 +8,11 @@
 
 #include <bit>
 #include <cmath>
+#include <iterator>
 #include <ostream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "rope2d/ref/backward.hpp"
 #include "rope2d/ref/floats.hpp"
@@ -30,18 +33,23 @@ namespace rope2d::gen {
 using ref::Dtype;
 using ref::Element;
 
-inline rc::Gen<Dtype> dtype() { return rc::gen::element(Dtype::bf16, Dtype::fp16, Dtype::fp32); }
+inline rc::Gen<Dtype> dtype() { return rc::gen::elementOf(std::vector<Dtype>(std::begin(ref::all_dtypes), std::end(ref::all_dtypes))); }
 
 // Any finite value of the dtype, drawn over its bit patterns (so every binade, subnormals and
 // signed zeros are as likely as any other pattern).
 inline rc::Gen<double> finite_bits(Dtype d) {
-  if (d == Dtype::fp32)
-    return rc::gen::map(rc::gen::suchThat(rc::gen::arbitrary<std::uint32_t>(),
-                                          [](std::uint32_t b) { return std::isfinite(std::bit_cast<float>(b)); }),
-                        [](std::uint32_t b) { return static_cast<double>(std::bit_cast<float>(b)); });
-  return rc::gen::map(rc::gen::suchThat(rc::gen::arbitrary<std::uint16_t>(),
-                                        [d](std::uint16_t b) { return std::isfinite(ref::decode16(d, b)); }),
-                      [d](std::uint16_t b) { return ref::decode16(d, b); });
+  switch (d) {  // no default: a new dtype must say how its bit patterns are drawn
+    case Dtype::fp32:
+      return rc::gen::map(rc::gen::suchThat(rc::gen::arbitrary<std::uint32_t>(),
+                                            [](std::uint32_t b) { return std::isfinite(std::bit_cast<float>(b)); }),
+                          [](std::uint32_t b) { return static_cast<double>(std::bit_cast<float>(b)); });
+    case Dtype::bf16:
+    case Dtype::fp16:
+      return rc::gen::map(rc::gen::suchThat(rc::gen::arbitrary<std::uint16_t>(),
+                                            [d](std::uint16_t b) { return std::isfinite(ref::decode16(d, b)); }),
+                          [d](std::uint16_t b) { return ref::decode16(d, b); });
+  }
+  throw std::logic_error("finite_bits: not a dtype");
 }
 
 // Gradient-sized values of the dtype: |x| up to about 8 with 20 bits of choice, rounded.

@@ -70,7 +70,7 @@ DerivativeAgreement check_paths(const Element& e, const Real& derivative, double
 
 DerivativeAgreement agreement_with(const Rounded& r, double d, double b) {
   double diff = 0;
-  for (Dtype f : {Dtype::fp32, Dtype::bf16, Dtype::fp16}) {
+  for (Dtype f : output_formats) {
     const double v = r.in(f);
     diff = std::max(diff, std::isnan(v) ? INFINITY : distance_to_cell(v, f, d));
   }

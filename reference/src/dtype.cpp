@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,15 @@ std::optional<Dtype> parse_dtype(std::string_view s) {
     if (s == t.name || s == t.aliases[0] || s == t.aliases[1]) return d;
   }
   return std::nullopt;
+}
+
+std::string grad_dtype_names(std::string_view last_joint) {
+  std::string s;
+  for (std::size_t i = 0; i < std::size(grad_dtypes); ++i) {
+    if (i > 0) s += i + 1 == std::size(grad_dtypes) ? last_joint : std::string_view(", ");
+    s += name(grad_dtypes[i]);
+  }
+  return s;
 }
 
 std::optional<Dtype> from_abi_code(int code) {

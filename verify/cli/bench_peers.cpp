@@ -1,12 +1,12 @@
 // The PyTorch peers of `rope2d bench --torch` (verify/python/bench_torch.py, run as a child
-// process) and the paired comparison of the project's kernel with torch.compile (bench.hpp).
+// process) and the paired comparison of the project's kernel with torch.compile (bench_cli.hpp).
 #include <fmt/format.h>
 #include <sys/wait.h>
 
 #include <cmath>
 #include <filesystem>
 
-#include "bench.hpp"
+#include "bench_cli.hpp"
 #include "commands.hpp"
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/spawn.hpp"

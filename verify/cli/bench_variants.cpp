@@ -1,9 +1,9 @@
 // `rope2d bench --variants`: the idx_theta kernel's configurations (elements per thread,
 // threads per block, cache policy, the approximate sincos) and the fused kernel timed on the
-// workloads and the sizes between the two largest (bench.hpp).
+// workloads and the sizes between the two largest (bench_cli.hpp).
 #include <fmt/format.h>
 
-#include "bench.hpp"
+#include "bench_cli.hpp"
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/rope2d_tuning.h"
 #include "rope2d/verify/bench.hpp"

@@ -15,7 +15,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "bench.hpp"
+#include "bench_cli.hpp"
 #include "commands.hpp"
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/bench.hpp"

@@ -76,7 +76,7 @@ nlohmann::ordered_json allowances(const ref::Element& e, float ref, double scale
 
 int run(const EvalArgs& a) {
   const auto dtype = ref::parse_dtype(a.dtype);
-  if (!dtype) throw std::invalid_argument("--grad-dtype: expected bf16, fp16 or fp32, found '" + a.dtype + "'");
+  if (!dtype) throw std::invalid_argument("--grad-dtype: expected " + ref::grad_dtype_names() + ", found '" + a.dtype + "'");
   const ref::Element e{exact_input("GC", a.gc, *dtype), exact_input("GS", a.gs, *dtype),
                        static_cast<float>(exact_input("THETA", a.theta, ref::Dtype::fp32))};
   const ref::Rounded r = ref::exact_backward(e);
@@ -103,7 +103,7 @@ Action add_eval(CLI::App& app) {
   app.add_option("GC", a->gc, "grad_cos (decimal or C99 hex float, exact in the grad dtype)")->required();
   app.add_option("GS", a->gs, "grad_sin")->required();
   app.add_option("THETA", a->theta, "idx_theta (exact float32)")->required();
-  app.add_option("--grad-dtype", a->dtype, "bf16, fp16 or fp32")->capture_default_str();
+  app.add_option("--grad-dtype", a->dtype, ref::grad_dtype_names())->capture_default_str();
   return [a] { return run(*a); };
 }
 

@@ -85,7 +85,7 @@ Action add_golden(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--layout", a->layout_file, "one problem from this layout file instead of a suite");
   app.add_option("--out", a->out, "directory to write")->required();
-  app.add_option("--grad-dtypes", a->dtypes, "grad dtypes (bf16 fp16 fp32)")->delimiter(',')->capture_default_str();
+  app.add_option("--grad-dtypes", a->dtypes, "grad dtypes (" + ref::grad_dtype_names(", ") + ")")->delimiter(',')->capture_default_str();
   app.add_option("--seed", a->seed, "base seed")->capture_default_str()->check(seed_range());
   app.add_flag("--quiet", a->quiet, "no progress display");
   app.add_flag("--force", a->force, "replace the contents of a non-empty --out folder");

@@ -12,8 +12,9 @@
 // processes and merges them. One process without either is the merge of one shard.
 // Exit 0 when all passed and nothing regressed, 1 otherwise, 2 on bad input; a shard exits 0
 // once its result is written (the merge judges it).
-// The options and wiring only: the work is the library's (nightly_run.hpp: a shard, the GPU
-// pool; nightly_report.hpp: the report), the GPU's part passed in from here (NightlyGpu).
+// The options and wiring only: the work is the library's (nightly_run.hpp: a shard;
+// nightly_gpus.hpp: the GPU pool; nightly_report.hpp: the report), the GPU's part passed in
+// from here (NightlyGpu).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -25,6 +26,7 @@
 #include "progress.hpp"
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/nightly.hpp"
+#include "rope2d/verify/nightly_gpus.hpp"
 #include "rope2d/verify/nightly_input.hpp"
 #include "rope2d/verify/nightly_report.hpp"
 #include "rope2d/verify/nightly_run.hpp"

@@ -21,6 +21,7 @@
 #include "rope2d/verify/bench.hpp"
 #include "rope2d/verify/device_judge.hpp"
 #include "rope2d/verify/submission.hpp"
+#include "rope2d/verify/worst.hpp"
 #endif
 
 namespace rope2d::cli {
@@ -169,7 +170,7 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   Judge judge(gate, a.run.rounds);
   judge.reproduce = &opts;
   if (a.run.ieee_subnormals) judge.subnormals = Subnormals::ieee;
-  judge.worst_dir = opts.worst_dir;
+  judge.sources = suite_sources(opts.worst_dir);
   judge.on_call = [fd](const std::string& name) { proto::send(fd, proto::Call{name}); };
   judge.on_called = [fd] { proto::send(fd, proto::Called{}); };
   // The randn and layout sets (counter-based, the bulk of every run) made and judged on the

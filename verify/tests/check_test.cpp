@@ -189,13 +189,8 @@ TEST_F(CheckPath, MarkdownShowsTheWorstElementOfEverySet) {
 // with the mode stated, incorrect when IEEE subnormal behaviour is demanded.
 TEST(CheckSubnormals, FlushedAngleFailsOnlyWithIeeeSubnormals) {
   const std::string dir = (fs::temp_directory_path() / ("rope2d_check_ieee_" + std::to_string(::getpid()))).string();
-  ProblemSpec s;
-  s.set = "subnormal";
-  s.source = AngleSource::regime;
-  s.regime = ref::Regime::subnormal;
-  s.seq_len = 300;
-  s.seed = 11;
-  write_golden(dir, {s}, "test");
+  write_golden(dir, {{.set = "subnormal", .source = AngleSource::regime, .regime = ref::Regime::subnormal, .seq_len = 300, .seed = 11}},
+               "test");
   const GoldenSet set = open_golden(dir);
   const GoldenProblem g = load_golden(set, set.files.at(0));
   std::vector<float> out(g.problem.n());

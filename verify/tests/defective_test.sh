@@ -28,7 +28,7 @@ expect() {  # expect FILE RC PATTERN [extra verify args...]; FILE in KERNELS_DIR
   case " $* " in *" --grad-dtypes "*) ;; *) [ -n "${DEFECTIVE_DTYPES:-}" ] && set -- "$@" --grad-dtypes "$DEFECTIVE_DTYPES" ;; esac
   "$rope2d" verify "$file" --quick --rounds 2 --quiet $timeout --out "$work/$name" "$@" >"$work/$name.log" 2>&1
   local rc=$?
-  if [ "$rc" != "$want" ]; then
+  if ! [[ $rc =~ ^($want)$ ]]; then  # want: an exit code, or alternatives such as 1|3
     echo "FAIL $name: exit $rc, expected $want"; tail -5 "$work/$name.log"; fails=$((fails+1)); return
   fi
   if ! grep -q -- "$pattern" "$work/$name/report.md"; then
@@ -48,7 +48,9 @@ expect skipped_tail.cu 1 "never written"
 # The suite sees the changed guard band; the contract checks' exact-size buffers then fault.
 expect oob_write.cu 3 "guard band changed"
 expect ignores_stream.cu 1 "did not run on the given stream"
-expect cached.cu 1 "Verdict: incorrect"
+# Its replay is caught by the suite (incorrect sets); its unguarded static state races when the
+# contract checks call it from two threads, which may fault (failed) or not.
+expect cached.cu "1|3" "| incorrect |"
 expect sniffs_poison.cu 1 "Verdict: incorrect"  # accurate only when its output looks pre-filled
 expect sniffs_nan.cu 1 "gave different bits"  # accurate only when its output holds NaNs
 expect skips_finite.cu 1 "left unwritten by a call whose output held finite values"

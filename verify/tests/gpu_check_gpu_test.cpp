@@ -39,8 +39,8 @@ TEST(GpuCheckDevice, SameMetricsAsTheCpuJudge) {
   for_each_output(seed(), 1 << 16, [](const ProblemSpec& s, const Problem& p, const Expected& x, int kind, const std::vector<float>& out) {
     const std::string what = s.name() + " kernel " + std::to_string(kind);
     for (Subnormals mode : {Subnormals::flush_allowed, Subnormals::ieee})
-      expect_same_metrics(compare(p, x, out.data(), Tier::float32_bound, 10, mode),
-                          gpu_compare(p, out.data(), Tier::float32_bound, 10, mode), what);
+      expect_same_metrics(compare(p, x, out.data(), Tier::float32_bound, max_failures_kept, mode),
+                          gpu_compare(p, out.data(), Tier::float32_bound, max_failures_kept, mode), what);
     if (kind == 0) {
       // The reference's own bits: every element the GPU settles is correctly rounded there.
       const Metrics m = gpu_compare(p, out.data(), Tier::float32_bound);
@@ -88,7 +88,7 @@ TEST(GpuCheckDevice, SweepEqualsTheCpuJudgeOnTheKernelsOwnOutputs) {
       const Problem p = sweep_problem(lo, hi, static_cast<float>(sp.grads.gc), static_cast<float>(sp.grads.gs));
       const DeviceRun run = bed.run(&rope2d_backward, p, {false, false, false});
       ASSERT_TRUE(run.integrity.ok()) << run.integrity.describe();
-      Metrics want = compare(p, compute_expected(p), run.out.data(), Tier::float32_bound, 10);
+      Metrics want = compare(p, compute_expected(p), run.out.data(), Tier::float32_bound, max_failures_kept);
       for (ElementReport& f : want.failures) f.index += static_cast<std::int64_t>(lo);
       expect_same_metrics(want, sp.metrics, sp.grads.name);
       if (::testing::Test::HasFailure()) return;

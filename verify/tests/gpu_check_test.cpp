@@ -9,7 +9,7 @@
 #include <bit>
 #include <cmath>
 
-#include "../src/gpu_check_element.hpp"
+#include "../src/gpu_check/element.hpp"
 #include "gpu_check_compare.hpp"
 #include "rope2d/verify/gpu_check.hpp"
 #include "rope2d/verify/tolerance_core.hpp"
@@ -144,17 +144,17 @@ TEST(GpuCheckHost, WhatIsLeftToTheCpu) {
 
 TEST(GpuCheckHost, ToleranceNumbersAreTheTable) {
   for (Tier t : all_tiers) {
-    const core::TierCoeffs c = core::tier_coeffs(static_cast<int>(t));
+    const core::TierCoeffs c = core::tier_coeffs(t);
     EXPECT_EQ(c.scale_coeff, rule(t).scale_coeff) << name(t);
     EXPECT_EQ(c.ref_coeff, rule(t).ref_coeff) << name(t);
     EXPECT_EQ(c.atol, rule(t).atol) << name(t);
     EXPECT_EQ(c.bound_based, rule(t).bound_based) << name(t);
-    EXPECT_EQ(core::allowance(static_cast<int>(t), 0.5, 2.0, 1e-3), allowance(t, 0.5, 2.0, 1e-3));
+    EXPECT_EQ(core::allowance(t, 0.5, 2.0, 1e-3), allowance(t, 0.5, 2.0, 1e-3));
   }
   // float32-bound: c = 6 + 19u + ... (FLOAT32_BOUND.md), d = u, and against the correctly
   // rounded reference d (1 + u) + u = 2u + u^2.
-  EXPECT_NEAR(core::tier_coeffs(0).scale_coeff / 0x1p-24, 6.0, 1e-5);
-  EXPECT_EQ(core::tier_coeffs(0).ref_coeff, 0x1p-23 + 0x1p-48);
+  EXPECT_NEAR(core::tier_coeffs(Tier::float32_bound).scale_coeff / 0x1p-24, 6.0, 1e-5);
+  EXPECT_EQ(core::tier_coeffs(Tier::float32_bound).ref_coeff, 0x1p-23 + 0x1p-48);
 }
 
 TEST(GpuCheckHost, CanaryIsJudgedRightAndAFlushingJudgeIsCaught) {

@@ -153,7 +153,7 @@ TEST(Judge, WorstSetIsJudgedOnTheCommittedLists) {
   const Problem lists = worst_problem(dir, rope2d::ref::Dtype::bf16);
   EXPECT_EQ(worst[0].n(), lists.n());
   Judge judge(Tier::float32_bound, 2);
-  judge.worst_dir = dir;
+  judge.sources = suite_sources(dir);
   std::vector<float> seen;
   const Entry e{"", [&](const Problem& p, int) {
     seen.insert(seen.end(), p.theta.begin(), p.theta.end());
@@ -165,9 +165,20 @@ TEST(Judge, WorstSetIsJudgedOnTheCommittedLists) {
   ASSERT_EQ(seen.size(), 2 * lists.theta.size());
   EXPECT_TRUE(std::equal(lists.theta.begin(), lists.theta.end(), seen.begin()));
   EXPECT_TRUE(std::equal(lists.theta.begin(), lists.theta.end(), seen.begin() + lists.n()));
-  // Without the lists' folder the worst set cannot be made: an error, not a randn stand-in.
+  // Without the lists' folder the worst set cannot be made: an error, not a randn stand-in;
+  // nor without the suite's sources, announced as the next set or not.
   Judge no_dir(Tier::float32_bound, 1);
+  no_dir.sources = suite_sources("");
   EXPECT_THROW(no_dir.judge(worst[0], {e}), std::invalid_argument);
+  Judge no_sources(Tier::float32_bound, 1);
+  EXPECT_THROW(no_sources.judge(worst[0], {e}), std::invalid_argument);
+  ProblemSpec small;
+  small.set = "odd";
+  small.elements = 64;
+  small.seed = 3;
+  no_sources.next = &worst[0];
+  EXPECT_NO_THROW(no_sources.judge(small, {e}));
+  EXPECT_THROW(no_sources.judge(worst[0], {e}), std::invalid_argument);
 }
 
 namespace {
@@ -217,4 +228,52 @@ TEST(Judge, CasesMadeAheadInReusedBuffersAreEachRoundsOwn) {
       EXPECT_EQ(seen[k].first, s->name() + "#" + std::to_string(r));
       EXPECT_TRUE(seen[k].second == input_bytes(make_problem(s->round(r)))) << seen[k].first;
     }
+}
+
+// The set tally that the judge keeps per entry and that the C ABI and the contract checks feed
+// themselves: a declined dtype is not supported (failed for bf16, the benchmark's dtype), a
+// failed call is the set's error, findings are kept once each, each round is closed and merged
+// with at most max_failures FAIL lines, and outputs of a problem made for the GPU are refused.
+TEST(SetTally, OutcomesAndRoundsAsTheJudgeKeepsThem) {
+  using rope2d::ref::Dtype;
+  constexpr Tier gate = Tier::float32_bound;
+  CallResult declined;
+  declined.declined = true;
+  SetTally fp16({"a", "layout", "fp16"}, Dtype::fp16, gate);
+  EXPECT_FALSE(fp16.outcome(declined));
+  EXPECT_EQ(fp16.finish().disposition(gate), Disposition::not_supported);
+  SetTally bf16({"a", "layout", "bf16"}, Dtype::bf16, gate);
+  EXPECT_FALSE(bf16.outcome(declined));
+  EXPECT_EQ(bf16.finish().disposition(gate), Disposition::failed);
+
+  const Problem p = make_problem(small_layout());
+  const Expected x = compute_expected(p);
+  SetTally t({"a", "layout", "bf16"}, Dtype::bf16, gate, Subnormals::flush_allowed, 2);
+  CallResult ok;
+  ok.findings = {"inputs modified by the call"};
+  ok.kernel_ms = 3;
+  EXPECT_TRUE(t.outcome(ok));
+  EXPECT_TRUE(t.outcome(ok));
+  std::vector<float> wrong = x.fp32;
+  for (int i : {1, 2, 3}) wrong[i] = wrong[i] + 0.01f + std::fabs(wrong[i]);  // far beyond any tier
+  const Metrics& first = t.round(p, x, wrong.data());
+  EXPECT_FALSE(first.passes(gate));
+  EXPECT_EQ(first.sxb.rounds, 1);
+  EXPECT_TRUE(t.round(p, x, x.fp32.data()).passes(gate));
+  const SetResult r = t.finish();
+  EXPECT_EQ(r.integrity, "inputs modified by the call");
+  EXPECT_EQ(r.metrics.count, 2 * p.n());
+  EXPECT_EQ(r.metrics.sxb.rounds, 2);
+  EXPECT_EQ(r.metrics.failures.size(), 2u);
+  EXPECT_EQ(r.kernel_ms, 3);
+  EXPECT_EQ(r.disposition(gate), Disposition::incorrect);
+  CallResult failed;
+  failed.error = "the call returned 3";
+  EXPECT_FALSE(t.outcome(failed));
+  EXPECT_TRUE(t.failed());
+  EXPECT_EQ(t.finish().error, "the call returned 3");
+
+  Problem gpu_only = p;
+  gpu_only.device_only = true;
+  EXPECT_THROW(t.round(gpu_only, x, x.fp32.data()), std::logic_error);
 }

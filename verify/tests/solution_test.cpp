@@ -34,26 +34,9 @@ const char* good_solution =
         "sources": [{"path": "kernel.py", "content": "def run(a, b, c, d):\n    pass\n"}]})";
 
 std::vector<ProblemSpec> small_specs() {
-  std::vector<ProblemSpec> v;
-  ProblemSpec a;
-  a.set = "randn";
-  a.seq_len = 3;
-  a.seed = 4;
-  v.push_back(a);
-  ProblemSpec b;
-  b.set = "layout";
-  b.source = AngleSource::layout;
-  b.seq_len = 5;
-  b.seed = 5;
-  v.push_back(b);
-  ProblemSpec c;
-  c.set = "near_axis";
-  c.source = AngleSource::regime;
-  c.regime = ref::Regime::near_axis;
-  c.elements = 77;
-  c.seed = 6;
-  v.push_back(c);
-  return v;
+  return {ProblemSpec{.set = "randn", .seq_len = 3, .seed = 4},
+          ProblemSpec{.set = "layout", .source = AngleSource::layout, .seq_len = 5, .seed = 5},
+          ProblemSpec{.set = "near_axis", .source = AngleSource::regime, .regime = ref::Regime::near_axis, .elements = 77, .seed = 6}};
 }
 
 std::vector<SetResult> run_with(const char* mode, std::vector<std::string>* notes = nullptr) {

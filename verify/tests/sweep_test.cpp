@@ -120,12 +120,23 @@ TEST(Sweep, WorstListReadsBackAsCases) {
   EXPECT_EQ(first.worst.front().scaled_error, first.metrics.max_scaled);
 }
 
-TEST(Sweep, WorstListReadsBackAsItsSweep) {
+// The host sweep of [1024, 1056) and its worst-case list.
+struct SmallSweep {
   SweepOptions o;
-  o.lo = 0x44800000;  // [1024, 1056)
-  o.hi = 0x44840000;
-  const SweepResult r = run_sweep(o, host_sweep_chunk, 1 << 14);
-  const std::string text = sweep_worst_list(r, sweep_worst_header("test", r, "host"));
+  SweepResult r;
+  std::string text;
+};
+SmallSweep small_sweep() {
+  SmallSweep s;
+  s.o.lo = 0x44800000;
+  s.o.hi = 0x44840000;
+  s.r = run_sweep(s.o, host_sweep_chunk, 1 << 14);
+  s.text = sweep_worst_list(s.r, sweep_worst_header("test", s.r, "host"));
+  return s;
+}
+
+TEST(Sweep, WorstListReadsBackAsItsSweep) {
+  const auto [o, r, text] = small_sweep();
   const std::string path = (std::filesystem::temp_directory_path() / "rope2d_sweep_worst_back.txt").string();
   std::ofstream(path) << text;
   const SweepWorstList back = read_sweep_worst(path, o.lo, o.hi, o.grads, o.worst_per_pair);
@@ -150,11 +161,7 @@ TEST(Sweep, WorstListReadsBackAsItsSweep) {
 TEST(Sweep, WorstListRefusesCaseErrorsNoSweepWrites) {
   // A case's error that is not a finite number, or above its pair's printed max error, is no
   // error a sweep writes: refused naming the file and line, not joined into a night's list.
-  SweepOptions o;
-  o.lo = 0x44800000;  // [1024, 1056)
-  o.hi = 0x44840000;
-  const SweepResult r = run_sweep(o, host_sweep_chunk, 1 << 14);
-  const std::string text = sweep_worst_list(r, sweep_worst_header("test", r, "host"));
+  const auto [o, r, text] = small_sweep();
   const SweepPair& first = r.pairs.front();
   ASSERT_FALSE(first.worst.empty());
   const std::string note = fmt::format(" # {}", first.worst.front().scaled_error);  // the first case's note

@@ -29,7 +29,7 @@ float kernel(const ref::Element& e, unsigned flush = 0, float sin_error = 0, flo
 }
 
 Metrics judge(const Problem& p, const std::vector<float>& out, Subnormals mode = Subnormals::flush_allowed) {
-  return compare(p, compute_expected(p), out.data(), Tier::float32_bound, 10, mode);
+  return compare(p, compute_expected(p), out.data(), Tier::float32_bound, max_failures_kept, mode);
 }
 
 std::vector<float> run(const Problem& p, unsigned flush = 0, float sin_error = 0, float sign = 1) {

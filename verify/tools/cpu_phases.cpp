@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -45,7 +46,7 @@ struct Kind {
 int main(int argc, char** argv) {
   SuiteOptions o;
   o.quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  o.grad_dtypes = {ref::Dtype::bf16, ref::Dtype::fp16, ref::Dtype::fp32};
+  o.grad_dtypes.assign(std::begin(ref::grad_dtypes), std::end(ref::grad_dtypes));
   std::map<std::string, Kind> kinds;
   Checksum sum;
   Problem p;

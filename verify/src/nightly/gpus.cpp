@@ -1,5 +1,5 @@
 // One shard of the night per GPU, as child processes of this program each seeing its GPU only,
-// then their merge and the night's report (nightly_run.hpp).
+// then their merge and the night's report (nightly_gpus.hpp).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "rope2d/verify/nightly_gpus.hpp"
 #include "rope2d/verify/nightly_input.hpp"
 #include "rope2d/verify/nightly_report.hpp"
 #include "rope2d/verify/nightly_run.hpp"

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "rope2d/rope2d_backward.h"
@@ -16,7 +17,8 @@ namespace rope2d::ref {
 
 // A grad dtype: the element type of grad_cos and grad_sin. Everything about one lives in
 // traits() below; the switches over Dtype have no default, so a new enumerator is reported
-// (-Werror=switch) at every place that must handle it.
+// (-Werror=switch) at every place that must handle it, and the static_asserts below report a
+// list that misses it or an ABI code (rope2d_backward.h) without its dtype.
 enum class Dtype { bf16, fp16, fp32 };
 
 // The grad dtypes the op accepts (inputs).
@@ -24,8 +26,10 @@ inline constexpr Dtype grad_dtypes[] = {Dtype::bf16, Dtype::fp16, Dtype::fp32};
 // The formats the reference rounds every result into (outputs: Rounded, golden tensors). An
 // input dtype is not thereby an output format: these three are fixed by the golden schema.
 inline constexpr Dtype output_formats[] = {Dtype::fp32, Dtype::bf16, Dtype::fp16};
-// Both lists hold the same three today; code that loops over "every dtype" uses this one.
+// Every enumerator, in the enum's order (static_assert'ed below); code that loops over "every
+// dtype" uses this one.
 inline constexpr Dtype all_dtypes[] = {Dtype::bf16, Dtype::fp16, Dtype::fp32};
+inline constexpr int dtype_count = static_cast<int>(sizeof(all_dtypes) / sizeof(all_dtypes[0]));
 
 // Binary format: `precision` significand bits (hidden bit included), exponents of normal
 // numbers in [emin, emax].
@@ -50,8 +54,37 @@ constexpr DtypeTraits traits(Dtype d) {
     case Dtype::fp16: return {"fp16", {"float16", "half"}, 2, {11, -14, 15}, "F16", ROPE2D_GRAD_FP16};
     case Dtype::fp32: return {"fp32", {"float32", "float"}, 4, {24, -126, 127}, "F32", ROPE2D_GRAD_FP32};
   }
-  return {"?", {"", ""}, 0, {53, -1022, 1023}, "", -1};  // not reached: every enumerator returns above
+  return {"?", {"", ""}, 0, {53, -1022, 1023}, "", -1};  // no enumerator: bytes 0 marks it (below)
 }
+
+// all_dtypes holds every enumerator in order: entry k is Dtype(k) with a traits row, and
+// Dtype(dtype_count), one past the list, has none. A dtype added to the enum and to traits()
+// but not to the list, or listed out of order, fails here.
+constexpr bool listed_in_order() {
+  for (int k = 0; k < dtype_count; ++k)
+    if (all_dtypes[k] != static_cast<Dtype>(k) || traits(all_dtypes[k]).bytes == 0) return false;
+  return traits(static_cast<Dtype>(dtype_count)).bytes == 0;
+}
+static_assert(listed_in_order(), "all_dtypes (dtype.hpp) must list every Dtype, in the enum's order");
+
+// The ABI's grad codes (the unnamed enum of rope2d_backward.h, spelled there only), each to
+// its dtype. No default: a code added to the header without a dtype is a compile error here.
+using AbiGradCode = decltype(ROPE2D_GRAD_BF16);
+constexpr Dtype dtype_of_abi(AbiGradCode code) {
+  switch (code) {
+    case ROPE2D_GRAD_BF16: return Dtype::bf16;
+    case ROPE2D_GRAD_FP16: return Dtype::fp16;
+    case ROPE2D_GRAD_FP32: return Dtype::fp32;
+  }
+  return static_cast<Dtype>(dtype_count);  // no code of the header: no dtype
+}
+// Each dtype's ABI code is the header's code of that dtype, and the codes are distinct.
+constexpr bool abi_codes_match() {
+  for (Dtype d : all_dtypes)
+    if (dtype_of_abi(static_cast<AbiGradCode>(traits(d).abi_code)) != d) return false;
+  return true;
+}
+static_assert(abi_codes_match(), "traits(d).abi_code must be the ROPE2D_GRAD_* code of d (rope2d_backward.h)");
 
 constexpr Format format_of(Dtype d) { return traits(d).format; }
 constexpr int size_bytes(Dtype d) { return traits(d).bytes; }
@@ -61,6 +94,9 @@ constexpr std::string_view safetensors_name(Dtype d) { return traits(d).safetens
 
 // By name or alias; nullopt when unknown.
 std::optional<Dtype> parse_dtype(std::string_view s);
+// The grad dtypes' names for messages and help: "bf16, fp16 or fp32" (last_joint " or "), or
+// "bf16, fp16, fp32" (", ").
+std::string grad_dtype_names(std::string_view last_joint = " or ");
 // The dtype of an ABI code; nullopt when unknown.
 std::optional<Dtype> from_abi_code(int code);
 

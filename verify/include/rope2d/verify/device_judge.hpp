@@ -24,7 +24,7 @@ RunChecks checks_for_round(int round);
 struct DeviceJudging {
   Tier gate = Tier::float32_bound;
   Subnormals subnormals = Subnormals::flush_allowed;
-  std::size_t max_failures = 10;  // FAIL lines per set, as the judge keeps them
+  std::size_t max_failures = max_failures_kept;  // FAIL lines per set, as the judge keeps them
   int cross_samples = 1024;
 };
 

@@ -28,7 +28,7 @@
 // judge the whole range on the CPU. settle() turns the pass into Metrics: the partial, the
 // failures, and compare() over the deferred elements, rebuilt by the caller's lookup.
 //
-// host_check() runs the same per-element code (gpu_check_element.hpp) on the host, with
+// host_check() runs the same per-element code (gpu_check/element.hpp) on the host, with
 // glibc's sincos, for the CPU tests and for machines without a GPU; gpu_compare() is the
 // host-vector entry that copies a Problem to the device and calls the device pass.
 #pragma once
@@ -85,14 +85,14 @@ using ElementLookup = std::function<ref::Element(std::int64_t index)>;
 // The pass as compare() reports it: the GPU's partial, its failures (first max_failures, in
 // index order) and the deferred elements judged on the CPU (compare() on them, MPFR and the
 // flushed alternatives included). Throws std::logic_error when !deferred_complete.
-Metrics settle(const CheckPass& pass, const ElementLookup& lookup, Tier gate, std::size_t max_failures = 10,
+Metrics settle(const CheckPass& pass, const ElementLookup& lookup, Tier gate, std::size_t max_failures = max_failures_kept,
                Subnormals subnormals = Subnormals::flush_allowed);
 
 // A Problem judged on the host twin (host_check + settle), and on the GPU (copied over,
 // gpu_check_device, settle; the whole problem through compare() where too much was deferred).
-Metrics host_compare(const Problem& p, const float* out, Tier gate, std::size_t max_failures = 10,
+Metrics host_compare(const Problem& p, const float* out, Tier gate, std::size_t max_failures = max_failures_kept,
                      Subnormals subnormals = Subnormals::flush_allowed);
-Metrics gpu_compare(const Problem& p, const float* out, Tier gate, std::size_t max_failures = 10,
+Metrics gpu_compare(const Problem& p, const float* out, Tier gate, std::size_t max_failures = max_failures_kept,
                     Subnormals subnormals = Subnormals::flush_allowed);
 
 }  // namespace rope2d::verify

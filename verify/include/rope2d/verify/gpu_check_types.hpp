@@ -4,16 +4,10 @@
 
 #include <cstdint>
 
+#include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/tolerance_core.hpp"
 
 namespace rope2d::verify {
-
-namespace gpucheck {
-
-// The grad dtype as the ABI codes it (ROPE2D_GRAD_*).
-enum : int { grad_bf16 = 0, grad_fp16 = 1, grad_fp32 = 2 };
-
-}  // namespace gpucheck
 
 // One element as copied back (a failure or the worst); gc and gs decoded exactly.
 struct CheckRecord {
@@ -28,7 +22,7 @@ struct CheckPartial {
   std::int64_t count = 0;              // settled elements
   std::int64_t correctly_rounded = 0;
   std::int64_t subnormal_ieee = 0;     // subnormal values took part, IEEE evaluation fits
-  std::int64_t over[core::tier_count] = {};
+  std::int64_t over[tier_count] = {};
   std::int64_t histogram[20] = {};
   double max_by_angle[26] = {};
   double sum_sq = 0, max_scaled = 0, max_ulp = 0;

@@ -1,8 +1,12 @@
 // The one judging pipeline: make a problem's inputs (fresh each round, in the same buffers),
 // compute the reference, get the kernel's outputs with its integrity findings, compare, merge
-// over rounds, and return the set's result with its reproduce line. verify's worker, check,
-// the solution runner, the nightly sweep and the GPU properties all judge through it; they
-// differ only in where outputs come from (an Entry) and where problems come from (a CaseSource).
+// over rounds, and return the set's result with its reproduce line. verify's worker, check, the
+// solution runner, the --huge sets and the GPU properties judge through Judge; they differ only
+// in where outputs come from (an Entry) and where problems come from (a CaseSource: generated,
+// the worst set's lists, a file's tensors, a huge problem's sample). Where the caller makes the
+// calls (the C ABI and the Python API) or one run gives several calls' outputs (the contract
+// checks), a SetTally takes each outcome and round the same way. The angle sweep (sweep.hpp) is
+// not a set of rounds: it settles 2^32 patterns chunk by chunk on the GPU and merges chunks.
 #pragma once
 
 #include <chrono>
@@ -49,6 +53,9 @@ struct Case {
 };
 // Round r's case of a set.
 using CaseSource = std::function<Case(int round)>;
+// Where a set's cases come from when make_problem does not make them (the worst set's lists,
+// worst.hpp's suite_sources): the spec's own CaseSource, or an empty one for a generated set.
+using CaseSources = std::function<CaseSource(const ProblemSpec&)>;
 
 // Where a run's wall time goes, in seconds, for the report header.
 struct Phases {
@@ -67,6 +74,39 @@ struct Phases {
   }
 };
 
+// One set's result built call by call: the one place where a call's outcome (declined, failed,
+// integrity findings) and its outputs become the set's result. Each round's outputs are
+// compared with the reference (or come judged), closed as one round and merged. Judge keeps
+// one per entry; the paths whose calls Judge does not make feed one themselves: the C ABI
+// (its caller runs the kernel and hands each round's output back) and the contract checks
+// (one GPU run gives the outputs of two calls on two problems at once).
+class SetTally {
+ public:
+  SetTally(SetResult start, ref::Dtype grad_dtype, Tier gate, Subnormals subnormals = Subnormals::flush_allowed,
+           std::size_t max_failures = max_failures_kept);
+  // A call's outcome: declined (not supported, or failed for bf16) or failed, then false (no
+  // outputs to judge); else its findings kept once each across rounds, its time, and true.
+  bool outcome(const CallResult& run);
+  void add_finding(const std::string& what);
+  // One round: outputs `out` of p compared with p's reference x, or metrics the call judged
+  // itself; closed as one round, merged, and returned.
+  const Metrics& round(const Problem& p, const Expected& x, const float* out);
+  const Metrics& round(Metrics judged);
+  bool failed() const { return !r_.error.empty(); }
+  void fail(const std::string& why) { r_.error = why; }
+  // The result so far, its integrity "ok" or the findings.
+  SetResult finish() const;
+
+ private:
+  SetResult r_;
+  ref::Dtype dtype_;
+  Tier gate_;
+  Subnormals subnormals_;
+  std::size_t max_failures_;
+  std::string integrity_;
+  Metrics last_;
+};
+
 class Judge {
  public:
   Judge(Tier gate, int rounds) : gate_(gate), rounds_(rounds) {}
@@ -83,8 +123,9 @@ class Judge {
   bool stop_set_on_error = false;
   // ieee: an element passes only within bound of the IEEE evaluation (no flushed alternatives).
   Subnormals subnormals = Subnormals::flush_allowed;
-  // Where the worst set's lists are (suite_problem); empty when the suite has no worst set.
-  std::string worst_dir;
+  // Sets with cases of their own (judge(spec, entries) takes them from here, not from
+  // make_problem); empty: every set generated.
+  CaseSources sources;
   // Counter-based sets (counter_source) are made without host inputs or a CPU reference
   // (Problem::device_only): every entry must judge them itself (CallResult::metrics). The
   // device path sets it, where the entries judge on the GPU.
@@ -94,8 +135,8 @@ class Judge {
   // is made in the background during that call's last round (used once, then cleared).
   const ProblemSpec* next = nullptr;
 
-  // Fresh inputs of spec.round(r) for each round, the reference computed here. One result per
-  // entry that applied to the problem, in order.
+  // Fresh inputs of spec.round(r) for each round, the reference computed here (or the cases of
+  // sources(spec), where it gives some). One result per entry that applied to the problem, in order.
   std::vector<SetResult> judge(const ProblemSpec& spec, const std::vector<Entry>& entries);
   // The same with the cases from `cases` (stored golden problems, sweep chunks).
   std::vector<SetResult> judge(const ProblemSpec& spec, const CaseSource& cases, const std::vector<Entry>& entries);
@@ -109,7 +150,8 @@ class Judge {
     double inputs = 0, reference = 0;  // seconds
   };
   // A case's inputs and reference, into the buffers of `c` (their capacity kept).
-  static Made make_case(const ProblemSpec& s, Case c, const std::string& worst_dir, bool device_inputs);
+  static Made make_case(const ProblemSpec& s, Case c, bool device_inputs);
+  CaseSource own_cases(const ProblemSpec& s) const { return sources ? sources(s) : CaseSource{}; }
   Case take_case(const ProblemSpec& s);
   void make_ahead(const ProblemSpec& s);
   Case spare();

@@ -86,7 +86,7 @@ inline constexpr std::size_t max_failures_kept = 10;
 inline constexpr std::uint32_t poison_bits = 0x7fc0dead;
 
 // subnormals = ieee demands IEEE behaviour: flushed alternatives then do not pass.
-Metrics compare(const Problem& p, const Expected& x, const float* out, Tier gate, std::size_t max_failures = 10,
+Metrics compare(const Problem& p, const Expected& x, const float* out, Tier gate, std::size_t max_failures = max_failures_kept,
                 Subnormals subnormals = Subnormals::flush_allowed);
 
 }  // namespace rope2d::verify

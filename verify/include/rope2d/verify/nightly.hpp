@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rope2d/verify/nightly_config.hpp"
+#include "rope2d/verify/nightly_input.hpp"  // valid_run_date
 #include "rope2d/verify/nightly_summary.hpp"
 
 namespace rope2d::verify {
@@ -21,10 +22,6 @@ std::vector<std::string> nightly_regressions(const NightSummary& now, const Nigh
 }  // namespace rope2d::verify
 
 namespace rope2d::verify {
-
-// True for a date of the form YYYY-MM-DD (digits only, month 01-12, day 01-31): the name of a
-// run's folder, which must stay inside the root.
-bool valid_run_date(const std::string& date);
 
 // The nightly seed of a date (FNV-1a, 32 bits): fresh inputs each night, reproducible.
 std::uint64_t nightly_seed(const std::string& date);

@@ -10,6 +10,13 @@
 
 namespace rope2d::verify {
 
+// What a shard result's "schema" field holds.
+inline constexpr const char* nightly_shard_schema = "rope2d.nightly-shard/1";
+
+// True for a date of the form YYYY-MM-DD (digits only, month 01-12, day 01-31): the name of a
+// run's folder, which must stay inside the root.
+bool valid_run_date(const std::string& date);
+
 // Every field the merge reads, with its type and range (shard.count capped as --shard is),
 // and a date that names a folder under --out and nothing else. Throws bad input naming `where`.
 void check_shard_result(const nlohmann::json& shard, const std::string& where);

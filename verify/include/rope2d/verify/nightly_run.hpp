@@ -1,7 +1,7 @@
 // Running the night: shard i of N's work in this process (the verifier runs as child processes,
-// the golden problems against the reference, its range of the angle sweep), and one shard per
-// GPU as child processes, merged into the night's report. `rope2d nightly` is options and
-// wiring around these; the GPU work comes from the program (NightlyGpu), as it needs CUDA.
+// the golden problems against the reference, its range of the angle sweep); one shard per GPU
+// is nightly_gpus.hpp. `rope2d nightly` is options and wiring around these; the GPU work comes
+// from the program (NightlyGpu), as it needs CUDA.
 #pragma once
 
 #include <cstddef>
@@ -42,14 +42,5 @@ std::string shard_file(ShardId s);
 // the sweep's files) go under <root>/<date>/.
 nlohmann::json run_nightly_shard(const NightlyOptions& o, const nlohmann::json& plan, ShardId s, const std::string& date,
                                  const NightlyGpu& gpu, const NightlyStep& step);
-
-// --gpus: "all" (each of `present` GPUs) or device ids like "0,2", each once and below present
-// (when present > 0). Throws std::invalid_argument naming --gpus.
-std::vector<int> gpu_list(const std::string& spec, int present);
-
-// One shard per GPU of `ids` (shard i sees GPU ids[i] only), as `program nightly --shard i/N`
-// child processes, then their merge and the night's report. False when a shard left no result
-// (said on stderr with its log) or the night did not pass.
-bool run_nightly_on_gpus(const NightlyOptions& o, const std::string& date, const std::vector<int>& ids);
 
 }  // namespace rope2d::verify

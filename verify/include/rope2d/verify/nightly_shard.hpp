@@ -18,12 +18,11 @@
 #include <vector>
 
 #include "rope2d/verify/nightly_config.hpp"
+#include "rope2d/verify/nightly_input.hpp"  // nightly_shard_schema
 #include "rope2d/verify/nightly_summary.hpp"
 #include "rope2d/verify/sweep.hpp"  // split_range, the sweep's grad pairs
 
 namespace rope2d::verify {
-
-inline constexpr const char* nightly_shard_schema = "rope2d.nightly-shard/1";
 
 struct ShardId {
   int index = 0, count = 1;

@@ -57,4 +57,7 @@ std::vector<float> as_f32(const Tensor& t, const std::string& what);
 // sha256 of a file, lowercase hex.
 std::string sha256_file(const std::string& path);
 
+// "[2, 3, 128]": a shape in messages.
+std::string shape_str(const std::vector<std::int64_t>& shape);
+
 }  // namespace rope2d::verify

@@ -93,4 +93,10 @@ CheckPass host_sweep_chunk(std::uint64_t first, std::int64_t n, float gc, float 
 // The GPU sweep of a kernel (needs CUDA; throws std::runtime_error when a call fails).
 SweepResult sweep_angles(BackwardFn fn, const SweepOptions& o, const SweepProgress& progress = {});
 
+// Largest errors first (a NaN error first of all; ties: the lowest index), one element per
+// index, at most k: the order and length of a pair's worst elements.
+void keep_worst_reports(std::vector<ElementReport>& v, std::size_t k);
+// That order: a larger error first (a NaN error first of all), then the lower index.
+bool worse_report(const ElementReport& a, const ElementReport& b);
+
 }  // namespace rope2d::verify

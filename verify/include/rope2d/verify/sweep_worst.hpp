@@ -25,10 +25,6 @@ std::vector<std::string> sweep_worst_header(const std::string& made_by, const Sw
 // followed by '#' and its error in units of 2^-24 S (the shortest decimal that reads back exactly).
 std::string sweep_worst_list(const SweepResult& r, const std::vector<std::string>& header_lines);
 
-// Largest errors first (a NaN error first of all; ties: the lowest index), one element per
-// index, at most k: the order and length of a pair's worst elements.
-void keep_worst_reports(std::vector<ElementReport>& v, std::size_t k);
-
 // A list read back: the sweep as far as the list tells it (lo, hi, seconds; per pair its grads,
 // angles, max error, count over float32-bound, completeness and worst elements, each with its
 // index, inputs and error, not its ref or got), and the device that ran it.

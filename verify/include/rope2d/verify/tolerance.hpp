@@ -8,25 +8,9 @@
 #include <string_view>
 
 #include "rope2d/ref/backward.hpp"
+#include "rope2d/verify/tier.hpp"
 
 namespace rope2d::verify {
-
-// The old spellings (strict, faithful_*) stay as aliases so code written against them builds.
-enum class Tier {
-  float32_bound,
-  bf16_noise,
-  fp16_noise,
-  fp32_noise,
-  solexecbench,
-  strict = float32_bound,
-  faithful_bf16 = bf16_noise,
-  faithful_fp16 = fp16_noise,
-  faithful_fp32 = fp32_noise,
-};
-
-inline constexpr Tier all_tiers[] = {Tier::float32_bound, Tier::bf16_noise, Tier::fp16_noise, Tier::fp32_noise,
-                                     Tier::solexecbench};
-inline constexpr int tier_count = 5;
 
 // How subnormal values may be treated: flushed to zero (any of them, flush.hpp), or IEEE only.
 enum class Subnormals { flush_allowed, ieee };

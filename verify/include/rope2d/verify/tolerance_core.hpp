@@ -9,6 +9,7 @@
 
 #include "rope2d/ref/float32_bound.hpp"
 #include "rope2d/ref/hd.hpp"
+#include "rope2d/verify/tier.hpp"
 
 namespace rope2d::verify::core {
 
@@ -20,7 +21,6 @@ inline constexpr double bound_eta_grad = ref::cuda_sincosf_bound.eta_grad;
 inline constexpr double bound_eta_abs = ref::cuda_sincosf_bound.eta_abs;
 // Where a product g * f may be subnormal in the float32 evaluation (float32_bound.hpp).
 inline constexpr double product_window = ref::cuda_sincosf_bound.product_window;
-inline constexpr int tier_count = 5;  // Tier's order: float32_bound, bf16/fp16/fp32-noise, solexecbench
 
 struct TierCoeffs {
   double scale_coeff;  // times S = |gc sin t| + |gs cos t|
@@ -33,16 +33,27 @@ struct TierCoeffs {
 // solexecbench adds half an ulp of ref (at most u |ref|) to what it allows against the exact
 // value, so an honest kernel is never failed for the reference's own rounding. The sources of
 // the numbers are in tolerance.cpp's table, which is built from these.
-ROPE2D_HD constexpr TierCoeffs tier_coeffs(int k) {
-  switch (k) {
+ROPE2D_HD constexpr TierCoeffs tier_coeffs(Tier t) {
+  switch (t) {  // no default: a new Tier is a compile error here (-Werror=switch)
     // float32-bound: d |exact| <= d (1 + u) |ref|, and ref is within u |ref| of exact: 2u + u^2
-    case 0: return {bound_c * u24, bound_d * (1 + u24) + u24, 0, true};
-    case 1: return {0x1p-8, u24, 0, true};                   // bf16-noise
-    case 2: return {0x1p-11, u24, 0, true};                  // fp16-noise
-    case 3: return {u24, u24, 0, true};                      // fp32-noise
-    default: return {0, 1e-5, 1e-5, false};                  // solexecbench
+    case Tier::float32_bound: return {bound_c * u24, bound_d * (1 + u24) + u24, 0, true};
+    case Tier::bf16_noise: return {0x1p-8, u24, 0, true};
+    case Tier::fp16_noise: return {0x1p-11, u24, 0, true};
+    case Tier::fp32_noise: return {u24, u24, 0, true};
+    case Tier::solexecbench: return {0, 1e-5, 1e-5, false};
   }
+  return {-1, -1, -1, false};  // not a Tier: negative numbers, which listed_in_order() looks for
 }
+
+// all_tiers (tier.hpp) holds every enumerator in the enum's order: entry k is Tier(k) and has
+// coefficients, and Tier(tier_count), one past the list, has none (is no enumerator). A tier
+// added to the enum but not to the list, or listed out of order, fails this static_assert.
+constexpr bool listed_in_order() {
+  for (int k = 0; k < tier_count; ++k)
+    if (all_tiers[k] != static_cast<Tier>(k) || tier_coeffs(all_tiers[k]).atol < 0) return false;
+  return tier_coeffs(static_cast<Tier>(tier_count)).atol < 0;
+}
+static_assert(listed_in_order(), "all_tiers (tier.hpp) must list every Tier, in the enum's order");
 
 // SOL-ExecBench's element test (core/bench/correctness.py), as PyTorch evaluates it in float32:
 // |out - ref| > atol + rtol*|ref|, each operation rounded to float32, a NaN or Inf difference
@@ -50,7 +61,7 @@ ROPE2D_HD constexpr TierCoeffs tier_coeffs(int k) {
 // float32 operands that equals the float32 operation (double has 53 >= 2*24+2 bits), and no
 // compiler can fuse it into an FMA. The tier's atol and rtol are float32(1e-5), as PyTorch
 // converts a Python scalar for a float32 tensor.
-inline constexpr int sxb_tier = 4;
+inline constexpr int sxb_tier = static_cast<int>(Tier::solexecbench);
 inline constexpr float sxb_atol = 1e-5f, sxb_rtol = 1e-5f;
 ROPE2D_HD inline bool sxb_over(float got, float ref, float atol = sxb_atol, float rtol = sxb_rtol) {
   const float diff = fabsf(static_cast<float>(static_cast<double>(got) - static_cast<double>(ref)));
@@ -72,10 +83,10 @@ ROPE2D_HD inline SxbErrors sxb_errors(float got, float ref, float atol = sxb_ato
 // all-zero test compares norms, so values this small count as zero on both sides.
 ROPE2D_HD inline bool sxb_norm_nonzero(float x) { return fabsf(x) > 0x1p-75f; }
 
-// The largest |out - ref| tier k accepts for one element (ref correctly rounded, or the exact
+// The largest |out - ref| tier t accepts for one element (ref correctly rounded, or the exact
 // value near overflow; S its condition scale; gc the grad, for the subnormal term).
-ROPE2D_HD inline double allowance(int k, double ref, double scale, double gc) {
-  const TierCoeffs r = tier_coeffs(k);
+ROPE2D_HD inline double allowance(Tier t, double ref, double scale, double gc) {
+  const TierCoeffs r = tier_coeffs(t);
   if (!r.bound_based) return r.atol + r.ref_coeff * fabs(ref);
   // The subnormal-range term of the proven bound (eta), for every bound-based tier, plus
   // half the smallest subnormal spacing for the reference's own rounding there.

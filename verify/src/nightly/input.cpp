@@ -1,0 +1,89 @@
+// Shapes of a shard's result and of a previous summary, and their readers (nightly_input.hpp).
+#include "rope2d/verify/nightly_input.hpp"
+
+#include <stdexcept>
+
+#include "rope2d/ref/input.hpp"
+#include "rope2d/verify/json_shape.hpp"
+
+namespace rope2d::verify {
+
+using nlohmann::json;
+
+namespace {
+
+// What rope2d nightly --shard writes (run_shard) and merge_nightly_shards, the report and the
+// worst-list join read. Extra keys are allowed (a newer writer); missing or mistyped are not.
+const json& shard_shape() {
+  static const json shape = json::parse(R"({
+    "schema": "string", "commit": "string", "config_digest": "string", "date": "string",
+    "seed?": "uint|null", "gpu?": "bool", "cuda_visible_devices?": "string|null",
+    "shard": {"index": "int:0:4095", "count": "int:1:4096"},
+    "config": {"submissions": ["string"], "grad_dtypes": ["string"], "quick?": "bool",
+               "golden": {"dir": "string", "files": ["string"]},
+               "sweep": {"from": "number", "to": "number", "lo": "uint", "hi": "uint", "chunk": "uint",
+                         "budget_s": "number", "grads": [["number", "number", "string"]]}},
+    "items": ["object"],
+    "verify": [{"kernel": "string", "grad_dtype": "string", "exit": "int", "seconds": "number", "report": "bool",
+                "verdict": "string", "sets?": {"*": {"disposition": "string", "max": "number|null", "elements": "int"}}}],
+    "golden": {"results": [{"file": "string", "problem": "string", "disposition": "string", "integrity": "string",
+                            "elements?": "int", "max?": "number|null", "worst?": "string|null"}]},
+    "sweep": [{"lo": "uint", "hi": "uint", "ran": "bool", "skipped": "string", "angles": "int", "complete": "bool",
+               "reached": "number", "next?": "uint", "seconds": "number", "count": "int", "correctly_rounded": "int",
+               "max_scaled_error": "number", "over_float32_bound": "int",
+               "worst": {"|null": true, "angle": "number", "angle_bits": "uint", "grad": "int", "gc": "number",
+                         "gs": "number", "ref": "number", "got": "number", "scaled_error": "number"}}]
+  })");
+  return shape;
+}
+
+// What nightly_regressions reads of an earlier night; every field optional, as summaries of
+// older builds lack some.
+const json& summary_shape() {
+  static const json shape = json::parse(R"({
+    "verify?": [{"kernel?": "string", "grad_dtype?": "string|null", "seconds?": "number",
+                 "sets?": {"*": {"disposition?": "string", "max?": "any", "elements?": "int"}}}],
+    "golden?": {"results?": [{"problem?": "string", "disposition?": "string"}]},
+    "sweep?": {"ran?": "bool", "max_scaled_error?": "number"}
+  })");
+  return shape;
+}
+
+}  // namespace
+
+void check_shard_result(const json& shard, const std::string& where) {
+  if (!shard.is_object()) ref::bad_input(where, "(top)", "a nightly shard result (an object)", ref::brief(shard));
+  if (shard.value("schema", json()) != nightly_shard_schema)  // not a shard result at all: said first
+    ref::bad_input(where, "schema", std::string("\"") + nightly_shard_schema + "\"", ref::brief(shard.value("schema", json())));
+  check_shape(shard, shard_shape(), where);
+  const std::string date = shard["date"];
+  if (!valid_run_date(date)) ref::bad_input(where, "date", "YYYY-MM-DD (a folder's name under --out)", ref::brief(shard["date"]));
+}
+
+json read_shard_result(const std::string& path) {
+  json j = ref::read_json_file(path);
+  check_shard_result(j, path);
+  return j;
+}
+
+void check_previous_summary(const json& summary, const std::string& where) { check_shape(summary, summary_shape(), where); }
+
+NightSummary read_previous_summary(const std::string& path) {
+  const json j = ref::read_json_file(path);
+  check_previous_summary(j, path);
+  try {
+    return night_summary_from_json(j);
+  } catch (const std::invalid_argument& e) {  // a disposition that names none: the field and value in e
+    throw std::invalid_argument(path + ": " + e.what());
+  }
+}
+
+bool valid_run_date(const std::string& d) {
+  if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
+  for (int i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (d[i] < '0' || d[i] > '9') return false;
+  const int month = (d[5] - '0') * 10 + (d[6] - '0'), day = (d[8] - '0') * 10 + (d[9] - '0');
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+}  // namespace rope2d::verify
