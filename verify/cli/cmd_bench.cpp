@@ -12,73 +12,23 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "bench_cli.hpp"
 #include "commands.hpp"
 #include "rope2d/rope2d_backward.h"
-#include "rope2d/rope2d_tuning.h"
 #include "rope2d/verify/bench.hpp"
 #include "rope2d/verify/device.hpp"
 #include "rope2d/verify/sol_score.hpp"
 #include "rope2d/verify/suites.hpp"
 #include "rope2d/verify/timing.hpp"
-#include "rope2d/verify/spawn.hpp"
-#include "rope2d/ref/input.hpp"
-#include <sys/wait.h>
 
 namespace rope2d::cli {
 
 namespace {
 
 using namespace rope2d::verify;
-
-struct BenchArgs {
-  std::string json_path;
-  bool torch = false;
-  bool variants = false;
-  std::string python = "python3";
-  std::string library;  // the project's kernel as a shared object, for the paired comparison
-  int runs = 50, warmup = 10;
-};
-
-// librope2d_kernel.so beside the program (a device bundle), in the build tree's cuda/, or in an
-// installed tree's lib/.
-std::string find_kernel_library() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  for (const auto& p : {exe.parent_path() / "librope2d_kernel.so", exe.parent_path().parent_path() / "cuda/librope2d_kernel.so",
-                       exe.parent_path().parent_path() / "lib/librope2d_kernel.so"})
-    if (std::filesystem::exists(p)) return p.string();
-  return {};
-}
-
-nlohmann::json run_torch(const BenchArgs& a) {
-  std::string list;
-  for (const Workload& w : benchmark_workloads()) list += (list.empty() ? "" : ",") + fmt::format("{}x{}", w.batch, w.seq_len);
-  const std::string script = repo_file("verify/python/bench_torch.py");
-  std::vector<std::string> argv{a.python, script, "--workloads", list, "--runs", std::to_string(a.runs), "--warmup",
-                                std::to_string(a.warmup)};
-  if (!a.library.empty()) argv.insert(argv.end(), {"--library", a.library});
-  std::string text;
-  // Its progress lines go to our stderr as they come; its JSON to stdout.
-  const SpawnResult r = run_program(argv, "/dev/stderr", [&](const char* d, std::size_t n) { text.append(d, n); });
-  if (!r.started) throw std::runtime_error("cannot run " + ref::shell_join(argv) + ": " + r.start_error);
-  if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
-    throw std::runtime_error("torch peers failed (" + r.exit_text() + "): " + ref::shell_join(argv));
-  nlohmann::json j = nlohmann::json::parse(text);
-  if (j["workloads"].size() != benchmark_workloads().size())
-    throw std::runtime_error(fmt::format("torch peers: expected {} workloads, got {}", benchmark_workloads().size(),
-                                         j["workloads"].size()));
-  return j;
-}
-
-// A figure of the torch peers' JSON, NaN where absent.
-double peer(const nlohmann::json& row, const char* impl, const char* clock) {
-  return row.contains(impl) && row[impl][clock].is_number() ? row[impl][clock].get<double>() : NAN;
-}
 
 // What the workload loop gathers: per-workload rows and kernel-clock lines, and the series
 // the summary's geometric means are taken over.
@@ -98,19 +48,6 @@ struct Context {
   Timing empty;
   const nlohmann::json& torch;
 };
-
-// The paired comparison's columns of one workload; false when rope2d is not faster there.
-bool paired_columns(const nlohmann::json& trow, nlohmann::ordered_json& row, std::string& line) {
-  row["paired"] = trow;
-  // rope2d is faster when the sign test over the pairs of kernel times (events where
-  // there is no kernel clock) rejects "neither is faster" at the 1% level.
-  const nlohmann::json& st = trow.contains("paired_kernel") ? trow["paired_kernel"] : trow["paired_events"];
-  const bool faster = st["p"].get<double>() < 0.01;
-  line += fmt::format(" {:>9.2f} {:>9.2f} {:>4}/{:<4} {:>8.1e} {:>6}", peer(trow, "rope2d", "kernel_ms") * 1e3,
-                      peer(trow, "compile", "kernel_ms") * 1e3, st["wins"].get<int>(),
-                      st["wins"].get<int>() + st["losses"].get<int>(), st["p"].get<double>(), faster ? "yes" : "NO");
-  return faster;
-}
 
 // Workload k on both clocks: the event table's line is printed, the kernel clock's kept.
 void measure_workload(const Context& cx, std::size_t k, Tally& t) {
@@ -230,58 +167,6 @@ void print_kernel_table_and_summary(const Context& cx, const Tally& t) {
     fmt::print("no paired comparison: librope2d_kernel.so not found (give --library)\n");
 }
 
-// Configurations of the idx_theta kernel; "approx" uses __sinf/__cosf (inaccurate: it only
-// shows how much of the time the accurate sincosf costs).
-nlohmann::ordered_json time_variants(const Context& cx) {
-  struct Config {
-    const char* name;
-    int v, tpb, flags;
-  };
-  const Config configs[] = {{"v2", 2, 256, 0},
-                            {"v2plain", 2, 256, ROPE2D_TUNE_PLAIN_CACHE},
-                            {"v4", 4, 256, 0},
-                            {"v4plain", 4, 256, ROPE2D_TUNE_PLAIN_CACHE},
-                            {"v8plain", 8, 256, ROPE2D_TUNE_PLAIN_CACHE},
-                            {"v4plain_128", 4, 128, ROPE2D_TUNE_PLAIN_CACHE},
-                            {"v4plain_512", 4, 512, ROPE2D_TUNE_PLAIN_CACHE},
-                            {"v4approx", 4, 256, ROPE2D_TUNE_APPROX}};
-  std::string head = fmt::format("\n{:>9}", "workload");
-  for (const Config& c : configs) head += fmt::format(" {:>10}", c.name);
-  head += fmt::format(" {:>10} {:>10}", "fused", "fusedplain");
-  fmt::print("{}  (us, {}; vN: N elements per thread, _T: T threads per block, default 256; fused on a layout)\n",
-             head, cx.clock ? "GPU kernel time" : "events");
-  // Each configuration's time on the finer clock there is; the JSON keeps both.
-  auto record = [&](nlohmann::ordered_json& row, const std::string& key, const Timing& t, std::string& line) {
-    row[key + "_ms"] = t.event_ms;
-    row[key + "_kernel_ms"] = t.kernel_ms;
-    line += fmt::format(" {:>10.2f}", (cx.clock ? t.kernel_ms : t.event_ms) * 1e3);
-  };
-  // The 16 workloads, then sizes between the two largest, where the best cache policy changes.
-  std::vector<Workload> shapes = benchmark_workloads();
-  for (std::int64_t b : {12, 16, 24, 32, 48}) shapes.push_back({b, 8192});
-  nlohmann::ordered_json variant_rows = nlohmann::json::array();
-  for (std::size_t k = 0; k < shapes.size(); ++k) {
-    const Workload& w = shapes[k];
-    const std::int64_t n = w.batch * w.seq_len * 128;
-    const DeviceInputs d(bench_problem(AngleSource::randn, w.batch, w.seq_len, 300 + k), n);
-    const DeviceInputs l(bench_problem(AngleSource::layout, w.batch, w.seq_len, 400 + k), n);
-    nlohmann::ordered_json row;
-    row["batch"] = w.batch;
-    row["seq_len"] = w.seq_len;
-    std::string line = fmt::format("{:>9}", fmt::format("{}x{}", w.batch, w.seq_len));
-    for (const Config& c : configs)
-      record(row, c.name,
-             time_backward(cx.timer, [&](auto... x) { return rope2d_backward_config(x..., c.v, c.tpb, c.flags); }, d, cx.topt),
-             line);
-    for (const int flags : {0, int{ROPE2D_TUNE_PLAIN_CACHE}})
-      record(row, flags ? "fused_plain" : "fused",
-             time_fused(cx.timer, [&](auto... x) { return rope2d_backward_fused_config(x..., flags); }, l, cx.topt), line);
-    variant_rows.push_back(row);
-    fmt::print("{}\n", line);
-  }
-  return variant_rows;
-}
-
 void write_json(const Context& cx, const DeviceInfo& dev, const Tally& t, const nlohmann::ordered_json& variants) {
   const BenchArgs& a = cx.a;
   nlohmann::ordered_json j;
@@ -336,7 +221,7 @@ int run(BenchArgs a) {
              "lay_idx", "lay_fused", "fused_x", "eager_us", "compile_us");
   for (std::size_t k = 0; k < benchmark_workloads().size(); ++k) measure_workload(cx, k, t);
   print_kernel_table_and_summary(cx, t);
-  const nlohmann::ordered_json variants = a.variants ? time_variants(cx) : nlohmann::ordered_json::array();
+  const nlohmann::ordered_json variants = a.variants ? time_variants(cx.timer, cx.clock, cx.topt) : nlohmann::ordered_json::array();
   if (!a.json_path.empty()) write_json(cx, dev, t, variants);
   return Exit::ok;
 }

@@ -45,7 +45,7 @@ int run(CheckArgs a) {
   if (!a.report_dir.empty()) std::cout << "report: " << a.report_dir << "/report.md\n";
   redirect.restore();
   emit_machine_outputs(a.machine, r);
-  return r.verdict() == "failed" ? Exit::usage : r.exit_code();
+  return r.verdict() == Disposition::failed ? Exit::usage : r.exit_code();
 }
 
 std::string footer() {

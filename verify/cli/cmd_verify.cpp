@@ -43,22 +43,15 @@ namespace {
 using namespace rope2d::verify;
 namespace fs = std::filesystem;
 
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
-
 // --list: the selected problems with their seeds and reproduce lines, nothing run.
 int list(const VerifyArgs& a, const std::vector<ProblemSpec>& specs) {
   for (const ProblemSpec& s : specs)
     std::cout << fmt::format("{} seed={} elements={} reproduce: {}\n", s.name(), s.seed, s.n(),
-                             reproduce_line(a.options(), s.name()));
+                             reproduce_line(a.run, s.name()));
   return Exit::ok;
 }
 
-// ---- the parent: no CUDA; watches the child ----------------------------------------------
+}  // namespace
 
 // What the machine can check without a GPU: the committed golden set against the reference
 // and the reference's certified path against its MPFR path on fresh hard inputs.
@@ -70,8 +63,8 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
   if (!default_golden && !fs::exists(fs::path(a.golden) / "manifest.json"))
     throw std::invalid_argument("--golden: expected a golden set (a folder with manifest.json), found nothing at " + a.golden);
   // The submission itself: built with nvcc where present, loaded, its symbol looked up.
-  if (!a.submission.empty() && !is_solution(a.submission)) {
-    const bool source = a.submission.size() >= 3 && a.submission.compare(a.submission.size() - 3, 3, ".cu") == 0;
+  if (!a.run.submission.empty() && !is_solution(a.run.submission)) {
+    const bool source = a.run.submission.size() >= 3 && a.run.submission.compare(a.run.submission.size() - 3, 3, ".cu") == 0;
     auto on_path = [](const std::string& prog) {
       if (prog.find('/') != std::string::npos) return fs::exists(prog);
       const char* env = std::getenv("PATH");
@@ -82,36 +75,36 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
       }
       return false;
     };
-    const bool have_nvcc = !source || on_path(a.nvcc);
+    const bool have_nvcc = !source || on_path(a.run.nvcc);
     if (!have_nvcc) {
-      std::cout << "  submission " << a.submission << ": build SKIPPED (no " << a.nvcc << ")\n";
+      std::cout << "  submission " << a.run.submission << ": build SKIPPED (no " << a.run.nvcc << ")\n";
     } else {
-      const Submission sub = load_submission(a.submission, a.out_dir + "/build", a.nvcc, a.nvcc_flags, repo_file("cuda/include"));
+      const Submission sub = load_submission(a.run.submission, a.out_dir + "/build", a.run.nvcc, a.run.nvcc_flags, repo_file("cuda/include"));
       if (!sub.error.empty()) {
-        std::cout << "  submission " << a.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
+        std::cout << "  submission " << a.run.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
                   << sub.error.substr(0, 4000) << "\n";
         std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
         return Exit::submission_failed;
       }
-      std::cout << "  submission " << a.submission << ": " << (source ? "compiled, " : "") << "loaded, rope2d_backward found\n";
+      std::cout << "  submission " << a.run.submission << ": " << (source ? "compiled, " : "") << "loaded, rope2d_backward found\n";
     }
   }
-  if (is_solution(a.submission)) {
+  if (is_solution(a.run.submission)) {
     // A Python solution is at least compiled to bytecode: a syntax error fails it (exit 3).
-    const Solution s = prepare_solution(a.submission, a.out_dir + "/solution");
+    const Solution s = prepare_solution(a.run.submission, a.out_dir + "/solution");
     const ByteCompile b = byte_compile(s, "python3", a.out_dir + "/work");
     if (b.ran && !b.error.empty()) {
-      std::cout << "  submission " << a.submission << ": FAILED to byte-compile its Python sources: " << b.error << "\n";
+      std::cout << "  submission " << a.run.submission << ": FAILED to byte-compile its Python sources: " << b.error << "\n";
       std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
       return Exit::submission_failed;
     }
-    if (b.ran) std::cout << "  submission " << a.submission << ": " << b.files << " Python source(s) byte-compiled\n";
-    else if (b.files) std::cout << "  submission " << a.submission << ": byte-compile SKIPPED (" << b.error << ")\n";
+    if (b.ran) std::cout << "  submission " << a.run.submission << ": " << b.files << " Python source(s) byte-compiled\n";
+    else if (b.files) std::cout << "  submission " << a.run.submission << ": byte-compile SKIPPED (" << b.error << ")\n";
   }
   int failures = 0;
   if (fs::exists(fs::path(a.golden) / "manifest.json")) {
     const Report r = check_golden_against_reference(open_golden(a.golden));
-    std::cout << "  golden set " << a.golden << ": " << r.verdict() << " (" << r.results.size()
+    std::cout << "  golden set " << a.golden << ": " << name(r.verdict()) << " (" << r.results.size()
               << " problems, checksums and every stored result against the reference)\n";
     failures += r.exit_code() != 0;
   } else {
@@ -119,7 +112,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
   }
   std::int64_t checked = 0, mismatched = 0;
   ref::CertifiedStats stats;
-  ref::Random rng(a.seed);
+  ref::Random rng(a.run.seed);
   for (ref::Regime regime : ref::all_regimes)
     for (ref::Dtype d : ref::all_dtypes)
       for (int i = 0; i < 2000; ++i, ++checked) {
@@ -140,104 +133,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
   return failures ? Exit::incorrect : Exit::ok;
 }
 
-// What the parent learns from the child's messages.
-struct Watch {
-  Report partial;  // every set judged so far, for the report of a run that died
-  std::string current, nogpu, verdict, child_error;
-  bool in_call = false;
-
-  void take(const protocol::Message& m, Progress& progress) {
-    std::visit(Overloaded{
-                   [&](const protocol::NoGpu& x) { nogpu = x.reason.empty() ? "no GPU" : x.reason; },
-                   [&](const protocol::Start& x) {
-                     current = x.name;
-                     progress.step(x.index, x.count, current);
-                   },
-                   [&](const protocol::Call&) { in_call = true; },
-                   [&](const protocol::Called&) { in_call = false; },
-                   [&](const protocol::End& x) {
-                     SetResult r{x.name, x.set, x.dtype};
-                     if (x.disposition == "failed") r.error = x.summary;
-                     else if (x.disposition == "not supported") r.not_supported = x.summary, r.integrity = "ok";
-                     else r.integrity = x.disposition == "passed" ? "ok" : x.summary;
-                     partial.results.push_back(r);
-                   },
-                   [&](const protocol::Done& x) { verdict = x.verdict; },
-                   [&](const protocol::Error& x) { child_error = x.message; },
-                   [&](const protocol::Device&) {},
-               },
-               m);
-  }
-};
-
-pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fds[2]) {
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::cout.flush();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    setpgid(0, 0);  // its own process group: a kill reaches a Python runner it started too
-    close(fds[0]);
-    int rc = 3;
-    try {
-      rc = verify_worker(a, specs, gate, fds[1]);
-    } catch (const std::exception& e) {
-      protocol::send(fds[1], protocol::Error{e.what()});
-    }
-    std::cout.flush();
-    _exit(rc);
-  }
-  close(fds[1]);
-  return pid;
-}
-
-// Reads the child's messages until it closes the pipe; kills it when a call overruns.
-// Returns true when it was killed.
-bool supervise(int fd, pid_t pid, double call_timeout, Watch& w, Progress& progress) {
-  std::string buffer;
-  auto last = std::chrono::steady_clock::now();
-  for (;;) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 200) > 0) {
-      char buf[65536];
-      const ssize_t k = read(fd, buf, sizeof buf);
-      if (k <= 0) return false;
-      buffer.append(buf, static_cast<std::size_t>(k));
-      for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
-        const std::optional<protocol::Message> m = protocol::parse(std::string_view(buffer).substr(0, nl));
-        buffer.erase(0, nl + 1);
-        if (!m) continue;
-        last = std::chrono::steady_clock::now();
-        w.take(*m, progress);
-      }
-    }
-    if (w.in_call && std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() > call_timeout) {
-      kill(-pid, SIGKILL);
-      return true;
-    }
-  }
-}
-
-// The child died or was killed: report what finished and why the rest did not.
-int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
-  SetResult broken{w.current.empty() ? "startup" : w.current, "", ""};
-  if (killed) broken.error = fmt::format("a kernel call did not return within {} s (killed)", a.call_timeout);
-  else if (!w.child_error.empty()) broken.error = w.child_error;
-  else if (WIFSIGNALED(status)) broken.error = fmt::format("the process died with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  else broken.error = fmt::format("the process exited with status {}", WEXITSTATUS(status));
-  w.partial.results.push_back(broken);
-  write_report(a.out_dir, w.partial);
-  std::cout << summary(w.partial) << "report: " << a.out_dir << "/report.md\n";
-  // The verifier's own cross-checks (GPU against CPU) failing is not the submission's fault.
-  if (w.child_error.rfind("verifier error", 0) == 0) {
-    std::cerr << "rope2d verify: " << w.child_error << "\n";
-    return Exit::usage;
-  }
-  return Exit::submission_failed;
-}
-
-// Runs the worker and supervises it; *reported: a report was written to a.out_dir.
-int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, bool* reported);
+namespace {
 
 int run(VerifyArgs a, const MachineOutputs& mo) {
   if (const char* env = std::getenv("ROPE2D_REQUIRE_GPU"); env && *env) {
@@ -245,23 +141,23 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
       throw std::invalid_argument("ROPE2D_REQUIRE_GPU: expected 1 (require a GPU) or 0, found '" + std::string(env).substr(0, 40) + "'");
     a.require_gpu |= std::string(env) == "1";
   }
-  const auto gate = parse_tier(a.tier);
-  if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
+  const auto gate = parse_tier(a.run.tier);
+  if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.run.tier + "'");
   // An old name has warned once here: reproduce lines and re-executed children get today's name.
-  a.tier = std::string(name(*gate));
-  if (!a.submission.empty() && !fs::is_regular_file(a.submission))
-    throw std::invalid_argument(a.submission + ": no such file");
-  const std::string stem = a.submission.empty() ? "rope2d" : fs::path(a.submission).stem().string();
+  a.run.tier = std::string(name(*gate));
+  if (!a.run.submission.empty() && !fs::is_regular_file(a.run.submission))
+    throw std::invalid_argument(a.run.submission + ": no such file");
+  const std::string stem = a.run.submission.empty() ? "rope2d" : fs::path(a.run.submission).stem().string();
   if (a.out_dir.empty()) a.out_dir = "reports/verify/" + stem;
   if (a.sanitize) return verify_sanitized(a);
-  if (is_solution(a.submission)) {
+  if (is_solution(a.run.submission)) {
     // Malformed: exit 2 here. Judged over its definition's grad dtypes unless --grad-dtypes says.
-    const DefinitionScope scope = definition_scope(prepare_solution(a.submission, a.out_dir + "/solution"));
+    const DefinitionScope scope = definition_scope(prepare_solution(a.run.submission, a.out_dir + "/solution"));
     a.definition_dtypes = scope.grad_dtypes;
     a.definition_head_dim = scope.head_dim;
-    if (!a.definition_dtypes.empty() && !a.dtypes_given) a.dtypes = a.definition_dtypes;
+    if (!a.definition_dtypes.empty() && !a.dtypes_given) a.run.grad_dtypes = a.definition_dtypes;
   }
-  std::vector<ProblemSpec> specs = select_problems(a.options(), a.only);
+  std::vector<ProblemSpec> specs = select_problems(a.run, a.only);
   // Sets the definition's axes cannot shape (a flat size head_dim does not divide): only when
   // asked for (--beyond-axes, or by name with --only), and then judged beyond the definition.
   if (a.only.empty() && !a.beyond_axes)
@@ -269,8 +165,8 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   // Never "passed" on nothing: sets beyond the definition stay out of the verdict, so a run
   // whose every set lies beyond it would judge nothing.
   const auto within = [&](const ProblemSpec& s) { return within_definition(s, a.definition_dtypes, a.definition_head_dim); };
-  if (is_solution(a.submission) && !a.list && std::none_of(specs.begin(), specs.end(), within))
-    throw std::invalid_argument(a.submission + ": every selected set lies beyond the definition (grad dtypes " +
+  if (is_solution(a.run.submission) && !a.list && std::none_of(specs.begin(), specs.end(), within))
+    throw std::invalid_argument(a.run.submission + ": every selected set lies beyond the definition (grad dtypes " +
                                 fmt::format("{}", fmt::join(a.definition_dtypes, ", ")) + ", head_dim " +
                                 std::to_string(a.definition_head_dim) + "): nothing would be judged; select one within it");
   if (a.list) return list(a, specs);
@@ -284,53 +180,27 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   return rc;
 }
 
-int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, bool* reported) {
-  int fds[2];
-  const pid_t pid = start_worker(a, specs, gate, fds);
-  Progress progress(a.quiet);
-  Watch w;
-  w.partial.gate = gate;
-  w.partial.title = "rope2d verify: " + (a.submission.empty() ? std::string("rope2d (this project's kernel)") : a.submission);
-  const bool killed = supervise(fds[0], pid, a.call_timeout, w, progress);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(fds[0]);
-  progress.done();
-  if (!w.nogpu.empty()) {
-    *reported = false;
-    const int rc = cpu_only(a, w.nogpu);
-    if (rc != Exit::ok || !a.require_gpu) return rc;
-    std::cout << "rope2d verify: --require-gpu: the kernel runs were SKIPPED (" << w.nogpu << "): exit " << Exit::no_gpu << "\n";
-    return Exit::no_gpu;
-  }
-  if (!w.verdict.empty() && !killed) {
-    std::cout << "report: " << a.out_dir << "/report.md\n";
-    return w.verdict == "passed" ? Exit::ok : w.verdict == "incorrect" ? Exit::incorrect : Exit::submission_failed;
-  }
-  return report_broken(a, w, killed, status);
-}
-
 }  // namespace
 
 Action add_verify(CLI::App& app) {
   auto a = std::make_shared<VerifyArgs>();
-  app.add_option("SUBMISSION", a->submission,
+  app.add_option("SUBMISSION", a->run.submission,
                  "kernel.cu or libkernel.so with rope2d_backward, or a SOL-ExecBench solution.json; none: this project's kernel");
   app.add_option("--out", a->out_dir, "report directory (default reports/verify/<name>)");
-  app.add_option("--tier", a->tier, "gate: " + tier_names() + " (old names strict, faithful-* still accepted, deprecated)")->capture_default_str();
-  app.add_option("--nvcc", a->nvcc, "nvcc to compile .cu submissions")->capture_default_str();
-  app.add_option("--nvcc-flag", a->nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");
-  CLI::Option* dtypes = app.add_option("--grad-dtypes", a->dtypes,
+  app.add_option("--tier", a->run.tier, "gate: " + tier_names() + " (old names strict, faithful-* still accepted, deprecated)")->capture_default_str();
+  app.add_option("--nvcc", a->run.nvcc, "nvcc to compile .cu submissions")->capture_default_str();
+  app.add_option("--nvcc-flag", a->run.nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");
+  CLI::Option* dtypes = app.add_option("--grad-dtypes", a->run.grad_dtypes,
                                         "grad dtypes to verify (a solution.json: by default its definition's, 090: bf16; "
                                         "others given here are judged beyond the definition, outside the verdict)")
                             ->delimiter(',')
                             ->capture_default_str();
   app.add_option("--only", a->only, "only the problem of this name (see --reproduce strings)");
-  app.add_option("--seed", a->seed, "base seed")->capture_default_str()->check(seed_range());
-  app.add_option("--rounds", a->rounds, "rounds of fresh inputs per set")->capture_default_str()->check(CLI::Range(1, 100));
+  app.add_option("--seed", a->run.seed, "base seed")->capture_default_str()->check(seed_range());
+  app.add_option("--rounds", a->run.rounds, "rounds of fresh inputs per set")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--call-timeout", a->call_timeout, "seconds a kernel call may take")->capture_default_str()->check(seconds_range(86400));
   app.add_option("--golden", a->golden, "golden set checked when no GPU is present")->capture_default_str();
-  app.add_flag("--ieee-subnormals", a->ieee_subnormals,
+  app.add_flag("--ieee-subnormals", a->run.ieee_subnormals,
                "demand IEEE subnormal behaviour (by default a kernel may flush subnormal values to zero)");
   app.add_flag("--cpu-judge", a->cpu_judge,
                "make every set's inputs, reference and comparison on the CPU (by default the randn and layout sets are "
@@ -340,13 +210,13 @@ Action add_verify(CLI::App& app) {
                "judged beyond the definition");
   app.add_flag("--require-gpu", a->require_gpu,
                "exit 4 when no GPU ran the kernel (the CPU checks still run and can fail first); also ROPE2D_REQUIRE_GPU=1");
-  app.add_flag("--quick", a->quick, "smaller shapes (one sequence per workload)");
+  app.add_flag("--quick", a->run.quick, "smaller shapes (one sequence per workload)");
   app.add_flag("--bench", a->bench, "also time the submission on the 16 workloads");
   app.add_flag("--quiet", a->quiet, "no progress display");
   app.add_flag("--huge", a->huge, "also one call past 2^31 elements per dtype (about 26 GB of device memory), judged on a sample");
   app.add_flag("--sanitize", a->sanitize, "run a reduced set under compute-sanitizer (memcheck, racecheck, initcheck)");
   app.add_option("--sanitizer", a->sanitizer, "compute-sanitizer to run for --sanitize")->capture_default_str();
-  app.add_flag("--sanitize-set", a->sanitize_set, "only the reduced set --sanitize runs")->group("");
+  app.add_flag("--sanitize-set", a->run.sanitize_set, "only the reduced set --sanitize runs")->group("");
   app.add_flag("--list", a->list, "list the selected problems (name, seed, reproduce line) and exit");
   auto mo = std::make_shared<MachineOutputs>();
   add_machine_outputs(app, *mo);

@@ -14,15 +14,15 @@ namespace rope2d::cli {
 
 int verify_sanitized(const VerifyArgs& a) {
   std::vector<std::string> args = {"verify"};
-  if (!a.submission.empty()) args.push_back(std::filesystem::absolute(a.submission).string());
+  if (!a.run.submission.empty()) args.push_back(std::filesystem::absolute(a.run.submission).string());
   std::string dtypes;
-  for (const auto& d : a.dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
-  args.insert(args.end(), {"--sanitize-set", "--rounds", "1", "--quiet", "--seed", std::to_string(a.seed), "--tier", a.tier,
-                           "--grad-dtypes", dtypes, "--nvcc", a.nvcc, "--golden", a.golden,
+  for (const auto& d : a.run.grad_dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
+  args.insert(args.end(), {"--sanitize-set", "--rounds", "1", "--quiet", "--seed", std::to_string(a.run.seed), "--tier", a.run.tier,
+                           "--grad-dtypes", dtypes, "--nvcc", a.run.nvcc, "--golden", a.golden,
                            // Calls run tens of times slower under the tools.
                            "--call-timeout", fmt::format("{}", std::max(120.0, 30 * a.call_timeout))});
-  for (const auto& f : a.nvcc_flags) args.push_back("--nvcc-flag=" + f);
-  if (a.ieee_subnormals) args.push_back("--ieee-subnormals");
+  for (const auto& f : a.run.nvcc_flags) args.push_back("--nvcc-flag=" + f);
+  if (a.run.ieee_subnormals) args.push_back("--ieee-subnormals");
   // Judged on the CPU under the tools, so they watch the submission and the testbed only.
   args.push_back("--cpu-judge");
   const std::string out = (a.out_dir.empty() ? std::string("reports/verify/sanitize") : a.out_dir) + "/sanitize";

@@ -57,8 +57,8 @@ std::vector<std::pair<std::string, std::string>> machine_lines(const DeviceInfo&
   return {{"gpu", fmt::format("{} ({} SMs, {:.0f} GiB)", dev.name, dev.sm_count, dev.memory_gib)},
           {"driver / runtime", fmt::format("{} / {}", dev.driver_version, dev.runtime_version)},
           {"reference", "correctly rounded float32: certified double enclosure, MPFR (Ziv) fallback"},
-          {"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.seed, a.rounds)},
-          {"subnormals", a.ieee_subnormals ? "IEEE demanded (--ieee-subnormals)"
+          {"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", a.run.seed, a.run.rounds)},
+          {"subnormals", a.run.ieee_subnormals ? "IEEE demanded (--ieee-subnormals)"
                                            : "flushing to zero accepted (--ieee-subnormals demands IEEE)"}};
 }
 
@@ -70,11 +70,11 @@ void finish(int fd, const VerifyArgs& a, const Report& rep) {
 
 // A SOL-ExecBench solution: the Python runner makes the calls, the judge reads its outputs.
 int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
-  const Solution sol = prepare_solution(a.submission, a.out_dir + "/solution");
+  const Solution sol = prepare_solution(a.run.submission, a.out_dir + "/solution");
   Report rep;
   rep.gate = gate;
-  rep.title = "rope2d verify: " + a.submission;
-  rep.header = {{"submission", a.submission},
+  rep.title = "rope2d verify: " + a.run.submission;
+  rep.header = {{"submission", a.run.submission},
                 {"kind", "sol-execbench solution (" + sol.entry_point + ", " +
                              (sol.destination_passing ? "destination-passing" : "returns its output") + ")"},
                 {"sha256", sol.sha256}};
@@ -96,10 +96,10 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   run.runner = repo_file("verify/python/solution_runner.py");
   run.work_dir = a.out_dir + "/work";
   run.call_timeout_s = a.call_timeout;
-  run.rounds = a.rounds;
+  run.rounds = a.run.rounds;
   run.gate = gate;
-  if (a.ieee_subnormals) run.subnormals = Subnormals::ieee;
-  run.worst_dir = a.options().worst_dir;
+  if (a.run.ieee_subnormals) run.subnormals = Subnormals::ieee;
+  run.worst_dir = a.run.worst_dir;
   run.head_dim = a.definition_head_dim;
   std::set<std::string> beyond;
   for (const ProblemSpec& s : specs)
@@ -109,7 +109,7 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
     const json m = json::parse(line, nullptr, false);
     if (m.is_discarded()) return;
     if (m.value("type", "") == "call") {
-      proto::send(fd, proto::Start{m.value("name", ""), done / a.rounds, specs.size()});
+      proto::send(fd, proto::Start{m.value("name", ""), done / a.run.rounds, specs.size()});
       proto::send(fd, proto::Call{m.value("name", "")});
     } else if (m.value("type", "") == "call_part") {  // the next of a problem's three calls: its own time limit
       proto::send(fd, proto::Call{m.value("name", "")});
@@ -122,7 +122,7 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   run.notes = &notes;
   rep.results = run_solution(sol, specs, run);
   rep.warnings.insert(rep.warnings.end(), notes.begin(), notes.end());
-  const RunOptions opts = a.options();
+  const RunOptions opts = a.run;
   for (SetResult& r : rep.results) {
     r.reproduce = reproduce_line(opts, r.name);
     r.beyond_definition = beyond.count(r.name) > 0;
@@ -133,8 +133,8 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
 }
 
 Submission open_submission(const VerifyArgs& a) {
-  if (!a.submission.empty())
-    return load_submission(a.submission, a.out_dir + "/build", a.nvcc, a.nvcc_flags, repo_file("cuda/include"));
+  if (!a.run.submission.empty())
+    return load_submission(a.run.submission, a.out_dir + "/build", a.run.nvcc, a.run.nvcc_flags, repo_file("cuda/include"));
   Submission sub;
   sub.kind = "builtin";
   sub.path = "rope2d (this project's kernel)";
@@ -162,14 +162,14 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
     r.error = sub.error;
     rep.results.push_back(r);
     write_report(a.out_dir, rep);
-    proto::send(fd, proto::End{"load", "", "", "failed", sub.error});
+    proto::send(fd, proto::End{"load", "", "", Disposition::failed, sub.error});
     return 0;
   }
   Testbed bed;
-  const RunOptions opts = a.options();
-  Judge judge(gate, a.rounds);
+  const RunOptions opts = a.run;
+  Judge judge(gate, a.run.rounds);
   judge.reproduce = &opts;
-  if (a.ieee_subnormals) judge.subnormals = Subnormals::ieee;
+  if (a.run.ieee_subnormals) judge.subnormals = Subnormals::ieee;
   judge.sources = suite_sources(opts.worst_dir);
   judge.on_call = [fd](const std::string& name) { proto::send(fd, proto::Call{name}); };
   judge.on_called = [fd] { proto::send(fd, proto::Called{}); };
@@ -205,12 +205,12 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   };
   if (!judge.context_lost() && a.only.empty()) {
     // The call contract: n == 0, two calls in flight, graph capture; one set per check and dtype.
-    for (ref::Dtype d : parse_grad_dtypes(a.dtypes, "--grad-dtypes"))
-      add_results(contract_checks(sub.backward, d, gate, judge.subnormals, a.seed, watch));
+    for (ref::Dtype d : parse_grad_dtypes(a.run.grad_dtypes, "--grad-dtypes"))
+      add_results(contract_checks(sub.backward, d, gate, judge.subnormals, a.run.seed, watch));
     if (a.huge) {  // past 2^31 elements, judged on a sample
       SuiteOptions o;
-      o.seed = a.seed;
-      o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");
+      o.seed = a.run.seed;
+      o.grad_dtypes = parse_grad_dtypes(a.run.grad_dtypes, "--grad-dtypes");
       add_results(huge_checks(bed, sub.backward, o, gate, judge.subnormals));
     }
   }
@@ -218,7 +218,7 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   // two phases overlap the calls and comparisons of the round before.
   rep.header.push_back({"time", time_line(t, judge.device_inputs)});
   if (a.bench && !judge.context_lost()) {
-    BenchSets b = bench_submission(sub.backward, gate, judge.subnormals, a.seed);
+    BenchSets b = bench_submission(sub.backward, gate, judge.subnormals, a.run.seed);
     rep.header.insert(rep.header.end(), b.header.begin(), b.header.end());
     add_results(b.results);
   }
@@ -240,7 +240,7 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
     proto::send(fd, proto::NoGpu{dev.reason});
     return 0;
   }
-  return is_solution(a.submission) ? verify_solution(a, specs, gate, fd, dev) : verify_kernel(a, specs, gate, fd, dev);
+  return is_solution(a.run.submission) ? verify_solution(a, specs, gate, fd, dev) : verify_kernel(a, specs, gate, fd, dev);
 #endif
 }
 

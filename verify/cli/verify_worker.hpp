@@ -1,7 +1,7 @@
-// The two halves of `rope2d verify`: the supervising parent (cmd_verify.cpp: options, time
-// limits, CPU-only fallback, reports of crashed runs) and the worker it forks, which does all
-// GPU work (verify_worker.cpp) and reports to the parent in the messages of
-// rope2d/verify/worker_protocol.hpp.
+// The two halves of `rope2d verify`: the supervising parent (cmd_verify.cpp: options and the
+// CPU-only fallback; verify_parent.cpp: time limits, reports of crashed runs) and the worker it
+// forks, which does all GPU work (verify_worker.cpp) and reports to the parent in the messages
+// of rope2d/verify/worker_protocol.hpp.
 #pragma once
 
 #include <cstdint>
@@ -17,12 +17,13 @@
 namespace rope2d::cli {
 
 struct VerifyArgs {
-  std::string submission, out_dir, tier = "float32-bound", nvcc = "nvcc", only, golden = repo_file("data/golden-smoke");
-  std::vector<std::string> nvcc_flags, dtypes{"bf16", "fp16", "fp32"};
-  bool quick = false, quiet = false, bench = false, list = false;
-  bool sanitize = false, sanitize_set = false;  // --sanitize; the reduced set it re-executes with
+  // What selects and judges the problems (and goes into every reproduce line): the submission,
+  // grad dtypes, tier, seed, rounds, quick, nvcc and its flags, the sanitizer's set, IEEE subnormals.
+  verify::RunOptions run{.worst_dir = repo_file("reference/worst")};
+  std::string out_dir, only, golden = repo_file("data/golden-smoke");
+  bool quiet = false, bench = false, list = false;
+  bool sanitize = false;                        // --sanitize (its reduced set: run.sanitize_set)
   bool huge = false;                            // --huge: also the sets past 2^31 elements
-  bool ieee_subnormals = false;                 // --ieee-subnormals: flushing a subnormal value fails
   bool cpu_judge = false;                       // --cpu-judge: reference and comparison on the CPU for every set
   bool require_gpu = false;                     // --require-gpu or ROPE2D_REQUIRE_GPU=1: no GPU is exit 4
   bool dtypes_given = false;                    // --grad-dtypes on the command line
@@ -32,17 +33,17 @@ struct VerifyArgs {
   std::int64_t definition_head_dim = 0;         // its constant head_dim (0: any shape is its problem)
   bool beyond_axes = false;                     // --beyond-axes: also the sets off the definition's axes
   std::string sanitizer = "compute-sanitizer";
-  std::uint64_t seed = 1;
-  int rounds = 2;
   double call_timeout = 20;
-
-  // What selects and judges the problems (and goes into every reproduce line).
-  verify::RunOptions options() const {
-    return {submission, dtypes, tier, seed, rounds, quick, nvcc, nvcc_flags, sanitize_set, ieee_subnormals, repo_file("reference/worst")};
-  }
 };
 
 bool is_solution(const std::string& path);
+
+// What the machine can check without a GPU (cmd_verify.cpp), `reason` saying why.
+int cpu_only(const VerifyArgs& a, const std::string& reason);
+
+// Runs the worker and supervises it (verify_parent.cpp); *reported: a report was written to
+// a.out_dir.
+int judge_submission(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, bool* reported);
 
 // --sanitize (verify_sanitize.cpp): re-executes rope2d verify under each compute-sanitizer tool
 // on the reduced set; 0 when every tool passed or was SKIPPED, 1 when one found errors.

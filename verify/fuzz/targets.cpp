@@ -17,6 +17,7 @@
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/nightly_config.hpp"
 #include "rope2d/verify/nightly_input.hpp"
+#include "rope2d/verify/nightly_report.hpp"
 #include "rope2d/verify/nightly_shard.hpp"
 #include "rope2d/verify/sweep_worst.hpp"
 #include "rope2d/verify/solution.hpp"
@@ -155,15 +156,17 @@ void shard_result(const std::uint8_t* data, std::size_t size) {
   write(path, data, size);
   try {
     const std::vector<std::pair<std::string, nlohmann::json>> shards{{path, verify::read_shard_result(path)}};
-    const nlohmann::json merged = verify::merge_nightly_shards(shards);
+    const verify::NightSummary merged = verify::merge_nightly_shards(shards);
     // Where the report would go: a folder directly under --out, never beside or above it.
-    const std::string date = merged["date"];
+    const std::string date = merged.date;
     const fs::path dir = (fs::path(root) / date).lexically_normal();
     if (!verify::valid_run_date(date) || dir.parent_path() != fs::path(root).lexically_normal()) {
       std::fprintf(stderr, "\nshard accepted with a date outside --out: %.100s\n", date.c_str());
       std::abort();
     }
     verify::nightly_regressions(merged, merged);
+    verify::nightly_markdown(merged, root + "/" + night);  // the shard's names as text
+    verify::nightly_junit(merged);
     verify::merge_sweep_worst_lists(shards, 16);
   } catch (const std::exception& e) {
     refusal_names(e, root + "/" + night + "/");  // the shard or a worst-case list beside it
@@ -175,9 +178,10 @@ void previous_summary(const std::uint8_t* data, std::size_t size) {
   fs::create_directories(scratch() + "/nightly/2026-12-03");
   write(path, data, size);
   try {
-    const nlohmann::json previous = verify::read_previous_summary(path);
+    const verify::NightSummary previous = verify::read_previous_summary(path);
     // Tonight as the corpus's summary (the same shape): every rule reads both.
-    static const nlohmann::json now = ref::read_json_file(ROPE2D_SOURCE_DIR "/verify/fuzz/corpus/summary/summary.json");
+    static const verify::NightSummary now =
+        verify::night_summary_from_json(ref::read_json_file(ROPE2D_SOURCE_DIR "/verify/fuzz/corpus/summary/summary.json"));
     verify::nightly_regressions(now, previous);
     verify::nightly_regressions(previous, previous);
   } catch (const std::exception& e) {

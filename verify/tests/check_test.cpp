@@ -75,7 +75,7 @@ float round16(float x) { return static_cast<float>(ref::round_to(ref::Dtype::fp1
 
 TEST_F(CheckPath, HonestFloat32Passes) {
   const Report r = judge(outputs(honest));
-  EXPECT_EQ(r.verdict(), "passed") << summary(r);
+  EXPECT_EQ(r.verdict(), Disposition::passed) << summary(r);
   EXPECT_EQ(r.exit_code(), 0);
 }
 
@@ -84,16 +84,16 @@ TEST_F(CheckPath, Float16SinCosIsIncorrectButPassesTheBf16NoiseTier) {
     return -static_cast<float>(e.gc) * round16(std::sin(e.t)) + static_cast<float>(e.gs) * round16(std::cos(e.t));
   };
   const Report bound = judge(outputs(k));
-  EXPECT_EQ(bound.verdict(), "incorrect");
+  EXPECT_EQ(bound.verdict(), Disposition::incorrect);
   EXPECT_EQ(bound.exit_code(), 1);
-  EXPECT_EQ(judge(outputs(k), Tier::bf16_noise).verdict(), "passed");
+  EXPECT_EQ(judge(outputs(k), Tier::bf16_noise).verdict(), Disposition::passed);
 }
 
 TEST_F(CheckPath, SignErrorIsIncorrectEverywhere) {
   auto k = [](const ref::Element& e, std::int64_t, std::int64_t) {
     return static_cast<float>(e.gc) * std::sin(e.t) + static_cast<float>(e.gs) * std::cos(e.t);
   };
-  for (Tier t : all_tiers) EXPECT_EQ(judge(outputs(k), t).verdict(), "incorrect") << name(t);
+  for (Tier t : all_tiers) EXPECT_EQ(judge(outputs(k), t).verdict(), Disposition::incorrect) << name(t);
 }
 
 TEST_F(CheckPath, SkippedTailIsCaught) {
@@ -101,7 +101,7 @@ TEST_F(CheckPath, SkippedTailIsCaught) {
     return i >= n / 8 * 8 ? 0.0f : honest(e, i, n);
   };
   const Report r = judge(outputs(k));
-  EXPECT_EQ(r.verdict(), "incorrect");
+  EXPECT_EQ(r.verdict(), Disposition::incorrect);
   bool odd_failed = false;
   for (const auto& x : r.results)
     if (x.set == "odd") odd_failed = !x.passed(Tier::float32_bound);
@@ -110,27 +110,27 @@ TEST_F(CheckPath, SkippedTailIsCaught) {
 
 TEST_F(CheckPath, AllZeroAndNanOutputsFail) {
   const Report zeros = judge(outputs([](const ref::Element&, std::int64_t, std::int64_t) { return 0.0f; }));
-  EXPECT_EQ(zeros.verdict(), "incorrect");
+  EXPECT_EQ(zeros.verdict(), Disposition::incorrect);
   EXPECT_TRUE(zeros.results[0].metrics.all_zero);
   const Report nans = judge(outputs([](const ref::Element&, std::int64_t, std::int64_t) { return NAN; }));
-  EXPECT_EQ(nans.verdict(), "incorrect");
+  EXPECT_EQ(nans.verdict(), Disposition::incorrect);
   EXPECT_GT(nans.results[0].metrics.nonfinite_mismatch, 0);
 }
 
 TEST_F(CheckPath, MissingOrMisshapenOutputsFailToRun) {
   SafeTensors st = outputs(honest);
   st.tensors.erase(st.tensors.begin());
-  EXPECT_EQ(judge(st).verdict(), "failed");
+  EXPECT_EQ(judge(st).verdict(), Disposition::failed);
   SafeTensors wrong = outputs(honest);
   wrong.tensors.begin()->second.shape = {1};
   wrong.tensors.begin()->second.data.resize(4);
   const Report r = judge(wrong);
-  EXPECT_EQ(r.verdict(), "failed");
+  EXPECT_EQ(r.verdict(), Disposition::failed);
   EXPECT_EQ(r.exit_code(), 3);
 }
 
 TEST_F(CheckPath, GoldenSetMatchesTheReference) {
-  EXPECT_EQ(check_golden_against_reference(open_golden(dir_)).verdict(), "passed");
+  EXPECT_EQ(check_golden_against_reference(open_golden(dir_)).verdict(), Disposition::passed);
 }
 
 TEST_F(CheckPath, DamagedGoldenFileIsRejectedByChecksum) {
@@ -202,10 +202,10 @@ TEST(CheckSubnormals, FlushedAngleFailsOnlyWithIeeeSubnormals) {
   SafeTensors st;
   st.tensors[set.files[0].problem] = make_tensor("F32", {g.problem.n()}, out);
   const Report lenient = check_outputs(set, st, Tier::float32_bound);
-  EXPECT_EQ(lenient.verdict(), "passed") << summary(lenient);
+  EXPECT_EQ(lenient.verdict(), Disposition::passed) << summary(lenient);
   EXPECT_EQ(lenient.results.at(0).metrics.subnormal_mode().rfind("flushes angle", 0), 0u) << lenient.results[0].metrics.subnormal_mode();
   const Report ieee = check_outputs(set, st, Tier::float32_bound, {}, Subnormals::ieee);
-  EXPECT_EQ(ieee.verdict(), "incorrect") << summary(ieee);
+  EXPECT_EQ(ieee.verdict(), Disposition::incorrect) << summary(ieee);
   EXPECT_GT(ieee.results.at(0).metrics.over[static_cast<int>(Tier::float32_bound)], 0);
   fs::remove_all(dir);
 }

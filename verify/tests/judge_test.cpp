@@ -61,7 +61,7 @@ TEST(Judge, AWrongElementFailsAndFindingsAreKeptOnce) {
   EXPECT_FALSE(r.passed(Tier::float32_bound));
   EXPECT_EQ(r.metrics.over[static_cast<int>(Tier::float32_bound)], 2);
   EXPECT_EQ(r.integrity, "inputs modified by the call; a second call on the same inputs gave different bits");
-  EXPECT_EQ(r.disposition(Tier::float32_bound), "incorrect");
+  EXPECT_EQ(r.disposition(Tier::float32_bound), Disposition::incorrect);
 }
 
 TEST(Judge, FusedEntriesApplyOnlyWithPositions) {
@@ -93,7 +93,7 @@ TEST(Judge, ALostContextStopsEverythingAfter) {
   const SetResult next = judge.judge(small_layout(), {e}).at(0);
   EXPECT_EQ(next.error, "not run: an earlier call broke the CUDA context");
   EXPECT_EQ(calls, 1);
-  EXPECT_EQ(next.disposition(Tier::float32_bound), "failed");
+  EXPECT_EQ(next.disposition(Tier::float32_bound), Disposition::failed);
 }
 
 TEST(Judge, StopSetOnErrorReadsNoLaterRound) {
@@ -132,7 +132,7 @@ TEST(Judge, IeeeSubnormalsFailAFlushedAngle) {
   ieee.reproduce = &opts;
   const SetResult b = ieee.judge(p.spec, cases, {flushed}).at(0);
   EXPECT_FALSE(b.passed(Tier::float32_bound));
-  EXPECT_EQ(b.disposition(Tier::float32_bound), "incorrect");
+  EXPECT_EQ(b.disposition(Tier::float32_bound), Disposition::incorrect);
   EXPECT_NE(b.reproduce.find(" --ieee-subnormals "), std::string::npos) << b.reproduce;
   // The correctly rounded result is IEEE behaviour and passes either way.
   const Entry right{"", [&](const Problem& q, int) { return exact(q); }, {}};
@@ -241,10 +241,10 @@ TEST(SetTally, OutcomesAndRoundsAsTheJudgeKeepsThem) {
   declined.declined = true;
   SetTally fp16({"a", "layout", "fp16"}, Dtype::fp16, gate);
   EXPECT_FALSE(fp16.outcome(declined));
-  EXPECT_EQ(fp16.finish().disposition(gate), "not supported");
+  EXPECT_EQ(fp16.finish().disposition(gate), Disposition::not_supported);
   SetTally bf16({"a", "layout", "bf16"}, Dtype::bf16, gate);
   EXPECT_FALSE(bf16.outcome(declined));
-  EXPECT_EQ(bf16.finish().disposition(gate), "failed");
+  EXPECT_EQ(bf16.finish().disposition(gate), Disposition::failed);
 
   const Problem p = make_problem(small_layout());
   const Expected x = compute_expected(p);
@@ -266,7 +266,7 @@ TEST(SetTally, OutcomesAndRoundsAsTheJudgeKeepsThem) {
   EXPECT_EQ(r.metrics.sxb.rounds, 2);
   EXPECT_EQ(r.metrics.failures.size(), 2u);
   EXPECT_EQ(r.kernel_ms, 3);
-  EXPECT_EQ(r.disposition(gate), "incorrect");
+  EXPECT_EQ(r.disposition(gate), Disposition::incorrect);
   CallResult failed;
   failed.error = "the call returned 3";
   EXPECT_FALSE(t.outcome(failed));

@@ -133,6 +133,53 @@ line=$(grep -n -m1 -v '^#' badlist/$d/$w | cut -d: -f1)
 sed -i "${line}s/^[^ ]*/1.5/" badlist/$d/$w
 refused "a malformed worst-case list" "badlist/$d/$w:$line: expected a C99 hex float, found '1.5'" badlist/$d/shard-{0,1,2,3}-of-4.json
 [ ! -e refused/$d/sweep-0x3f800000-0x3f800010 ] && ok "a refused list leaves no joined list" || bad "refused lists: $(ls refused/$d)"
+# Names from a shard file are text in summary.md: a kernel and a grad dtype made of table
+# cells, a link, a line break and a heading, and a dtype whose report path leaves the night's
+# folder (to a file that exists there), edited into a one-shard night with its digest made anew.
+"$rope2d" nightly "${args[@]}" --out hostile --date 2026-03-04 --shard 0/1 >hostile.log 2>&1 || bad "hostile shard: exit $?"
+python3 - hostile/2026-03-04/shard-0-of-1.json <<'PY' || bad "the shard's digest is not FNV-1a of its compact config"
+import json, sys
+def digest(plan):  # plan_digest: FNV-1a 64 of the config as nlohmann dumps it (keys sorted, compact)
+    h = 1469598103934665603
+    for b in json.dumps(plan, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode():
+        h = ((h ^ b) * 1099511628211) % 2**64
+    return "%016x" % h
+s = json.load(open(sys.argv[1]))
+assert digest(s["config"]) == s["config_digest"], (digest(s["config"]), s["config_digest"])
+kernel, dtype = "evil|cell](<outside.log>)\n# injected", "../../../outside"
+s["config"]["submissions"] = [kernel + ".cu"]
+s["config"]["grad_dtypes"] = [dtype if d == "bf16" else d for d in s["config"]["grad_dtypes"]]
+for x in s["items"] + s["verify"]:
+    if "kernel" in x:
+        if x["kernel"] == "broken":
+            x["kernel"] = kernel
+            if "path" in x: x["path"] = kernel + ".cu"
+        x["grad_dtype"] = dtype if x["grad_dtype"] == "bf16" else x["grad_dtype"]
+s["config_digest"] = digest(s["config"])
+json.dump(s, open(sys.argv[1], "w"))
+PY
+mkdir -p "hostile/2026-03-04/verify-rope2d-.." && echo secret >hostile/outside.log
+"$rope2d" nightly merge --out hostile --date 2026-03-04 >hostile-merge.log 2>&1; rc=$?
+md=hostile/2026-03-04/summary.md
+[ $rc = 1 ] && [ -s $md ] && ok "a shard with hostile names merges (exit 1: broken)" || { bad "hostile merge: exit $rc"; tail -3 hostile-merge.log; }
+python3 - $md <<'PY' && ok "summary.md: hostile names stay text (cells, lines, headings, links)" || bad "summary.md writes a shard's names as markup"
+import re, sys
+md = open(sys.argv[1]).read().split("\n")
+problems = []
+headings = [l for l in md if l.startswith("#")]
+if any("injected" in h for h in headings): problems.append("a heading from a name: %r" % headings)
+rows = [l for l in md if l.startswith("| ") and "---" not in l]
+for r in rows:
+    if len(re.findall(r"(?<!\\)\|", r)) != 6: problems.append("a table row of other than 5 cells: %r" % r)
+if not any("evil" in r for r in rows): problems.append("no row of the hostile kernel")
+for l in md:
+    for target in re.findall(r"\]\(<([^>]*)>\)", l):
+        if ".." in target.split("/") or "outside" in target: problems.append("a link out of the night's folder: %r" % l)
+for l in md:
+    if re.search(r"(?<!\\)\]\(", l) and "](<verify-" not in l: problems.append("a link made by a name: %r" % l)
+print("\n".join(problems))
+sys.exit(1 if problems else 0)
+PY
 out=$("$rope2d" nightly --out x --shard 4/4 2>&1); rc=$?
 [ $rc = 2 ] && grep -q -- "--shard: expected i/N" <<<"$out" && ok "--shard 4/4 exits 2" || bad "--shard 4/4: exit $rc: $out"
 for g in "0,0" "x" "0,-1"; do

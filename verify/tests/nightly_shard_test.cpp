@@ -88,7 +88,10 @@ json shard_result(const json& plan, ShardId s, const std::string& date = "2026-1
       verify.push_back({{"kernel", it["kernel"]}, {"grad_dtype", it["grad_dtype"]}, {"exit", bad ? 1 : 0}, {"seconds", 2.0},
                         {"report", true}, {"verdict", bad ? "incorrect" : "passed"},
                         {"sets", {{"randn/" + it["grad_dtype"].get<std::string>() + "/4x64",
-                                   {{"disposition", bad ? "incorrect" : "passed"}, {"max", 1.5}, {"elements", 256}}}}}});
+                                   {{"disposition", bad ? "incorrect" : "passed"}, {"max", 1.5}, {"elements", 256}}},
+                                  // A name longer than a short string's buffer (a dangling one shows).
+                                  {"cancellation/" + it["grad_dtype"].get<std::string>() + "/1x8192",
+                                   {{"disposition", "passed"}, {"max", 0.5}, {"elements", 8192}}}}}});
     }
     if (it["kind"] == "golden")
       golden.push_back({{"file", it["file"]}, {"problem", "p/" + it["file"].get<std::string>()}, {"disposition", "passed"},
@@ -145,6 +148,9 @@ std::vector<std::string> lines_of(const std::string& text) {
 std::string list_at(const fs::path& dir, const json& range) {
   return (dir / sweep_folder(range["lo"], range["hi"]) / "sweep_worst.txt").string();
 }
+
+// The merged summary as summary.json holds it.
+json merged_json(const std::vector<std::pair<std::string, json>>& shards) { return to_json(merge_nightly_shards(shards)); }
 
 // The merge's message for these shards ("" when it accepts them).
 std::string refusal(const std::vector<std::pair<std::string, json>>& shards) {
@@ -238,9 +244,9 @@ TEST(NightlyShard, EveryItemOnExactlyOneShardAndAddingASubmissionMovesNothing) {
 
 TEST(NightlyShard, MergedShardsEqualOneProcess) {
   const json plan = plan_with({"kernels/a.cu", "kernels/broken.cu"});
-  const json one = merge_nightly_shards(shards_of(plan, 1));
+  const json one = merged_json(shards_of(plan, 1));
   for (int n : {2, 3, 4, 7}) {
-    json merged = merge_nightly_shards(shards_of(plan, n));
+    json merged = merged_json(shards_of(plan, n));
     EXPECT_EQ(merged["shards"], n);
     EXPECT_EQ(merged["verify"], one["verify"]) << n;
     EXPECT_EQ(merged["golden"], one["golden"]) << n;
@@ -393,11 +399,11 @@ TEST(NightlyShard, MergeReadsEveryFieldTypedBeforeUse) {
 
 TEST(NightlyShard, RegressionsCompareTheSameKernelAndDtype) {
   const json plan = plan_with({"kernels/a.cu"});
-  json now = merge_nightly_shards(shards_of(plan, 2)), before = merge_nightly_shards(shards_of(plan, 1));
-  EXPECT_TRUE(nightly_regressions(now, before).empty());
+  json now = merged_json(shards_of(plan, 2)), before = merged_json(shards_of(plan, 1));
+  EXPECT_TRUE(nightly_regressions(night_summary_from_json(now), night_summary_from_json(before)).empty());
   now["verify"][1]["seconds"] = 30.0;  // rope2d fp16, slower
   now["golden"]["results"][0]["disposition"] = "incorrect";
-  const auto r = nightly_regressions(now, before);
+  const auto r = nightly_regressions(night_summary_from_json(now), night_summary_from_json(before));
   ASSERT_EQ(r.size(), 2u);
   EXPECT_NE(r[0].find("rope2d: verify took 30.0 s, was 2.0 s"), std::string::npos) << r[0];
   EXPECT_NE(r[1].find("golden p/a_bf16_1x32.safetensors: newly incorrect"), std::string::npos) << r[1];
@@ -406,10 +412,10 @@ TEST(NightlyShard, RegressionsCompareTheSameKernelAndDtype) {
   old["verify"] = json::array({{{"kernel", "rope2d"}, {"seconds", 1.0}, {"sets", json::object()}}});
   for (const json& v : before["verify"])
     if (v["kernel"] == "rope2d") old["verify"][0]["sets"].update(v["sets"]);
-  EXPECT_TRUE(nightly_regressions(merge_nightly_shards(shards_of(plan, 2)), old).empty());
-  json worse = merge_nightly_shards(shards_of(plan, 2));
+  EXPECT_TRUE(nightly_regressions(merge_nightly_shards(shards_of(plan, 2)), night_summary_from_json(old)).empty());
+  json worse = merged_json(shards_of(plan, 2));
   worse["verify"][2]["sets"]["randn/fp32/4x64"]["disposition"] = "incorrect";
-  const auto r2 = nightly_regressions(worse, old);
+  const auto r2 = nightly_regressions(night_summary_from_json(worse), night_summary_from_json(old));
   ASSERT_EQ(r2.size(), 1u);
   EXPECT_NE(r2[0].find("rope2d randn/fp32/4x64: newly incorrect"), std::string::npos) << r2[0];
 }

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "rope2d/verify/markdown_text.hpp"
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/spawn.hpp"
 
-using rope2d::verify::nightly_regressions;
 using nlohmann::json;
 
 namespace {
@@ -25,14 +25,20 @@ json night(double seconds, const std::string& disposition, double max, long elem
           {"sweep", {{"ran", true}, {"max_scaled_error", sweep_max}}}};
 }
 
+// The rules on the summaries as read back from summary.json.
+std::vector<std::string> regressions(const json& now, const json& previous) {
+  using namespace rope2d::verify;
+  return nightly_regressions(night_summary_from_json(now), night_summary_from_json(previous));
+}
+
 }  // namespace
 
 TEST(Nightly, TheSameNightTwiceHasNoRegression) {
-  EXPECT_TRUE(nightly_regressions(night(90, "passed", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1)).empty());
+  EXPECT_TRUE(regressions(night(90, "passed", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1)).empty());
 }
 
 TEST(Nightly, ASetThatNoLongerPassesIsARegression) {
-  const auto r = nightly_regressions(night(90, "incorrect", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
+  const auto r = regressions(night(90, "incorrect", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
   ASSERT_EQ(r.size(), 1u);
   EXPECT_NE(r[0].find("newly incorrect"), std::string::npos);
 }
@@ -40,27 +46,48 @@ TEST(Nightly, ASetThatNoLongerPassesIsARegression) {
 TEST(Nightly, LargerMaxErrorCountsOnlyOnLargeSets) {
   // 3.5 -> 5.0 units: beyond 1.25x + 0.25 on the large set; the 1-element set moved as much
   // but is noise, and stays silent.
-  const auto r = nightly_regressions(night(90, "passed", 5.0, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
+  const auto r = regressions(night(90, "passed", 5.0, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
   ASSERT_EQ(r.size(), 1u);
   EXPECT_NE(r[0].find("layout/bf16/64x8192: max error 5"), std::string::npos);
-  EXPECT_TRUE(nightly_regressions(night(90, "passed", 4.0, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1)).empty());
+  EXPECT_TRUE(regressions(night(90, "passed", 4.0, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1)).empty());
 }
 
 TEST(Nightly, SlowerRunsAndWorseSweepsAreRegressions) {
-  const auto slow = nightly_regressions(night(130, "passed", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
+  const auto slow = regressions(night(130, "passed", 3.5, 1 << 26, 3.1), night(90, "passed", 3.5, 1 << 26, 3.1));
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_NE(slow[0].find("verify took 130"), std::string::npos);
-  const auto sweep = nightly_regressions(night(90, "passed", 3.5, 1 << 26, 6.0), night(90, "passed", 3.5, 1 << 26, 3.1));
+  const auto sweep = regressions(night(90, "passed", 3.5, 1 << 26, 6.0), night(90, "passed", 3.5, 1 << 26, 3.1));
   ASSERT_EQ(sweep.size(), 1u);
   EXPECT_NE(sweep[0].find("sweep"), std::string::npos);
 }
 
 TEST(Nightly, AFirstRunOrAMissingKernelComparesNothing) {
-  EXPECT_TRUE(nightly_regressions(night(90, "incorrect", 9, 1 << 26, 9), json::object()).empty());
+  EXPECT_TRUE(regressions(night(90, "incorrect", 9, 1 << 26, 9), json::object()).empty());
   json other = night(90, "passed", 1, 1 << 26, 3.1);
   other["verify"][0]["kernel"] = "candidate";
   other["sweep"]["ran"] = false;
-  EXPECT_TRUE(nightly_regressions(night(90, "incorrect", 9, 1 << 26, 9), other).empty());
+  EXPECT_TRUE(regressions(night(90, "incorrect", 9, 1 << 26, 9), other).empty());
+}
+
+// Names from shard files in summary.md: text only, on one line, escaping what makes markup.
+TEST(Nightly, MarkdownTextMakesNoMarkup) {
+  using rope2d::verify::markdown_text;
+  EXPECT_EQ(markdown_text("near_overflow/bf16/1x32"), "near_overflow/bf16/1x32");
+  EXPECT_EQ(markdown_text("a|b"), "a\\|b");
+  EXPECT_EQ(markdown_text("[x](<y>)"), "\\[x\\](\\<y\\>)");
+  EXPECT_EQ(markdown_text("line\n# heading\r"), "line\\x0a# heading\\x0d");
+  EXPECT_EQ(markdown_text("`code` *em* &amp; ![i]"), "\\`code\\` \\*em\\* \\&amp; \\!\\[i\\]");
+  EXPECT_EQ(markdown_text("\\"), "\\\\");
+  EXPECT_EQ(markdown_text("caf\xc3\xa9 \xff\xc3("), "caf\xc3\xa9 \\xff\\xc3(");  // valid UTF-8 kept, invalid bytes shown
+}
+
+TEST(Nightly, LinkTargetsStayInTheFolder) {
+  using rope2d::verify::safe_link_target;
+  EXPECT_TRUE(safe_link_target("verify-rope2d-bf16/report.md"));
+  EXPECT_TRUE(safe_link_target("verify-my kernel-bf16.log"));
+  for (const char* bad : {"", "/etc/passwd", "verify-rope2d-../../../outside.log", "../x", "a/./b", "a//b", "a/", "x<y", "x>y",
+                          "a\\..\\b", "a\nb"})
+    EXPECT_FALSE(safe_link_target(bad)) << bad;
 }
 
 TEST(Nightly, RunDatesAreDatesOnly) {

@@ -208,7 +208,7 @@ TEST_F(Written, ReportsWithoutSubnormalFieldsReadBack) {
   const Metrics& m = back.results[4].metrics;
   EXPECT_EQ(m.subnormal_modes[0] + m.subnormal_modes[flush_angle] + m.subnormal_unexplained + m.overflow_accepted, 0);
   EXPECT_EQ(m.subnormals, Subnormals::flush_allowed);
-  EXPECT_EQ(back.verdict(), "failed");
+  EXPECT_EQ(back.verdict(), Disposition::failed);
 }
 
 TEST_F(Written, WrongTypesAreRefusedNamingTheField) {
@@ -240,8 +240,30 @@ TEST_F(Written, WrongTypesAreRefusedNamingTheField) {
   expect_refused([](J& j) { j["results"][4]["subnormals"] = "sometimes"; }, "results[4].subnormals: expected \"ieee\" or \"flush_allowed\"");
   expect_refused([](J& j) { j["gate"] = "lenient"; }, "field gate: expected a tier name");
   expect_refused([](J& j) { j["verdict"] = "passed"; }, "field verdict: expected \"failed\"");
+  // A name that is no disposition: the field and the value found named.
+  expect_refused([](J& j) { j["verdict"] = "PASSED"; }, "field verdict: expected one of passed, incorrect, failed, not supported, skipped, found the string \"PASSED\"");
+  expect_refused([](J& j) { j["results"][2]["disposition"] = "ok"; }, "field results[2].disposition: expected one of passed,");
   std::ofstream(file, std::ios::trunc) << "{\"title\": ";
   EXPECT_THROW(read_report_json(file.string()), std::invalid_argument);
+}
+
+// Every disposition's name reads back as itself; anything else throws naming the field and the
+// value, bounded and escaped (the text comes from files others wrote).
+TEST(Disposition, NamesReadBackAndOthersAreRefused) {
+  for (Disposition d : all_dispositions) EXPECT_EQ(parse_disposition(name(d), "x"), d);
+  EXPECT_EQ(name(Disposition::not_supported), "not supported");
+  for (const std::string bad : {std::string(), std::string("Passed"), std::string("not_supported"), std::string("passed "),
+                                std::string("pass\ned"), std::string(500, 'p')}) {
+    try {
+      parse_disposition(bad, "sets.randn.disposition");
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.rfind("sets.randn.disposition: expected one of passed, incorrect, failed, not supported, skipped, found ", 0), 0u) << m;
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+      EXPECT_LT(m.size(), 200u) << m;
+    }
+  }
 }
 
 // A layout drawing: one rectangle per segment whose tooltip gives its kind, its token span

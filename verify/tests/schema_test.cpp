@@ -254,7 +254,7 @@ TEST(DefinitionScope, BeyondTheDefinitionNeverFailsTheVerdict) {
   beyond.error = "the solution raised: expected bfloat16";
   beyond.beyond_definition = true;
   r.results = {in, beyond};
-  EXPECT_EQ(r.verdict(), "passed");
+  EXPECT_EQ(r.verdict(), Disposition::passed);
   EXPECT_EQ(r.exit_code(), 0);
   const std::string s = summary(r);
   EXPECT_NE(s.find("(beyond the definition)"), std::string::npos) << s;
@@ -271,7 +271,7 @@ TEST(DefinitionScope, BeyondTheDefinitionNeverFailsTheVerdict) {
   EXPECT_TRUE(back.results[1].beyond_definition);
   EXPECT_FALSE(back.results[0].beyond_definition);
   r.results[1].beyond_definition = false;
-  EXPECT_EQ(r.verdict(), "failed");
+  EXPECT_EQ(r.verdict(), Disposition::failed);
   fs::remove_all(dir);
 }
 

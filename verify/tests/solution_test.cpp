@@ -56,7 +56,7 @@ std::vector<SetResult> run_with(const char* mode, std::vector<std::string>* note
 TEST(Solution, AccurateOutputsPass) {
   const auto r = run_with("accurate");
   ASSERT_EQ(r.size(), 3u);
-  for (const auto& x : r) EXPECT_EQ(x.disposition(Tier::float32_bound), "passed") << x.name << " " << x.error << x.integrity;
+  for (const auto& x : r) EXPECT_EQ(x.disposition(Tier::float32_bound), Disposition::passed) << x.name << " " << x.error << x.integrity;
   EXPECT_EQ(r[1].metrics.count, 2 * 5 * 128);  // both rounds judged
 }
 
@@ -74,27 +74,27 @@ TEST(Solution, FlatProblemsAreShapedByTheDefinitionsAxes) {
   flat.seed = 9;
   const std::vector<SetResult> r = run_solution(s, {flat}, run);
   ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(r[0].disposition(Tier::float32_bound), "passed") << r[0].error;
+  EXPECT_EQ(r[0].disposition(Tier::float32_bound), Disposition::passed) << r[0].error;
   EXPECT_NE(ref::read_file(run.work_dir + "/0_0.in.safetensors", 1 << 20).find("[1,2,128]"), std::string::npos);
   fs::remove_all(run.work_dir);
 }
 
 TEST(Solution, WrongSignIsIncorrect) {
-  for (const auto& x : run_with("sign")) EXPECT_EQ(x.disposition(Tier::float32_bound), "incorrect") << x.name;
+  for (const auto& x : run_with("sign")) EXPECT_EQ(x.disposition(Tier::float32_bound), Disposition::incorrect) << x.name;
 }
 
 TEST(Solution, ACallThatRaisesFailsItsSet) {
   const auto r = run_with("error");
-  EXPECT_EQ(r[0].disposition(Tier::float32_bound), "failed");  // job 1 is round 1 of the first set
+  EXPECT_EQ(r[0].disposition(Tier::float32_bound), Disposition::failed);  // job 1 is round 1 of the first set
   EXPECT_NE(r[0].error.find("illegal memory access"), std::string::npos);
-  EXPECT_EQ(r[1].disposition(Tier::float32_bound), "passed");
+  EXPECT_EQ(r[1].disposition(Tier::float32_bound), Disposition::passed);
 }
 
 TEST(Solution, WrongShapeAndNondeterminismAreNamed) {
   const auto shape = run_with("shape");
   EXPECT_NE(shape[0].error.find("output shape"), std::string::npos) << shape[0].error;
   const auto nd = run_with("nondeterministic");
-  EXPECT_EQ(nd[0].disposition(Tier::float32_bound), "incorrect");
+  EXPECT_EQ(nd[0].disposition(Tier::float32_bound), Disposition::incorrect);
   EXPECT_NE(nd[0].integrity.find("different bits"), std::string::npos);
 }
 
@@ -102,7 +102,7 @@ TEST(Solution, TheRunnersFindingsFailTheSetAndItsNotesReachTheReport) {
   std::vector<std::string> notes;
   const auto r = run_with("findings", &notes);
   for (const auto& x : r) {
-    EXPECT_EQ(x.disposition(Tier::float32_bound), "incorrect") << x.name;
+    EXPECT_EQ(x.disposition(Tier::float32_bound), Disposition::incorrect) << x.name;
     EXPECT_NE(x.integrity.find("not ordered on the caller's current stream"), std::string::npos) << x.integrity;
     EXPECT_NE(x.integrity.find("guard band"), std::string::npos) << x.integrity;
   }

@@ -5,6 +5,7 @@
 #include "rope2d/verify/worker_protocol.hpp"
 
 using namespace rope2d::verify::protocol;
+using rope2d::verify::Disposition;
 
 namespace {
 
@@ -19,7 +20,7 @@ Message round_trip(const Message& m) {
 }  // namespace
 
 TEST(WorkerProtocol, EveryMessageRoundTrips) {
-  const End end{"fused:layout/bf16/2x773", "layout", "bf16", "incorrect", "line one\nline \"two\""};
+  const End end{"fused:layout/bf16/2x773", "layout", "bf16", Disposition::incorrect, "line one\nline \"two\""};
   const End e = std::get<End>(round_trip(end));
   EXPECT_EQ(e.name, end.name);
   EXPECT_EQ(e.set, end.set);
@@ -34,7 +35,7 @@ TEST(WorkerProtocol, EveryMessageRoundTrips) {
   EXPECT_EQ(std::get<NoGpu>(round_trip(NoGpu{"no driver"})).reason, "no driver");
   EXPECT_EQ(std::get<Call>(round_trip(Call{"randn/bf16/2x773"})).name, "randn/bf16/2x773");
   EXPECT_TRUE(std::holds_alternative<Called>(round_trip(Called{})));
-  EXPECT_EQ(std::get<Done>(round_trip(Done{"passed"})).verdict, "passed");
+  EXPECT_EQ(std::get<Done>(round_trip(Done{Disposition::passed})).verdict, Disposition::passed);
   EXPECT_EQ(std::get<Error>(round_trip(Error{"boom"})).message, "boom");
 }
 
@@ -44,6 +45,10 @@ TEST(WorkerProtocol, RejectsWhatIsNotAMessage) {
   EXPECT_FALSE(parse("[1, 2]").has_value());
   EXPECT_FALSE(parse(R"({"type": "launch"})").has_value());
   EXPECT_FALSE(parse(R"({"name": "x"})").has_value());
+  // A disposition or verdict that names none is no message either.
+  EXPECT_FALSE(parse(R"({"type": "end", "name": "x", "disposition": "PASSED"})").has_value());
+  EXPECT_FALSE(parse(R"({"type": "done", "verdict": "ok"})").has_value());
+  EXPECT_TRUE(parse(R"({"type": "done", "verdict": "incorrect"})").has_value());
 }
 
 TEST(WorkerProtocol, TheWireFormatIsStable) {

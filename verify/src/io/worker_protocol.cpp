@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace rope2d::verify::protocol {
 
@@ -30,9 +31,9 @@ json to_json(const Message& m) {
                         [](const End& d) {
                           return json{{"type", "end"},       {"name", d.name},
                                       {"set", d.set},        {"dtype", d.dtype},
-                                      {"disposition", d.disposition}, {"summary", d.summary}};
+                                      {"disposition", name(d.disposition)}, {"summary", d.summary}};
                         },
-                        [](const Done& d) { return json{{"type", "done"}, {"verdict", d.verdict}}; },
+                        [](const Done& d) { return json{{"type", "done"}, {"verdict", name(d.verdict)}}; },
                         [](const Error& d) { return json{{"type", "error"}, {"message", d.message}}; },
                     },
                     m);
@@ -61,8 +62,14 @@ std::optional<Message> parse(std::string_view line) {
   if (type == "start") return Start{text(j, "name"), count(j, "index"), count(j, "count")};
   if (type == "call") return Call{text(j, "name")};
   if (type == "called") return Called{};
-  if (type == "end") return End{text(j, "name"), text(j, "set"), text(j, "dtype"), text(j, "disposition"), text(j, "summary")};
-  if (type == "done") return Done{text(j, "verdict")};
+  try {
+    if (type == "end")
+      return End{text(j, "name"), text(j, "set"), text(j, "dtype"), parse_disposition(text(j, "disposition"), "disposition"),
+                 text(j, "summary")};
+    if (type == "done") return Done{parse_disposition(text(j, "verdict"), "verdict")};
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
   if (type == "error") return Error{text(j, "message")};
   return std::nullopt;
 }

@@ -1,6 +1,8 @@
 // Shapes of a shard's result and of a previous summary, and their readers (nightly_input.hpp).
 #include "rope2d/verify/nightly_input.hpp"
 
+#include <stdexcept>
+
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/json_shape.hpp"
 
@@ -66,10 +68,14 @@ json read_shard_result(const std::string& path) {
 
 void check_previous_summary(const json& summary, const std::string& where) { check_shape(summary, summary_shape(), where); }
 
-json read_previous_summary(const std::string& path) {
-  json j = ref::read_json_file(path);
+NightSummary read_previous_summary(const std::string& path) {
+  const json j = ref::read_json_file(path);
   check_previous_summary(j, path);
-  return j;
+  try {
+    return night_summary_from_json(j);
+  } catch (const std::invalid_argument& e) {  // a disposition that names none: the field and value in e
+    throw std::invalid_argument(path + ": " + e.what());
+  }
 }
 
 bool valid_run_date(const std::string& d) {

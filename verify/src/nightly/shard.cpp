@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "rope2d/ref/dtype.hpp"
 #include "rope2d/ref/input.hpp"
@@ -120,76 +121,87 @@ json keys_of_results(const json& results, const std::string& kind) {
 
 // The merged sweep: ranges in order, sums of counts, the largest error and its element (ties
 // go to the first grad pair, then the lowest angle, as in one process going through them in order).
-json merge_sweep(const json& plan, std::vector<json> ranges) {
-  std::sort(ranges.begin(), ranges.end(), [](const json& a, const json& b) { return a["lo"] < b["lo"]; });
+NightSweep merge_sweep(const json& plan, std::vector<NightSweepRange> ranges) {
+  std::sort(ranges.begin(), ranges.end(), [](const NightSweepRange& a, const NightSweepRange& b) { return a.lo < b.lo; });
   const json& p = plan["sweep"];
-  json m = {{"from", p["from"]}, {"to", p["to"]}, {"lo", p["lo"]}, {"hi", p["hi"]}, {"grads", p["grads"]}, {"ranges", ranges}};
+  NightSweep m;
+  m.from = p["from"].get<double>();
+  m.to = p["to"].get<double>();
+  m.lo = p["lo"].get<std::uint64_t>();
+  m.hi = p["hi"].get<std::uint64_t>();
+  m.grads = plan_sweep_grads(plan);
   bool ran = !ranges.empty(), complete = ran;
   std::string skipped = ranges.empty() ? "an empty range" : "";
-  std::int64_t angles = 0, count = 0, cr = 0, over = 0;
-  double seconds = 0, max = 0, reached = 0;
-  json worst;
-  for (const json& r : ranges) {
-    ran = ran && r.value("ran", false);
-    if (skipped.empty() && !r.value("skipped", std::string()).empty()) skipped = r["skipped"];
-    complete = complete && r.value("complete", false);
-    angles += r.value("angles", std::int64_t{0});
-    count += r.value("count", std::int64_t{0});
-    cr += r.value("correctly_rounded", std::int64_t{0});
-    over += r.value("over_float32_bound", std::int64_t{0});
-    seconds = std::max(seconds, r.value("seconds", 0.0));
-    max = std::max(max, r.value("max_scaled_error", 0.0));
-    if (r.contains("reached") && (reached == 0 || complete)) reached = r["reached"];
-    const json w = r.value("worst", json());
-    auto key = [](const json& e) { return std::make_tuple(-e.value("scaled_error", 0.0), e.value("grad", 0), e.value("angle_bits", std::uint64_t{0})); };
-    if (w.is_object() && (worst.is_null() || key(w) < key(worst))) worst = w;
+  std::int64_t cr = 0;
+  auto key = [](const NightSweepWorst& e) { return std::make_tuple(-e.scaled_error, e.grad, e.angle_bits); };
+  for (const NightSweepRange& r : ranges) {
+    ran = ran && r.ran;
+    if (skipped.empty() && !r.skipped.empty()) skipped = r.skipped;
+    complete = complete && r.complete;
+    m.angles += r.angles;
+    m.count += r.count;
+    cr += r.correctly_rounded;
+    m.over_float32_bound += r.over_float32_bound;
+    m.seconds = std::max(m.seconds, r.seconds);
+    m.max_scaled_error = std::max(m.max_scaled_error, r.max_scaled_error);
+    if (m.reached == 0 || complete) m.reached = r.reached;
+    if (r.worst && (!m.worst || key(*r.worst) < key(*m.worst))) m.worst = r.worst;
   }
-  m.update({{"ran", ran},
-            {"skipped", ran ? std::string() : skipped},
-            {"complete", complete},
-            {"reached", reached},
-            {"angles", angles},
-            {"seconds", seconds},
-            {"count", count},
-            {"max_scaled_error", max},
-            {"over_strict", over},  // the old name, kept for old readers
-            {"over_float32_bound", over},
-            {"correctly_rounded_fraction", count ? double(cr) / double(count) : 0.0},
-            {"worst", worst}});
+  m.ran = ran;
+  m.skipped = ran ? std::string() : skipped;
+  m.complete = complete;
+  m.correctly_rounded_fraction = m.count ? double(cr) / double(m.count) : 0.0;
+  m.ranges = std::move(ranges);
   return m;
 }
 
-std::vector<std::string> problems_of(const json& summary) {
+std::vector<std::string> problems_of(const NightSummary& summary) {
   std::vector<std::string> out;
-  for (const json& v : summary["verify"]) {
-    const std::string name = v["kernel"].get<std::string>() + " " + v["grad_dtype"].get<std::string>();
-    if (v.value("report", false) && v["verdict"] != "passed") out.push_back(name + ": verdict " + v["verdict"].get<std::string>());
-    if (!v.value("report", false) && v.value("exit", 0) != 0) out.push_back(name + ": verify exited " + std::to_string(v.value("exit", 0)));
+  for (const NightVerify& v : summary.verify) {
+    const std::string name = v.kernel + " " + v.grad_dtype.value_or("");
+    if (v.report && v.verdict != Disposition::passed) out.push_back(name + ": verdict " + std::string(verify::name(v.verdict)));
+    if (!v.report && v.exit != 0) out.push_back(name + ": verify exited " + std::to_string(v.exit));
   }
-  for (const json& g : summary["golden"]["results"])
-    if (g["disposition"] != "passed")
-      out.push_back("golden " + g["problem"].get<std::string>() + ": " + g["disposition"].get<std::string>() + " (" +
-                    g.value("integrity", std::string()) + ")");
-  const json& sw = summary["sweep"];
-  if (sw["ran"] && sw["over_float32_bound"].get<std::int64_t>() > 0)
-    out.push_back(fmt::format("sweep: {} elements over the float32-bound tier", sw["over_float32_bound"].get<std::int64_t>()));
-  for (const json& r : sw["ranges"])
-    if (r.value("ran", false) && !r.value("complete", false))
+  for (const NightGolden& g : summary.golden.results)
+    if (g.disposition != Disposition::passed)
+      out.push_back("golden " + g.problem + ": " + std::string(name(g.disposition)) + " (" + g.integrity + ")");
+  const NightSweep& sw = summary.sweep;
+  if (sw.ran && sw.over_float32_bound > 0)
+    out.push_back(fmt::format("sweep: {} elements over the float32-bound tier", sw.over_float32_bound));
+  for (const NightSweepRange& r : sw.ranges)
+    if (r.ran && !r.complete)
       out.push_back(fmt::format("sweep: time box reached at angle {} (bit patterns [{:#x}, {:#x}); resume with --range {:#x}:{:#x})",
-                                r.value("reached", 0.0), r["lo"].get<std::uint64_t>(), r["hi"].get<std::uint64_t>(),
-                                r.value("next", r["lo"].get<std::uint64_t>()), r["hi"].get<std::uint64_t>()));
+                                r.reached, r.lo, r.hi, r.next.value_or(r.lo), r.hi));
+  return out;
+}
+
+// A shard's results, typed: what the merge reads of them.
+struct ShardResults {
+  std::vector<NightVerify> verify;
+  std::vector<NightGolden> golden;
+  std::vector<NightSweepRange> sweep;
+};
+
+ShardResults typed_results(const json& results) {
+  ShardResults out;
+  for (std::size_t k = 0; k < results["verify"].size(); ++k)
+    out.verify.push_back(night_verify_from_json(results["verify"][k], fmt::format("verify[{}]", k)));
+  for (std::size_t k = 0; k < results["golden"].size(); ++k)
+    out.golden.push_back(night_golden_from_json(results["golden"][k], fmt::format("golden.results[{}]", k)));
+  for (const json& r : results["sweep"]) out.sweep.push_back(night_sweep_range_from_json(r));
   return out;
 }
 
 }  // namespace
 
-json merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shards) {
+NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shards) {
   if (shards.empty()) throw std::invalid_argument("nightly merge: expected shard results, found none");
   const std::string& first_file = shards[0].first;
   const json& first = shards[0].second;
   std::map<int, std::string> seen;
-  json verify = json::array(), golden = json::array();
-  std::vector<json> ranges;
+  std::vector<NightVerify> verify;
+  std::vector<NightGolden> golden;
+  std::vector<NightSweepRange> ranges;
   bool gpu = true;
   int count = 0;
   for (const auto& [file, s] : shards) {
@@ -235,15 +247,17 @@ json merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shard
         bad_input(file, field, fmt::format("one result per {} item of the shard, in order ({})", kind, keys_of(items, kind).dump()),
                   brief(results[kind]));
     }
-    // Each result readable as the merge reads it (types included).
+    // Each result read as the merge reads it (types and dispositions included).
+    ShardResults typed;
     try {
-      problems_of({{"verify", results["verify"]}, {"golden", {{"results", results["golden"]}}}, {"sweep", merge_sweep(s["config"], results["sweep"])}});
-    } catch (const json::exception& e) {
+      typed = typed_results(results);
+      merge_sweep(s["config"], typed.sweep);
+    } catch (const std::exception& e) {  // nlohmann::json::exception, or a disposition that names none
       bad_input(file, "verify, golden or sweep", "results as rope2d nightly --shard writes them", e.what());
     }
-    for (const json& v : results["verify"]) verify.push_back(v);
-    for (const json& g : results["golden"]) golden.push_back(g);
-    for (const json& r : results["sweep"]) ranges.push_back(r);
+    verify.insert(verify.end(), typed.verify.begin(), typed.verify.end());
+    golden.insert(golden.end(), typed.golden.begin(), typed.golden.end());
+    ranges.insert(ranges.end(), typed.sweep.begin(), typed.sweep.end());
     gpu = gpu && s.value("gpu", false);
   }
   std::string missing;
@@ -256,30 +270,29 @@ json merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shard
   const json& plan = first["config"];
   std::vector<std::string> kernel_order{"rope2d"};
   for (const auto& k : plan["submissions"]) kernel_order.push_back(kernel_name(k));
-  auto verify_rank = [&](const json& v) {
-    const auto k = std::find(kernel_order.begin(), kernel_order.end(), v["kernel"].get<std::string>()) - kernel_order.begin();
+  auto verify_rank = [&](const NightVerify& v) {
+    const auto k = std::find(kernel_order.begin(), kernel_order.end(), v.kernel) - kernel_order.begin();
     const json& dt = plan["grad_dtypes"];
-    const auto d = std::find(dt.begin(), dt.end(), v["grad_dtype"]) - dt.begin();
+    const auto d = std::find(dt.begin(), dt.end(), json(v.grad_dtype.value_or(""))) - dt.begin();
     return std::make_pair(k, d);
   };
-  std::vector<json> v(verify.begin(), verify.end()), g(golden.begin(), golden.end());
-  std::stable_sort(v.begin(), v.end(), [&](const json& a, const json& b) { return verify_rank(a) < verify_rank(b); });
+  std::stable_sort(verify.begin(), verify.end(), [&](const NightVerify& a, const NightVerify& b) { return verify_rank(a) < verify_rank(b); });
   const json& files = plan["golden"]["files"];
-  auto golden_rank = [&](const json& x) { return std::find(files.begin(), files.end(), x["file"]) - files.begin(); };
-  std::stable_sort(g.begin(), g.end(), [&](const json& a, const json& b) { return golden_rank(a) < golden_rank(b); });
-  json summary = {{"date", first["date"]},
-                  {"seed", first.value("seed", json())},
-                  {"commit", first["commit"]},
-                  {"config_digest", first["config_digest"]},
-                  {"shards", count},
-                  {"gpu", gpu},
-                  {"verify", v},
-                  {"golden",
-                   {{"dir", plan["golden"]["dir"]},
-                    {"skipped", files.empty() ? "golden set " + plan["golden"]["dir"].get<std::string>() + " not found" : ""},
-                    {"results", g}}},
-                  {"sweep", merge_sweep(plan, ranges)}};
-  summary["problems"] = problems_of(summary);
+  auto golden_rank = [&](const NightGolden& x) { return std::find(files.begin(), files.end(), json(x.file)) - files.begin(); };
+  std::stable_sort(golden.begin(), golden.end(), [&](const NightGolden& a, const NightGolden& b) { return golden_rank(a) < golden_rank(b); });
+  NightSummary summary;
+  summary.date = first["date"];
+  if (first.contains("seed") && !first["seed"].is_null()) summary.seed = first["seed"].get<std::uint64_t>();
+  summary.commit = first["commit"];
+  summary.config_digest = first["config_digest"];
+  summary.shards = count;
+  summary.gpu = gpu;
+  summary.verify = std::move(verify);
+  summary.golden.dir = plan["golden"]["dir"];
+  summary.golden.skipped = files.empty() ? "golden set " + summary.golden.dir + " not found" : "";
+  summary.golden.results = std::move(golden);
+  summary.sweep = merge_sweep(plan, std::move(ranges));
+  summary.problems = problems_of(summary);
   return summary;
 }
 

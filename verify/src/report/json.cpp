@@ -30,7 +30,7 @@ ojson result_json(const SetResult& x, Tier gate) {
   e["name"] = x.name;
   e["set"] = x.set;
   e["grad_dtype"] = x.dtype;
-  e["disposition"] = x.disposition(gate);
+  e["disposition"] = name(x.disposition(gate));
   if (!x.error.empty()) e["error"] = x.error;
   if (!x.supported()) e["not_supported"] = x.not_supported;
   if (!x.integrity.empty()) e["integrity"] = x.integrity;
@@ -141,6 +141,17 @@ struct Reader {
   const ojson* get_(const ojson& o, const std::string& path, const char* key) const { return get(o, path, key, true); }
 };
 
+// A disposition's name, checked (disposition.hpp): a name that is none fails naming the file
+// and the field.
+Disposition read_disposition(const Reader& rd, const ojson& o, const std::string& path, const char* key) {
+  const std::string text = rd.str(o, path, key);
+  try {
+    return parse_disposition(text, path.empty() ? std::string(key) : path + "." + key);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(rd.file + ": field " + e.what());
+  }
+}
+
 Metrics read_metrics(const Reader& rd, const ojson& e, const std::string& p, bool with_plots) {
   Metrics m;
   m.count = rd.integer(e, p, "elements");
@@ -229,8 +240,9 @@ SetResult read_result(const Reader& rd, const ojson& e, const std::string& p, Ti
   x.beyond_definition = e.contains("beyond_definition") && rd.boolean(e, p, "beyond_definition");
   x.metrics = read_metrics(rd, e, p, with_plots);
   // The recorded disposition must follow from the recorded numbers under today's tiers.
-  const std::string d = rd.str(e, p, "disposition");
-  if (d != x.disposition(gate)) rd.fail(p + ".disposition", "\"" + x.disposition(gate) + "\" (from the recorded metrics)", "\"" + d + "\"");
+  const Disposition d = read_disposition(rd, e, p, "disposition");
+  if (d != x.disposition(gate))
+    rd.fail(p + ".disposition", fmt::format("\"{}\" (from the recorded metrics)", name(x.disposition(gate))), fmt::format("\"{}\"", name(d)));
   return x;
 }
 
@@ -242,7 +254,7 @@ std::string render_json(const Report& r) {
   j["timestamp"] = r.timestamp;
   for (const auto& [k, v] : r.header) j["header"][k] = v;
   j["gate"] = name(r.gate);
-  j["verdict"] = r.verdict();
+  j["verdict"] = name(r.verdict());
   j["warnings"] = r.warnings;
   ojson tiers = ojson::array();
   for (Tier t : all_tiers) tiers.push_back({{"tier", name(t)}, {"source", rule(t).source}});
@@ -293,8 +305,8 @@ Report read_report_json(const std::string& path) {
     for (std::size_t k = 0; k < res->size(); ++k)
       r.results.push_back(read_result(rd, (*res)[k], fmt::format("results[{}]", k), r.gate, r.has_plot_data));
   }
-  const std::string verdict = rd.str(j, "", "verdict");
-  if (verdict != r.verdict()) rd.fail("verdict", "\"" + r.verdict() + "\" (from the results)", "\"" + verdict + "\"");
+  const Disposition verdict = read_disposition(rd, j, "", "verdict");
+  if (verdict != r.verdict()) rd.fail("verdict", fmt::format("\"{}\" (from the results)", name(r.verdict())), fmt::format("\"{}\"", name(verdict)));
   return r;
 }
 

@@ -82,7 +82,7 @@ JUnitSuite junit_suite(const Report& r) {
       c.message = s.not_supported;
     } else if (s.beyond_definition && !s.passed(r.gate)) {  // reported, never a failure of the run
       c.outcome = Outcome::skipped;
-      c.message = "beyond the definition: " + s.disposition(r.gate) + (s.ran() ? "" : ": " + s.error);
+      c.message = "beyond the definition: " + std::string(name(s.disposition(r.gate))) + (s.ran() ? "" : ": " + s.error);
     } else if (!s.ran()) {
       c.outcome = Outcome::error;
       c.message = s.error;

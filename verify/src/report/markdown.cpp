@@ -26,7 +26,7 @@ void results_table(std::ostringstream& md, const Report& r) {
   for (const auto& x : r.results) {
     const Metrics& m = x.metrics;
     md << fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.4f} |", x.name, x.dtype,
-                      x.disposition(r.gate) + (x.beyond_definition ? " (beyond the definition)" : ""), m.count,
+                      std::string(name(x.disposition(r.gate))) + (x.beyond_definition ? " (beyond the definition)" : ""), m.count,
                       m.max_scaled, m.rms_scaled(), m.max_ulp, m.count ? double(m.correctly_rounded) / m.count : 1.0);
     md << (x.ran() ? tier_cells(m) : std::string(" — |")) << "\n";
   }
@@ -74,10 +74,10 @@ void failures(std::ostringstream& md, const Report& r) {
   md << "\n## Failures\n\n";
   bool any = false;
   for (const auto& x : r.results) {
-    const std::string d = x.disposition(r.gate);
-    if (d == "passed" || d == "not supported") continue;
+    const Disposition d = x.disposition(r.gate);
+    if (d == Disposition::passed || d == Disposition::not_supported) continue;
     any = true;
-    md << "### " << x.name << " — " << d << "\n\n";
+    md << "### " << x.name << " — " << name(d) << "\n\n";
     if (!x.ran()) md << "Could not run: " << x.error << "\n\n";
     if (!x.integrity.empty() && x.integrity != "ok") md << "Integrity: " << x.integrity << "\n\n";
     if (x.metrics.poisoned) md << x.metrics.poisoned << " outputs never written (still the NaN poison).\n\n";
@@ -103,7 +103,7 @@ void failures(std::ostringstream& md, const Report& r) {
 
 std::string render_markdown(const Report& r) {
   std::ostringstream md;
-  md << "# " << r.title << "\n\n**Verdict: " << r.verdict() << "** (gate: `" << name(r.gate) << "`)\n\n";
+  md << "# " << r.title << "\n\n**Verdict: " << name(r.verdict()) << "** (gate: `" << name(r.gate) << "`)\n\n";
   for (const auto& [k, v] : r.header) md << "- " << k << ": `" << v << "`\n";
   for (const auto& w : r.warnings) md << "\n> **Warning:** " << w << "\n";
   md << "\n## Results\n\nErrors in units of 2^-24 S, S = |gc sin t| + |gs cos t|; ulps of the correctly rounded float32 result.\n\n";

@@ -39,19 +39,19 @@ std::string utc_timestamp() {
   return buf;
 }
 
-std::string Report::verdict() const {
+Disposition Report::verdict() const {
   bool incorrect = false;
   for (const auto& r : results) {
     if (!r.supported() || r.beyond_definition) continue;
-    if (!r.ran()) return "failed";
+    if (!r.ran()) return Disposition::failed;
     incorrect |= !r.passed(gate);
   }
-  return incorrect ? "incorrect" : "passed";
+  return incorrect ? Disposition::incorrect : Disposition::passed;
 }
 
 int Report::exit_code() const {
-  const std::string v = verdict();
-  return v == "passed" ? 0 : v == "incorrect" ? 1 : 3;
+  const Disposition v = verdict();
+  return v == Disposition::passed ? 0 : v == Disposition::incorrect ? 1 : 3;
 }
 
 Metrics overall(const Report& r) {
@@ -65,11 +65,11 @@ std::string summary(const Report& r) {
   std::ostringstream s;
   int passed = 0, incorrect = 0, failed = 0, unsupported = 0, beyond = 0, beyond_passed = 0;
   for (const auto& x : r.results) {
-    const std::string d = x.disposition(r.gate);
-    if (x.beyond_definition) ++beyond, beyond_passed += d == "passed";
-    else (d == "passed" ? passed : d == "incorrect" ? incorrect : d == "failed" ? failed : unsupported)++;
-    if (d == "passed") continue;
-    s << fmt::format("{:<10} {:<34} ", d, x.name) << (x.beyond_definition ? "(beyond the definition) " : "");
+    const Disposition d = x.disposition(r.gate);
+    if (x.beyond_definition) ++beyond, beyond_passed += d == Disposition::passed;
+    else (d == Disposition::passed ? passed : d == Disposition::incorrect ? incorrect : d == Disposition::failed ? failed : unsupported)++;
+    if (d == Disposition::passed) continue;
+    s << fmt::format("{:<10} {:<34} ", name(d), x.name) << (x.beyond_definition ? "(beyond the definition) " : "");
     if (!x.supported()) s << x.not_supported;
     else if (!x.ran()) s << x.error;
     else if (!x.integrity.empty() && x.integrity != "ok") s << x.integrity;
@@ -85,7 +85,7 @@ std::string summary(const Report& r) {
       if (x.ran()) ++ran, official += x.passed(Tier::solexecbench);
     if (ran > 0) s << fmt::format("SOL-ExecBench's rules (tier solexecbench): {} of {} sets pass (report.md says where they differ)\n", official, ran);
   }
-  s << fmt::format("{}: {} passed, {} incorrect, {} failed to run", r.verdict(), passed, incorrect, failed);
+  s << fmt::format("{}: {} passed, {} incorrect, {} failed to run", name(r.verdict()), passed, incorrect, failed);
   if (unsupported) s << fmt::format(", {} not supported", unsupported);
   s << fmt::format(" (gate: {})\n", name(r.gate));
   if (beyond)

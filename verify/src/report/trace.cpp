@@ -76,14 +76,14 @@ ojson correctness(const SetResult& x, Tier gate) {
 }
 
 ojson evaluation(const Report& r, const SetResult& x) {
-  const std::string d = x.disposition(r.gate);
-  ojson e = {{"status", d == "passed" ? "PASSED" : d == "incorrect" ? "INCORRECT_NUMERICAL" : "RUNTIME_ERROR"},
+  const Disposition d = x.disposition(r.gate);
+  ojson e = {{"status", d == Disposition::passed ? "PASSED" : d == Disposition::incorrect ? "INCORRECT_NUMERICAL" : "RUNTIME_ERROR"},
              {"environment", {{"hardware", hardware(r)}, {"libs", {{"rope2d", generator_version()}}}}},
              {"timestamp", r.timestamp.empty() ? std::string("unknown") : r.timestamp},
-             {"log", d == "failed" ? x.error : x.integrity != "ok" && !x.integrity.empty() ? x.integrity : ""}};
-  if (d == "failed") return e;  // neither correctness nor performance, as the model demands
+             {"log", d == Disposition::failed ? x.error : x.integrity != "ok" && !x.integrity.empty() ? x.integrity : ""}};
+  if (d == Disposition::failed) return e;  // neither correctness nor performance, as the model demands
   e["correctness"] = correctness(x, r.gate);
-  if (d == "passed") {
+  if (d == Disposition::passed) {
     const double ms = x.kernel_ms > 0 ? x.kernel_ms : 0.0;  // not timed: 0
     e["performance"] = {{"latency_ms", ms}, {"reference_latency_ms", 0.0}, {"speedup_factor", 0.0}};
   }

@@ -3,12 +3,12 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "rope2d/verify/nightly_config.hpp"
 #include "rope2d/verify/nightly_input.hpp"  // valid_run_date
+#include "rope2d/verify/nightly_summary.hpp"
 
 namespace rope2d::verify {
 
@@ -17,7 +17,7 @@ namespace rope2d::verify {
 // too few fresh inputs each night for their maximum to be stable); a verifier run more than
 // 1.25x + 2 s slower (the same kernel and grad dtype); a golden problem that passed and no
 // longer does; a larger sweep max error (beyond 1.5x + 0.5 units).
-std::vector<std::string> nightly_regressions(const nlohmann::json& now, const nlohmann::json& previous);
+std::vector<std::string> nightly_regressions(const NightSummary& now, const NightSummary& previous);
 
 }  // namespace rope2d::verify
 

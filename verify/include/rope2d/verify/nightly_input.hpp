@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "rope2d/verify/nightly_summary.hpp"
+
 namespace rope2d::verify {
 
 // What a shard result's "schema" field holds.
@@ -22,6 +24,7 @@ nlohmann::json read_shard_result(const std::string& path);
 
 // The fields the regression rules read, each optional (older summaries lack some), typed.
 void check_previous_summary(const nlohmann::json& summary, const std::string& where);
-nlohmann::json read_previous_summary(const std::string& path);
+// Its dispositions named as dispositions are (disposition.hpp).
+NightSummary read_previous_summary(const std::string& path);
 
 }  // namespace rope2d::verify

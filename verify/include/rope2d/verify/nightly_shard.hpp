@@ -19,6 +19,7 @@
 
 #include "rope2d/verify/nightly_config.hpp"
 #include "rope2d/verify/nightly_input.hpp"  // nightly_shard_schema
+#include "rope2d/verify/nightly_summary.hpp"
 #include "rope2d/verify/sweep.hpp"  // split_range, the sweep's grad pairs
 
 namespace rope2d::verify {
@@ -50,12 +51,12 @@ std::vector<nlohmann::json> nightly_items(const nlohmann::json& plan, ShardId s)
 // The digest a shard result carries of its plan (FNV-1a 64 of its compact JSON, hex).
 std::string plan_digest(const nlohmann::json& plan);
 
-// Combines shard results (file name, parsed JSON) into one summary: "date", "seed", "commit",
-// "config_digest", "shards", "gpu", "verify" (plan order), "golden", "sweep" (merged, with its
-// "ranges"), "problems". Refuses, with std::invalid_argument naming the file and field, a result
+// Combines shard results (file name, parsed JSON) into one summary (nightly_summary.hpp): its
+// verifier runs in plan order, golden problems, the sweep merged (with its ranges) and the
+// problems; regressions and status are the report's (nightly_report.hpp). Refuses, with std::invalid_argument naming the file and field, a result
 // that is not a shard result, shards of different commits, plans, dates or counts, a duplicate
 // or missing shard, and a shard whose items or results are not its share of the plan.
-nlohmann::json merge_nightly_shards(const std::vector<std::pair<std::string, nlohmann::json>>& shards);
+NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, nlohmann::json>>& shards);
 
 // The plan's sweep grad pairs ([gc, gs, name] each); throws nlohmann::json::exception when
 // the plan holds no such list.

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "rope2d/verify/disposition.hpp"
 #include "rope2d/verify/metrics.hpp"
 
 namespace rope2d::verify {
@@ -32,8 +33,9 @@ struct SetResult {
   bool supported() const { return not_supported.empty(); }
   bool ran() const { return error.empty() && supported(); }
   bool passed(Tier gate) const { return ran() && (integrity.empty() || integrity == "ok") && metrics.passes(gate); }
-  std::string disposition(Tier gate) const {
-    return !supported() ? "not supported" : !ran() ? "failed" : passed(gate) ? "passed" : "incorrect";
+  Disposition disposition(Tier gate) const {
+    return !supported() ? Disposition::not_supported : !ran() ? Disposition::failed
+         : passed(gate) ? Disposition::passed : Disposition::incorrect;
   }
 };
 
@@ -54,7 +56,7 @@ struct Report {
   // read back from a report.json written before they were recorded).
   bool has_subnormal_data = true;
 
-  std::string verdict() const;  // passed | incorrect | failed
+  Disposition verdict() const;  // passed | incorrect | failed
   int exit_code() const;        // 0 passed, 1 incorrect, 3 failed
 };
 

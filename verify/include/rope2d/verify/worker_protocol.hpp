@@ -10,6 +10,8 @@
 #include <string_view>
 #include <variant>
 
+#include "rope2d/verify/disposition.hpp"
+
 namespace rope2d::verify::protocol {
 
 struct Device { std::string name; };        // a GPU was found; judging starts
@@ -17,15 +19,20 @@ struct NoGpu { std::string reason; };       // none: the parent falls back to th
 struct Start { std::string name; std::size_t index = 0, count = 0; };  // problem index of count
 struct Call { std::string name; };          // a kernel call begins: the time limit runs
 struct Called {};                           // it returned
-struct End { std::string name, set, dtype, disposition, summary; };  // a set was judged
-struct Done { std::string verdict; };       // the report is written
+struct End {                                 // a set was judged
+  std::string name, set, dtype;
+  Disposition disposition = Disposition::failed;
+  std::string summary;
+};
+struct Done { Disposition verdict = Disposition::failed; };  // the report is written
 struct Error { std::string message; };      // the worker threw
 
 using Message = std::variant<Device, NoGpu, Start, Call, Called, End, Done, Error>;
 
 // One line, newline included.
 std::string serialise(const Message& m);
-// A line (with or without its newline); nullopt when it is not a message of this protocol.
+// A line (with or without its newline); nullopt when it is not a message of this protocol
+// (a disposition or verdict that names none included).
 std::optional<Message> parse(std::string_view line);
 
 // Writes the message to fd, whole (a broken pipe is ignored: the parent is gone).

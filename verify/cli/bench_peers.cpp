@@ -1,0 +1,65 @@
+// The PyTorch peers of `rope2d bench --torch` (verify/python/bench_torch.py, run as a child
+// process) and the paired comparison of the project's kernel with torch.compile (bench_cli.hpp).
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "bench_cli.hpp"
+#include "commands.hpp"
+#include "rope2d/ref/input.hpp"
+#include "rope2d/verify/spawn.hpp"
+#include "rope2d/verify/suites.hpp"
+
+namespace rope2d::cli {
+
+using namespace rope2d::verify;
+
+std::string find_kernel_library() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  for (const auto& p : {exe.parent_path() / "librope2d_kernel.so", exe.parent_path().parent_path() / "cuda/librope2d_kernel.so",
+                       exe.parent_path().parent_path() / "lib/librope2d_kernel.so"})
+    if (std::filesystem::exists(p)) return p.string();
+  return {};
+}
+
+nlohmann::json run_torch(const BenchArgs& a) {
+  std::string list;
+  for (const Workload& w : benchmark_workloads()) list += (list.empty() ? "" : ",") + fmt::format("{}x{}", w.batch, w.seq_len);
+  const std::string script = repo_file("verify/python/bench_torch.py");
+  std::vector<std::string> argv{a.python, script, "--workloads", list, "--runs", std::to_string(a.runs), "--warmup",
+                                std::to_string(a.warmup)};
+  if (!a.library.empty()) argv.insert(argv.end(), {"--library", a.library});
+  std::string text;
+  // Its progress lines go to our stderr as they come; its JSON to stdout.
+  const SpawnResult r = run_program(argv, "/dev/stderr", [&](const char* d, std::size_t n) { text.append(d, n); });
+  if (!r.started) throw std::runtime_error("cannot run " + ref::shell_join(argv) + ": " + r.start_error);
+  if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
+    throw std::runtime_error("torch peers failed (" + r.exit_text() + "): " + ref::shell_join(argv));
+  nlohmann::json j = nlohmann::json::parse(text);
+  if (j["workloads"].size() != benchmark_workloads().size())
+    throw std::runtime_error(fmt::format("torch peers: expected {} workloads, got {}", benchmark_workloads().size(),
+                                         j["workloads"].size()));
+  return j;
+}
+
+double peer(const nlohmann::json& row, const char* impl, const char* clock) {
+  return row.contains(impl) && row[impl][clock].is_number() ? row[impl][clock].get<double>() : NAN;
+}
+
+bool paired_columns(const nlohmann::json& trow, nlohmann::ordered_json& row, std::string& line) {
+  row["paired"] = trow;
+  // rope2d is faster when the sign test over the pairs of kernel times (events where
+  // there is no kernel clock) rejects "neither is faster" at the 1% level.
+  const nlohmann::json& st = trow.contains("paired_kernel") ? trow["paired_kernel"] : trow["paired_events"];
+  const bool faster = st["p"].get<double>() < 0.01;
+  line += fmt::format(" {:>9.2f} {:>9.2f} {:>4}/{:<4} {:>8.1e} {:>6}", peer(trow, "rope2d", "kernel_ms") * 1e3,
+                      peer(trow, "compile", "kernel_ms") * 1e3, st["wins"].get<int>(),
+                      st["wins"].get<int>() + st["losses"].get<int>(), st["p"].get<double>(), faster ? "yes" : "NO");
+  return faster;
+}
+
+}  // namespace rope2d::cli

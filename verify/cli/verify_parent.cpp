@@ -1,0 +1,159 @@
+// The parent half of `rope2d verify` (no CUDA): runs the worker child (verify_worker.cpp),
+// reads its messages (worker_protocol.hpp), keeps the per-call time limit, falls back to the
+// CPU checks without a GPU and reports what finished when the child died or was killed.
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string_view>
+#include <variant>
+
+#include "progress.hpp"
+#include "rope2d/verify/report.hpp"
+#include "verify_worker.hpp"
+
+namespace rope2d::cli {
+
+using namespace rope2d::verify;
+
+namespace {
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+// What the parent learns from the child's messages.
+struct Watch {
+  Report partial;  // every set judged so far, for the report of a run that died
+  std::string current, nogpu, child_error;
+  std::optional<Disposition> verdict;
+  bool in_call = false;
+
+  void take(const protocol::Message& m, Progress& progress) {
+    std::visit(Overloaded{
+                   [&](const protocol::NoGpu& x) { nogpu = x.reason.empty() ? "no GPU" : x.reason; },
+                   [&](const protocol::Start& x) {
+                     current = x.name;
+                     progress.step(x.index, x.count, current);
+                   },
+                   [&](const protocol::Call&) { in_call = true; },
+                   [&](const protocol::Called&) { in_call = false; },
+                   [&](const protocol::End& x) {
+                     SetResult r{x.name, x.set, x.dtype};
+                     if (x.disposition == Disposition::failed) r.error = x.summary;
+                     else if (x.disposition == Disposition::not_supported) r.not_supported = x.summary, r.integrity = "ok";
+                     else r.integrity = x.disposition == Disposition::passed ? "ok" : x.summary;
+                     partial.results.push_back(r);
+                   },
+                   [&](const protocol::Done& x) { verdict = x.verdict; },
+                   [&](const protocol::Error& x) { child_error = x.message; },
+                   [&](const protocol::Device&) {},
+               },
+               m);
+  }
+};
+
+pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fds[2]) {
+  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    setpgid(0, 0);  // its own process group: a kill reaches a Python runner it started too
+    close(fds[0]);
+    int rc = 3;
+    try {
+      rc = verify_worker(a, specs, gate, fds[1]);
+    } catch (const std::exception& e) {
+      protocol::send(fds[1], protocol::Error{e.what()});
+    }
+    std::cout.flush();
+    _exit(rc);
+  }
+  close(fds[1]);
+  return pid;
+}
+
+// Reads the child's messages until it closes the pipe; kills it when a call overruns.
+// Returns true when it was killed.
+bool supervise(int fd, pid_t pid, double call_timeout, Watch& w, Progress& progress) {
+  std::string buffer;
+  auto last = std::chrono::steady_clock::now();
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 200) > 0) {
+      char buf[65536];
+      const ssize_t k = read(fd, buf, sizeof buf);
+      if (k <= 0) return false;
+      buffer.append(buf, static_cast<std::size_t>(k));
+      for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+        const std::optional<protocol::Message> m = protocol::parse(std::string_view(buffer).substr(0, nl));
+        buffer.erase(0, nl + 1);
+        if (!m) continue;
+        last = std::chrono::steady_clock::now();
+        w.take(*m, progress);
+      }
+    }
+    if (w.in_call && std::chrono::duration<double>(std::chrono::steady_clock::now() - last).count() > call_timeout) {
+      kill(-pid, SIGKILL);
+      return true;
+    }
+  }
+}
+
+// The child died or was killed: report what finished and why the rest did not.
+int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
+  SetResult broken{w.current.empty() ? "startup" : w.current, "", ""};
+  if (killed) broken.error = fmt::format("a kernel call did not return within {} s (killed)", a.call_timeout);
+  else if (!w.child_error.empty()) broken.error = w.child_error;
+  else if (WIFSIGNALED(status)) broken.error = fmt::format("the process died with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else broken.error = fmt::format("the process exited with status {}", WEXITSTATUS(status));
+  w.partial.results.push_back(broken);
+  write_report(a.out_dir, w.partial);
+  std::cout << summary(w.partial) << "report: " << a.out_dir << "/report.md\n";
+  // The verifier's own cross-checks (GPU against CPU) failing is not the submission's fault.
+  if (w.child_error.rfind("verifier error", 0) == 0) {
+    std::cerr << "rope2d verify: " << w.child_error << "\n";
+    return Exit::usage;
+  }
+  return Exit::submission_failed;
+}
+
+}  // namespace
+
+int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, bool* reported) {
+  int fds[2];
+  const pid_t pid = start_worker(a, specs, gate, fds);
+  Progress progress(a.quiet);
+  Watch w;
+  w.partial.gate = gate;
+  w.partial.title = "rope2d verify: " + (a.run.submission.empty() ? std::string("rope2d (this project's kernel)") : a.run.submission);
+  const bool killed = supervise(fds[0], pid, a.call_timeout, w, progress);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(fds[0]);
+  progress.done();
+  if (!w.nogpu.empty()) {
+    *reported = false;
+    const int rc = cpu_only(a, w.nogpu);
+    if (rc != Exit::ok || !a.require_gpu) return rc;
+    std::cout << "rope2d verify: --require-gpu: the kernel runs were SKIPPED (" << w.nogpu << "): exit " << Exit::no_gpu << "\n";
+    return Exit::no_gpu;
+  }
+  if (w.verdict && !killed) {
+    std::cout << "report: " << a.out_dir << "/report.md\n";
+    return *w.verdict == Disposition::passed ? Exit::ok : *w.verdict == Disposition::incorrect ? Exit::incorrect : Exit::submission_failed;
+  }
+  return report_broken(a, w, killed, status);
+}
+
+}  // namespace rope2d::cli

@@ -1,0 +1,179 @@
+// The night's report: summary.md, junit.xml and summary.json, compared with the night before
+// (nightly_report.hpp). Every name that came from a shard file goes through markdown_text().
+#include "rope2d/verify/nightly_report.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#include "rope2d/verify/markdown_text.hpp"
+#include "rope2d/verify/nightly.hpp"
+#include "rope2d/verify/nightly_input.hpp"
+#include "rope2d/verify/nightly_shard.hpp"
+#include "rope2d/verify/report.hpp"
+#include "rope2d/verify/tolerance.hpp"
+#include "rope2d/verify/validate.hpp"
+
+namespace rope2d::verify {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// The float32-bound tier's allowance, from the tolerance table, in units of 2^-24.
+std::string bound_words() {
+  const TierRule& b = rule(Tier::float32_bound);
+  return fmt::format("{:.7g} x 2^-24 S + {:.3g} x 2^-24 |ref|", b.scale_coeff * 0x1p24, b.ref_coeff * 0x1p24);
+}
+
+// A link to a file of the night's folder, or why there is none (it was never written, or its
+// name, made of a shard's kernel and dtype names, is not a plain path under the folder).
+std::string link_if_there(const fs::path& dir, const std::string& rel, const std::string& absent) {
+  // <...>: a destination that may hold spaces (CommonMark).
+  if (!safe_link_target(rel) || !fs::exists(dir / rel)) return absent;
+  return "[" + markdown_text(rel) + "](<" + rel + ">)";
+}
+
+std::string verify_stem(const NightVerify& v) { return "verify-" + v.kernel + "-" + v.grad_dtype.value_or(""); }
+
+void bullet_list(std::ostringstream& md, const std::string& heading, const std::vector<std::string>& lines) {
+  if (lines.empty()) return;
+  md << "## " << heading << "\n\n";
+  for (const std::string& l : lines) md << "- " << markdown_text(l) << "\n";
+  md << "\n";
+}
+
+void golden_markdown(std::ostringstream& md, const NightGoldenPart& g) {
+  md << "\n## Golden set against the reference\n\n";
+  if (!g.skipped.empty()) {
+    md << "SKIPPED: " << markdown_text(g.skipped) << "\n";
+    return;
+  }
+  std::size_t passed = 0;
+  for (const NightGolden& r : g.results) passed += r.disposition == Disposition::passed;
+  md << fmt::format("{}: {} problems, every stored result recomputed by the reference: {} passed.\n", markdown_text(g.dir),
+                    g.results.size(), passed);
+}
+
+void night_sweep_markdown(std::ostringstream& md, const NightSweep& sw) {
+  md << "\n## Angle sweep\n\n";
+  if (!sw.ran) {
+    md << "SKIPPED: " << markdown_text(sw.skipped) << "\n";
+    return;
+  }
+  // The grad pairs as the plan lists them, [gc, gs, "name"], the names (a shard's) as text.
+  std::string grads = "[";
+  for (const SweepGrads& g : sw.grads)
+    grads += (grads.size() > 1 ? ",[" : "[") + json(g.gc).dump() + "," + json(g.gs).dump() + "," + markdown_text(json(g.name).dump()) + "]";
+  grads += "]";
+  md << fmt::format("Every float32 angle in [{}, {}) with grads {}: {} angle/grad pairs checked in {:.1f} s ({} range{}); max error "
+                    "{:.3f} x 2^-24 S (float32-bound allows {}); {} over float32-bound; {:.6f} correctly rounded.\n",
+                    sw.from, sw.to, grads, sw.angles, sw.seconds, sw.ranges.size(),
+                    sw.ranges.size() == 1 ? "" : "s, the longest shard's time", sw.max_scaled_error, bound_words(),
+                    sw.over_float32_bound, sw.correctly_rounded_fraction);
+  if (const auto& w = sw.worst)
+    md << fmt::format("\nWorst element: angle {} (bits 0x{:08x}), gc {}, gs {}: reference {}, kernel {}, {:.3f} x 2^-24 S.\n", w->angle,
+                      w->angle_bits, w->gc, w->gs, w->ref, w->got, w->scaled_error);
+}
+
+}  // namespace
+
+std::string nightly_markdown(const NightSummary& n, const std::string& dir) {
+  std::ostringstream md;
+  md << "# rope2d nightly " << markdown_text(n.date) << "\n\n**Status: " << n.status << "**\n\n";
+  const std::string previous = n.previous.value_or("");
+  bullet_list(md, "Regressions against " + markdown_text(previous), n.regressions);
+  bullet_list(md, "Failures", n.problems);
+  md << "Previous run: " << (previous.empty() ? std::string("none") : markdown_text(previous)) << ". Seed "
+     << (n.seed ? json(*n.seed) : json()).dump() << ". "
+     << fmt::format("{} shard{}, build {}.\n\n", n.shards, n.shards == 1 ? "" : "s", markdown_text(n.commit));
+  md << "## Verifier\n\n| kernel | grad dtype | verdict | seconds | report |\n|---|---|---|---|---|\n";
+  for (const NightVerify& v : n.verify)
+    md << fmt::format("| {} | {} | {} | {:.1f} | {} |\n", markdown_text(v.kernel), markdown_text(v.grad_dtype.value_or("")),
+                      name(v.verdict), v.seconds.value_or(0.0),
+                      link_if_there(dir, verify_stem(v) + "/report.md", link_if_there(dir, verify_stem(v) + ".log", "none written")));
+  golden_markdown(md, n.golden);
+  night_sweep_markdown(md, n.sweep);
+  return md.str();
+}
+
+std::string nightly_junit(const NightSummary& n) {
+  const std::string& date = n.date;
+  JUnitSuite runs{"rope2d nightly " + date + ": verify", {}};
+  for (const NightVerify& v : n.verify) {
+    JUnitCase c{"rope2d.nightly.verify", v.kernel + " " + v.grad_dtype.value_or("")};
+    c.seconds = v.seconds.value_or(0.0);
+    if (v.verdict == Disposition::skipped) c.outcome = Outcome::skipped, c.message = "no GPU: CPU checks only";
+    else if (v.verdict == Disposition::incorrect) c.outcome = Outcome::failure, c.message = "verdict incorrect";
+    else if (v.verdict != Disposition::passed)
+      c.outcome = Outcome::error, c.message = fmt::format("verdict {} (verify exited {})", name(v.verdict), v.exit);
+    if (c.outcome != Outcome::passed && c.outcome != Outcome::skipped) c.detail = "log: " + verify_stem(v) + ".log";
+    runs.cases.push_back(std::move(c));
+  }
+  JUnitSuite golden{"rope2d nightly " + date + ": golden set", {}};
+  for (const NightGolden& g : n.golden.results) {
+    JUnitCase c{"rope2d.nightly.golden", g.problem};
+    if (g.disposition != Disposition::passed) c.outcome = Outcome::failure, c.message = std::string(name(g.disposition)) + ": " + g.integrity;
+    golden.cases.push_back(std::move(c));
+  }
+  if (golden.cases.empty()) golden.cases.push_back({"rope2d.nightly.golden", "golden set", Outcome::skipped, n.golden.skipped});
+  const NightSweep& sw = n.sweep;
+  JUnitSuite sweep{"rope2d nightly " + date + ": angle sweep", {{"rope2d.nightly.sweep", "angle sweep"}}};
+  JUnitCase& s = sweep.cases[0];
+  bool timed_out = false;
+  for (const NightSweepRange& r : sw.ranges) timed_out = timed_out || (r.ran && !r.complete);
+  if (!sw.ran) s.outcome = Outcome::skipped, s.message = sw.skipped;
+  else if (sw.over_float32_bound > 0) s.outcome = Outcome::failure, s.message = fmt::format("{} angles over float32-bound", sw.over_float32_bound);
+  else if (timed_out) s.outcome = Outcome::failure, s.message = "time box reached (summary.md says where)";
+  JUnitSuite regressions{"rope2d nightly " + date + ": regressions", {}};
+  for (const std::string& r : n.regressions) regressions.cases.push_back({"rope2d.nightly.regression", r, Outcome::failure, r});
+  if (regressions.cases.empty()) regressions.cases.push_back({"rope2d.nightly.regression", "against the previous run"});
+  const JUnitSuite suites[] = {runs, golden, sweep, regressions};
+  return render_junit(suites);
+}
+
+NightReport write_nightly_report(const std::string& root, NightSummary n, const std::vector<std::pair<std::string, std::string>>& extra) {
+  if (!valid_run_date(n.date)) throw std::invalid_argument("nightly: the date '" + n.date.substr(0, 40) + "' names no folder");
+  const fs::path dir = fs::path(root) / n.date;
+  fs::path previous;
+  if (fs::is_directory(root))
+    for (const auto& e : fs::directory_iterator(root))
+      if (e.is_directory() && e.path().filename().string() < n.date && valid_run_date(e.path().filename().string()) &&
+          fs::exists(e.path() / "summary.json") && (previous.empty() || e.path().filename() > previous.filename()))
+        previous = e.path();
+  n.regressions.clear();
+  if (!previous.empty()) {
+    n.previous = previous.filename().string();
+    n.regressions = nightly_regressions(n, read_previous_summary((previous / "summary.json").string()));
+  }
+  NightReport out;
+  out.ok = n.regressions.empty() && n.problems.empty();
+  n.status = out.ok ? (n.gpu ? "passed" : "skipped (no GPU)") : "FAILED";
+  out.markdown = nightly_markdown(n, dir.string());
+  out.path = (dir / "summary.md").string();
+  std::vector<std::pair<std::string, std::string>> files = extra;
+  files.insert(files.end(), {{out.path, out.markdown},
+                             {(dir / "junit.xml").string(), nightly_junit(n)},
+                             {(dir / "summary.json").string(), to_json(n).dump(2) + "\n"}});
+  for (const auto& f : files) fs::create_directories(fs::path(f.first).parent_path());
+  write_files_atomic(files);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> nightly_merged_worst(const std::string& root, const NightSummary& merged,
+                                                                      const std::vector<std::pair<std::string, json>>& shards) {
+  const std::string text = merge_sweep_worst_lists(shards, SweepOptions{}.worst_per_pair);
+  if (text.empty()) return {};
+  const fs::path dir = fs::path(root) / merged.date / sweep_folder(merged.sweep.lo, merged.sweep.hi);
+  for (const auto& [file, s] : shards)
+    for (const json& r : s["sweep"]) {
+      std::error_code ec;
+      if (fs::equivalent(shard_sweep_list(file, r), dir / "sweep_worst.txt", ec)) return {};
+    }
+  return {{(dir / "sweep_worst.txt").string(), text}};
+}
+
+}  // namespace rope2d::verify
