@@ -252,7 +252,7 @@ TEST_F(Written, WrongTypesAreRefusedNamingTheField) {
 TEST(Disposition, NamesReadBackAndOthersAreRefused) {
   for (Disposition d : all_dispositions) EXPECT_EQ(parse_disposition(name(d), "x"), d);
   EXPECT_EQ(name(Disposition::not_supported), "not supported");
-  for (const std::string bad : {std::string(), std::string("Passed"), std::string("not_supported"), std::string("passed "),
+  for (const std::string& bad : {std::string(), std::string("Passed"), std::string("not_supported"), std::string("passed "),
                                 std::string("pass\ned"), std::string(500, 'p')}) {
     try {
       parse_disposition(bad, "sets.randn.disposition");
