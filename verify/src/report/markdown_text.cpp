@@ -4,26 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "report/xml.hpp"  // valid_sequence
+
 namespace rope2d::verify {
-
-namespace {
-
-// The length of the valid UTF-8 sequence of at least two bytes at s[i], or 0.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  const std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((b(i + k) & 0xc0) != 0x80) return 0;
-  // Overlong forms, surrogates and code points past U+10FFFF.
-  if ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) > 0x9f) || (c == 0xf0 && b(i + 1) < 0x90) ||
-      (c == 0xf4 && b(i + 1) > 0x8f))
-    return 0;
-  return n;
-}
-
-}  // namespace
 
 std::string markdown_text(std::string_view s) {
   std::string out;
@@ -37,7 +20,7 @@ std::string markdown_text(std::string_view s) {
       if (std::string_view("\\`*[]<>|&!").find(static_cast<char>(c)) != std::string_view::npos) out += '\\';
       out += static_cast<char>(c);
       ++i;
-    } else if (const std::size_t n = utf8_length(s, i)) {
+    } else if (const std::size_t n = xml::valid_sequence(s, i)) {  // multi-byte: c >= 0x80
       out.append(s.substr(i, n));
       i += n;
     } else {

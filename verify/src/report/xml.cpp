@@ -8,10 +8,6 @@
 
 namespace rope2d::verify::xml {
 
-namespace {
-
-// Length of the well-formed UTF-8 sequence starting at s[i] that encodes a character XML
-// allows, or 0 (overlong forms, surrogates, U+FFFE/U+FFFF and beyond U+10FFFF are refused).
 std::size_t valid_sequence(std::string_view s, std::size_t i) {
   const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
   const unsigned char c = b(0);
@@ -28,8 +24,6 @@ std::size_t valid_sequence(std::string_view s, std::size_t i) {
   if (cp >= 0x80 && cp <= 0x9f) return 0;  // C1 controls: allowed by XML 1.0 but discouraged
   return n;
 }
-
-}  // namespace
 
 std::string xml_safe(std::string_view s) {
   std::string o;
