@@ -7,8 +7,16 @@
 
 using namespace rope2d::ref;
 
+namespace {
+
+Segment text(std::int64_t count) { return {.kind = Segment::Kind::text, .count = count}; }
+Segment image(int h, int w) { return {.kind = Segment::Kind::image, .h = h, .w = w}; }
+Segment marker(std::int64_t count, std::int64_t pos) { return {.kind = Segment::Kind::marker, .count = count, .pos = pos}; }
+
+}  // namespace
+
 TEST(Layout, TextPositionsAreSequenceIndices) {
-  const auto p = positions({{.kind = Segment::Kind::text, .count = 4}});
+  const auto p = positions({text(4)});
   ASSERT_EQ(p.size(), 4u);
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(p[i].y, i);
@@ -18,9 +26,7 @@ TEST(Layout, TextPositionsAreSequenceIndices) {
 
 TEST(Layout, ImagePositionsAreCentredAndTextResumesAfterTheSlice) {
   // 3 text tokens, a 2x3 image at L = 3, then text at L + w*h = 9.
-  const auto p = positions({{.kind = Segment::Kind::text, .count = 3},
-                            {.kind = Segment::Kind::image, .h = 2, .w = 3},
-                            {.kind = Segment::Kind::text, .count = 1}});
+  const auto p = positions({text(3), image(2, 3), text(1)});
   ASSERT_EQ(p.size(), 10u);
   // y = L + (w*h - h)/2 + r = 3 + 2 + r; x = L + (w*h - w)/2 + c = 3 + 1 + c (6 - 3 = 3, /2 -> 1).
   EXPECT_EQ(p[3].y, 5); EXPECT_EQ(p[3].x, 4);
@@ -31,9 +37,7 @@ TEST(Layout, ImagePositionsAreCentredAndTextResumesAfterTheSlice) {
 }
 
 TEST(Layout, MarkersReuseTheirPositionAndTakeASequenceSlot) {
-  const auto p = positions({{.kind = Segment::Kind::text, .count = 2},
-                            {.kind = Segment::Kind::marker, .count = 2, .pos = 1},
-                            {.kind = Segment::Kind::text, .count = 1}});
+  const auto p = positions({text(2), marker(2, 1), text(1)});
   ASSERT_EQ(p.size(), 5u);
   EXPECT_EQ(p[2].y, 1); EXPECT_EQ(p[3].x, 1);
   EXPECT_EQ(p[4].y, 4);
@@ -56,7 +60,7 @@ TEST(Layout, ThetaTableAsTheModelFormsIt) {
 
 TEST(Layout, AnglesInterleaveYAndXAndRepeat) {
   Layout layout;
-  layout.batch = {{{.kind = Segment::Kind::text, .count = 2}, {.kind = Segment::Kind::image, .h = 2, .w = 2}}};
+  layout.batch = {{text(2), image(2, 2)}};
   const auto t = angles(layout);
   const auto theta = theta_table(layout.rope);
   ASSERT_EQ(t.size(), 6u * 128);

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "refusal.hpp"
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/nightly_shard.hpp"
@@ -154,12 +155,7 @@ json merged_json(const std::vector<std::pair<std::string, json>>& shards) { retu
 
 // The merge's message for these shards ("" when it accepts them).
 std::string refusal(const std::vector<std::pair<std::string, json>>& shards) {
-  try {
-    merge_nightly_shards(shards);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
+  return refusal_of([&] { merge_nightly_shards(shards); });
 }
 
 }  // namespace

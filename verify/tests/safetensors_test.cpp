@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "refusal.hpp"
 #include "rope2d/verify/safetensors.hpp"
 
 using namespace rope2d::verify;
@@ -23,12 +24,7 @@ void write_bytes(const std::string& path, const std::string& header, const std::
 }
 
 std::string message(const std::string& path) {
-  try {
-    read_safetensors(path);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "accepted";
+  return refusal_of([&] { read_safetensors(path); }, "accepted");
 }
 
 }  // namespace
