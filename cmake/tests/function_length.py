@@ -11,7 +11,6 @@ import re
 import sys
 
 SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".cc")
-CONTROL = re.compile(r"\b(if|for|while|switch|catch|return|sizeof|decltype|alignof|static_assert)\s*\($")
 
 
 def blank(text):
@@ -44,52 +43,79 @@ def blank(text):
     return "".join(out)
 
 
-def header_is_function(head):
-    head = re.sub(r"\s+", " ", head).strip()
-    if not head.endswith(")") and not re.search(r"\)\s*(const|noexcept|override|final|mutable|->.*|:.*)$", head):
-        return False
-    # strip a constructor's initializer list and trailing qualifiers back to the parameter list
-    depth, k = 0, len(head) - 1
-    m = re.search(r"\)\s*(const|noexcept|override|final|mutable|\s|->[^{]*)*$", head)
-    if m and not head.endswith(")"):
-        head = head[:m.start() + 1]
-    if re.search(r"\]\s*\(", head) or "[&" in head or "[=" in head or "[]" in head:
-        return False  # a lambda
-    for c in reversed(head):
-        if c == ")": depth += 1
-        elif c == "(":
+LAMBDA = re.compile(r"\[[^\[\]]*\]\s*(\(|\{|mutable\b|->)")
+KEYWORDS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof", "alignas",
+            "static_assert", "__launch_bounds__", "noexcept", "requires", "throw", "new", "delete"}
+QUALIFIERS = re.compile(r"^\s*((const|volatile|noexcept|override|final|mutable|&&|&|try)\b\s*|noexcept\s*\(.*?\)\s*|->[^{]*|:.*)*$")
+
+
+def groups(head):
+    """(start, end) of every parenthesised group at depth 0 of head."""
+    out, depth, start = [], 0, 0
+    for k, ch in enumerate(head):
+        if ch == "(":
+            if depth == 0:
+                start = k
+            depth += 1
+        elif ch == ")" and depth:
             depth -= 1
-            if depth == 0: break
-        k -= 1
-    before = head[:head.rfind("(", 0, len(head))] if "(" in head else head
-    if CONTROL.search(head[:k + 1] if k >= 0 else head) or re.search(r"\b(if|for|while|switch|catch)\s*$", head[:k].rstrip() if k > 0 else ""):
-        return False
-    return bool(re.search(r"[A-Za-z_~][\w:<>~]*\s*$", head[:k] if k > 0 else before))
+            if depth == 0:
+                out.append((start, k))
+    return out
+
+
+def header_is_function(head):
+    """A function definition's head: NAME(params) followed only by qualifiers, a trailing
+    return type or a constructor's initializer list."""
+    h = re.sub(r"\s+", " ", head).strip()
+    for start, end in groups(h):
+        name = re.search(r"(operator\s*\S+|[A-Za-z_~][\w:~]*(<[^()]*>)?)\s*$", h[:start])
+        if not name or name.group(1).split("::")[-1].split("<")[0] in KEYWORDS:
+            continue
+        if QUALIFIERS.match(h[end + 1:]):
+            return True
+    return False
 
 
 def scan(path, limit):
     text = blank(open(path, encoding="utf-8", errors="replace").read())
     text = re.sub(r"(?m)^[ \t]*#.*$", lambda m: " " * len(m.group(0)), text)  # preprocessor lines
-    found, stack, last = [], [], 0  # stack of (kind, start line)
+    found, stack, last, parens = [], [], 0, 0  # stack of (kind, start line, name)
     line = 1
     for i, c in enumerate(text):
         if c == "\n":
             line += 1
-        elif c in ";}":
-            if c == "}" and stack:
-                kind, start, name = stack.pop()
-                if kind == "function" and line - start > limit:
-                    found.append((start, line - start, name))
+        elif c == "(":
+            parens += 1
+        elif c == ")":
+            parens = max(parens - 1, 0)
+        elif c == ";" and parens == 0:
             last = i + 1
+        elif c == "}" and stack:
+            kind, start, name = stack.pop()
+            if kind == "function" and line - start > limit:
+                found.append((start, line - start, name))
+            if kind != "inner":
+                last = i + 1
         elif c == "{":
             head = text[last:i]
-            inside = any(k == "function" for k, _, _ in stack)
-            kind = "function" if not inside and header_is_function(head) else ("block" if inside else "scope")
-            name = re.sub(r"\s+", " ", head).strip()[-80:]
-            stack.append((kind, line, name))
-            last = i + 1
+            inside = any(k in ("function", "lambda") for k, _, _ in stack)
+            init_list = re.search(r"\)\s*:[^{]*$", head) and re.search(r"[\w>]$", head)
+            if parens > 0 or init_list and not inside:
+                kind = "inner"  # a brace inside parentheses (a default argument) or a member's brace-init
+            elif inside:
+                kind = "block"
+            elif LAMBDA.search(head):
+                kind = "function"  # a lambda at namespace or class scope is measured as a function
+            else:
+                kind = "function" if header_is_function(head) else "scope"
+            if kind != "inner":
+                stack.append((kind, line, re.sub(r"\s+", " ", head).strip()[-80:]))
+                last = i + 1
+            else:
+                stack.append((kind, line, ""))
         elif c == ":" and text[i:i + 2] != "::" and text[i - 1:i + 1] != "::":
-            # access specifiers and labels end a declaration's head
+            # access specifiers end a declaration's head
             if re.search(r"\b(public|private|protected)\s*$", text[last:i]):
                 last = i + 1
     return found

@@ -57,6 +57,7 @@ def main(roots):
 
     deps = {m: set() for m in modules}
     files = [(p, module_of_header(p)) for ps in headers.values() for p in ps] + [(s, owner(s)) for s in sources]
+    unowned = sorted(path for path, mod in files if mod is None)
     for path, mod in files:
         if mod is None:
             continue
@@ -90,6 +91,10 @@ def main(roots):
             visit(v)
     for c in cycles:
         print("include cycle among modules: " + ", ".join(f"{m} -> {sorted(deps[m] & set(c))}" for m in c))
+    # A source of no module (a program's commands and main, a test) is named, not silently
+    # dropped: nothing includes it, so it can close no cycle, but a library source here would
+    # hide its module's includes.
+    print(f"{len(unowned)} sources of no module (no edges from them): " + ", ".join(unowned))
     print(f"{len(modules)} modules, {len(cycles)} cycles")
     return 1 if cycles else 0
 

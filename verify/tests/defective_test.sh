@@ -55,6 +55,7 @@ expect sniffs_poison.cu 1 "Verdict: incorrect"  # accurate only when its output 
 expect sniffs_nan.cu 1 "gave different bits"  # accurate only when its output holds NaNs
 expect skips_finite.cu 1 "left unwritten by a call whose output held finite values"
 expect fast_when_warm.cu 1 "other bits than the first call" --bench  # fast once warm: the timed calls are judged too
+expect skips_when_warm.cu 1 "other bits than the first call" --bench  # writes nothing once warm: each call's output pre-filled
 expect nondeterministic.cu 1 "gave different bits"
 expect writes_inputs.cu 1 "inputs modified"
 expect faults.cu 3 "cudaErrorIllegalAddress"

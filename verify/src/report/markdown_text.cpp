@@ -17,7 +17,10 @@ std::string markdown_text(std::string_view s) {
       out += fmt::format("\\x{:02x}", c);
       ++i;
     } else if (c < 0x80) {
-      if (std::string_view("\\`*[]<>|&!").find(static_cast<char>(c)) != std::string_view::npos) out += '\\';
+      // GitHub's autolinks start at "://" and "www.": broken by escaping their punctuation.
+      const bool autolink = (c == ':' && s.substr(i + 1, 2) == "//") ||
+                            (c == '.' && i >= 3 && (s.substr(i - 3, 3) == "www" || s.substr(i - 3, 3) == "WWW"));
+      if (autolink || std::string_view("\\`*[]<>|&!~").find(static_cast<char>(c)) != std::string_view::npos) out += '\\';
       out += static_cast<char>(c);
       ++i;
     } else if (const std::size_t n = xml::valid_sequence(s, i)) {  // multi-byte: c >= 0x80

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 #include "rope2d/verify/judge.hpp"
+#include "rope2d/verify/prefill.hpp"
 #include "testbed/device_kernels.hpp"
 
 namespace rope2d::verify {
@@ -146,6 +147,41 @@ JudgedTiming time_and_judge_backward(Timer& timer, const BackwardCall& fn, const
   auto first_of = [&](int r) { return static_cast<char*>(firsts) + (r % bench_shifts) * bytes; };
   int rc = 0;
   std::vector<float> host(static_cast<std::size_t>(n));
+  // Every call's output pre-filled per element (prefill.hpp) outside the timed interval: the
+  // first call at each address with varied NaNs, those still held after it poisoned (counted
+  // unwritten by the judge); every later call with plausible finite values or a mix, as
+  // memory in real use holds, so an element it leaves unwritten differs from the first call's
+  // (never an earlier call's result at the same address).
+  auto seed_of = [](int r) { return 0x9e3779b9u ^ static_cast<std::uint32_t>(r + 1); };
+  auto style_of = [&](int r) { return r < bench_shifts ? PrefillStyle::nan : repeat_style(seed_of(r)); };
+  auto prefill = [&](int r, cudaStream_t s) {
+    detail::launch_prefill(reinterpret_cast<std::uint32_t*>(d.out(r)), n, seed_of(r), style_of(r), s);
+    check(cudaGetLastError(), "pre-fill launch");
+  };
+  // Call r's output judged: the first call at each address against the reference (kept on the
+  // device), every later one bit for bit against the first at its address.
+  auto judge_call = [&](int r, cudaStream_t s) {
+    if (r < bench_shifts) {
+      check(cudaMemcpyAsync(first_of(r), d.out(r), bytes, cudaMemcpyDeviceToDevice, s), "copy of a call's output");
+      check(cudaMemcpyAsync(host.data(), d.out(r), bytes, cudaMemcpyDeviceToHost, s), "copy back a call's output");
+      check(cudaStreamSynchronize(s), "sync");
+      const Problem w = window(p, shift(r), n);
+      tally.round(w, compute_expected(w), host.data());
+      return;
+    }
+    unsigned long long diff = 0;
+    check(cudaMemsetAsync(count, 0, sizeof diff, s), "clear counter");
+    detail::launch_count_differences(first_of(r), d.out(r), bytes, count, s);
+    check(cudaMemcpyAsync(&diff, count, sizeof diff, cudaMemcpyDeviceToHost, s), "read counter");
+    check(cudaStreamSynchronize(s), "sync");
+    ++j.compared_calls;
+    if (diff) {
+      if (!j.differing_calls++) j.first_differing = r;
+      j.differing_bytes += static_cast<std::int64_t>(diff);
+    }
+  };
+  prefill(0, nullptr);
+  check(cudaDeviceSynchronize(), "pre-fill");
   j.timing = timer.time(
       [&](int r, CUstream_st* s) {
         if (const int e = fn(d.gc(r), d.gs(r), d.theta(r), d.out(r), d.n(), d.grad_dtype(), s); e && !rc) rc = e;
@@ -153,24 +189,10 @@ JudgedTiming time_and_judge_backward(Timer& timer, const BackwardCall& fn, const
       o,
       [&](int r, CUstream_st* s) {
         if (rc) return;
-        if (r < bench_shifts) {  // the first call at this address: kept, and judged on the host
-          check(cudaMemcpyAsync(first_of(r), d.out(r), bytes, cudaMemcpyDeviceToDevice, s), "copy of a call's output");
-          check(cudaMemcpyAsync(host.data(), d.out(r), bytes, cudaMemcpyDeviceToHost, s), "copy back a call's output");
-          check(cudaStreamSynchronize(s), "sync");
-          const Problem w = window(p, shift(r), n);
-          tally.round(w, compute_expected(w), host.data());
-          return;
-        }
-        unsigned long long diff = 0;
-        check(cudaMemsetAsync(count, 0, sizeof diff, s), "clear counter");
-        detail::launch_count_differences(first_of(r), d.out(r), bytes, count, s);
-        check(cudaMemcpyAsync(&diff, count, sizeof diff, cudaMemcpyDeviceToHost, s), "read counter");
-        check(cudaStreamSynchronize(s), "sync");
-        ++j.compared_calls;
-        if (diff) {
-          if (!j.differing_calls++) j.first_differing = r;
-          j.differing_bytes += static_cast<std::int64_t>(diff);
-        }
+        if (style_of(r) == PrefillStyle::nan)
+          detail::launch_poison_unwritten(reinterpret_cast<std::uint32_t*>(d.out(r)), n, seed_of(r), s);
+        judge_call(r, s);
+        prefill(r + 1, s);  // the next call's, before its L2 flush and lead
       });
   if (rc) throw std::runtime_error("the timed kernel returned " + std::to_string(rc));
   j.metrics = tally.finish().metrics;

@@ -49,7 +49,8 @@ std::string Integrity::describe() const {
   add(!deterministic, "a second call on the same inputs gave different bits");
   if (left_unwritten)
     s += (s.empty() ? "" : "; ") + std::to_string(left_unwritten) +
-         " elements left unwritten by a call whose output held finite values (the judged call, pre-filled with NaNs, wrote them)";
+         " elements left unwritten by a call whose output held finite values or a mix (still holding that call's pre-fill "
+         "where the judged call's output differs)";
   return s.empty() ? "ok" : s;
 }
 

@@ -61,9 +61,12 @@ std::string Timer::kernel_clock_note() const {
 Timing Timer::time(const std::function<void(int, CUstream_st*)>& launch, const TimingOptions& o,
                    const std::function<void(int, CUstream_st*)>& after) {
   detail::KernelClock& clock = detail::KernelClock::instance();
-  cudaEvent_t a, b;
-  check(cudaEventCreate(&a), "event");
-  check(cudaEventCreate(&b), "event");
+  struct Event {  // destroyed however time() ends (a failed check throws)
+    cudaEvent_t e = nullptr;
+    Event() { check(cudaEventCreate(&e), "event"); }
+    ~Event() { cudaEventDestroy(e); }
+  } ea, eb;
+  cudaEvent_t a = ea.e, b = eb.e;
   check(cudaStreamSynchronize(stream_), "sync");
   clock.take();  // drop what earlier work left
   std::vector<double> times, kernel_times;
@@ -89,8 +92,6 @@ Timing Timer::time(const std::function<void(int, CUstream_st*)>& launch, const T
     kernel_times.push_back(kernel_ms);
     kernels_seen = kernels_seen && !std::isnan(kernel_ms);
   }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
   return {median(times), kernels_seen ? median(kernel_times) : NAN};
 }
 

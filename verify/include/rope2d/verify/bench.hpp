@@ -70,11 +70,13 @@ Timing time_fused(Timer& timer, const FusedCall& fn, const DeviceInputs& d, cons
 Timing time_io_floor(Timer& timer, const DeviceInputs& d, const TimingOptions& o = {});
 
 // Timed calls that are judged calls too (a kernel cannot take an accurate path while judged
-// and a fast one while timed): the first call at each of the bench_shifts addresses (a
-// warm-up call) is read back and compared with the reference of its window of `p` (the
-// problem `d` was made from) at `gate`; every later call's output, the timed ones included,
-// is compared on the device with that first call's at its address, bit for bit, after the
-// call's timed interval.
+// and a fast one while timed): every call's output is pre-filled outside the timed interval
+// (prefill.hpp: the first call at each of the bench_shifts addresses, a warm-up call, with
+// varied NaNs, those left unwritten poisoned; later calls with finite or mixed values); the
+// first call at each address is read back and compared with the reference of its window of
+// `p` (the problem `d` was made from) at `gate`; every later call's output, the timed ones
+// included, is compared on the device with that first call's at its address, bit for bit,
+// after the call's timed interval.
 struct JudgedTiming {
   Timing timing;
   Metrics metrics;             // the first calls at each address, merged

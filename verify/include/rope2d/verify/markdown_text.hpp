@@ -8,8 +8,9 @@
 
 namespace rope2d::verify {
 
-// s as inline Markdown text: the characters that make links, code, HTML, entities, table cells
-// or emphasis by `*` (\ ` * [ ] < > | & !) escaped with a backslash; control characters and
+// s as inline Markdown text: the characters that make links, code, HTML, entities, table cells,
+// emphasis by `*` or strikethrough (\ ` * [ ] < > | & ! ~) and the punctuation of GitHub's
+// autolinks (the ':' of "://", the '.' of "www.") escaped with a backslash; control characters and
 // bytes of invalid UTF-8 shown as \xNN (so no line break, table row or heading can start inside
 // it). `_` stays as written: names hold it (near_overflow), and it can only emphasise.
 std::string markdown_text(std::string_view s);

@@ -5,8 +5,10 @@
 // unwritten elements as it always has. Exact for every NaN IEEE arithmetic or a dtype
 // conversion makes: the NaN pre-fill's low 13 bits are never all 0 (a bf16 or fp16 NaN
 // widened, a canonical NaN) and its low 16 never all 1 (CUDA's 0x7fffffff), and it is never
-// the poison. The repeat call's pre-fill is finite (plausible gradients) or mixed; a finite
-// value a kernel may write too, so that call is judged against the judged call (repeat_check).
+// the poison (only a kernel passing an input NaN's payload through could write one, and where
+// an input is NaN the reference is NaN too, and the judge takes the poison as any NaN). The repeat call's pre-fill is finite (plausible
+// gradients) or mixed; a finite value a kernel may write too, so that call is judged against
+// the judged call (repeat_check).
 #pragma once
 
 #include <cstdint>
@@ -58,10 +60,11 @@ inline bool same_result(std::uint32_t a, std::uint32_t b) {
 
 // The repeat call's output (pre-filled in `style` of `seed`, not poisoned) against the judged
 // call's (NaN pre-fill, unwritten elements poisoned), element by element. An element where
-// the two differ and the repeat call's still holds its own pre-fill was left unwritten by the
-// repeat call (a written element holds the judged call's value, which cannot be that call's
-// NaN pre-fill); any other difference is a different result. Exact: a value equal to the
-// pre-fill where the calls agree was written by the judged call and is that call's result.
+// the two differ and the repeat call's still holds its own pre-fill is counted unwritten by
+// the repeat call; any other difference is a different result. Both fail, and an honest
+// deterministic kernel gives neither: where the calls agree nothing is counted. A written
+// element that happens to equal its finite pre-fill while differing from the judged call
+// (a different result) is counted unwritten: the reason may be misnamed, never missed.
 struct RepeatFindings {
   std::int64_t left_unwritten = 0;  // elements the repeat call did not write
   std::int64_t differing = 0;       // elements it wrote with another result
