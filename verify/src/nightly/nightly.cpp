@@ -33,8 +33,8 @@ std::vector<std::string> nightly_regressions(const NightSummary& now, const Nigh
         // Max errors in units of 2^-24 S compare where the earlier night's was within the S term
         // of the bound: above its coefficient a passing set's error is allowed by the subnormal
         // and reference terms instead, which fresh inputs each night move by whole factors.
-        const bool in_s_range = r.max && b->second.max && *b->second.max <= s_coefficient;
-        if (in_s_range && r.elements >= 65536 && *r.max > 1.25 * *b->second.max + 0.25)
+        const bool comparable = r.max && b->second.max && *b->second.max <= s_coefficient;
+        if (comparable && r.elements >= 65536 && *r.max > 1.25 * *b->second.max + 0.25)
           out.push_back(fmt::format("{} {}: max error {:.3g} (was {:.3g}) x 2^-24 S", kernel, set, *r.max, *b->second.max));
       }
     }

@@ -10,6 +10,7 @@
 #include <vector>
 #include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/prefill.hpp"
+#include "testbed/buffers.hpp"  // differing_bytes
 #include "testbed/device_kernels.hpp"
 
 namespace rope2d::verify {
@@ -169,11 +170,7 @@ JudgedTiming time_and_judge_backward(Timer& timer, const BackwardCall& fn, const
       tally.round(w, compute_expected(w), host.data());
       return;
     }
-    unsigned long long diff = 0;
-    check(cudaMemsetAsync(count, 0, sizeof diff, s), "clear counter");
-    detail::launch_count_differences(first_of(r), d.out(r), bytes, count, s);
-    check(cudaMemcpyAsync(&diff, count, sizeof diff, cudaMemcpyDeviceToHost, s), "read counter");
-    check(cudaStreamSynchronize(s), "sync");
+    const unsigned long long diff = detail::differing_bytes(first_of(r), d.out(r), bytes, count, s);
     ++j.compared_calls;
     if (diff) {
       if (!j.differing_calls++) j.first_differing = r;

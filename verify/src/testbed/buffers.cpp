@@ -60,13 +60,18 @@ bool DeviceMemory::guards_intact(const std::vector<const Buffer*>& bufs) {
 bool DeviceMemory::same_on_device(const Buffer& a, const Buffer& b) {
   if (a.bytes != b.bytes) return false;
   if (!diff_count_) check(cudaMalloc(reinterpret_cast<void**>(&diff_count_), sizeof *diff_count_), "cudaMalloc");
-  check(cudaMemsetAsync(diff_count_, 0, sizeof *diff_count_, stream), "cudaMemset");
-  detail::launch_count_differences(a.data(), b.data(), static_cast<std::int64_t>(a.bytes), diff_count_, stream);
+  return differing_bytes(a.data(), b.data(), static_cast<std::int64_t>(a.bytes), diff_count_, stream) == 0;
+}
+
+unsigned long long differing_bytes(const void* a, const void* b, std::int64_t bytes, unsigned long long* counter,
+                                   cudaStream_t s) {
+  check(cudaMemsetAsync(counter, 0, sizeof *counter, s), "cudaMemset");
+  launch_count_differences(a, b, bytes, counter, s);
   check(cudaGetLastError(), "compare launch");
   unsigned long long differ = 0;
-  check(cudaMemcpyAsync(&differ, diff_count_, sizeof differ, cudaMemcpyDeviceToHost, stream), "copy count");
-  check(cudaStreamSynchronize(stream), "sync");
-  return differ == 0;
+  check(cudaMemcpyAsync(&differ, counter, sizeof differ, cudaMemcpyDeviceToHost, s), "copy count");
+  check(cudaStreamSynchronize(s), "sync");
+  return differ;
 }
 
 bool DeviceMemory::unchanged(const Buffer& b, const void* host) {

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -88,6 +89,11 @@ struct Buffer {
   ~Buffer() { free_all(); }
 };
 
+
+// The number of bytes in which device ranges a and b differ, counted on the device into
+// `counter` (one device word, cleared here) on stream s and read back.
+unsigned long long differing_bytes(const void* a, const void* b, std::int64_t bytes, unsigned long long* counter,
+                                   cudaStream_t s);
 
 // The memory side of the testbed on one stream: uploads, layouts of made inputs and the
 // integrity reads, with the scratch they reuse across calls.
