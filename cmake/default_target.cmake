@@ -2,7 +2,7 @@
 # program and the libraries it and the package install. Every other target built here (tests,
 # properties, generators, fuzz drivers) leaves `all` and joins `tests`, which the test command
 # builds before ctest (`bash .ci/setup.sh --tests`). Included last, so it sees every target.
-set(ROPE2D_DEFAULT_TARGETS rope2d ${_rope2d_exported})
+set(ROPE2D_DEFAULT_TARGETS rope2d rope2d-kernel-host ${_rope2d_exported})
 
 function(rope2d_targets_under dir out)
   get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)

@@ -67,7 +67,7 @@ if(ROPE2D_HAVE_CUDA)
   set_target_properties(rope2d_kernel PROPERTIES EXPORT_NAME kernel)
 endif()
 
-install(TARGETS rope2d RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS rope2d rope2d-kernel-host RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS ${_rope2d_exported} EXPORT rope2dTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

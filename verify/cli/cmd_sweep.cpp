@@ -6,6 +6,7 @@
 // and the sweep's machinery runs on the host over the first 2^20 patterns of the range, with
 // a float32 evaluation standing in for the kernel. Exit 0 passed, 1 over the bound or time box
 // reached, 2 bad input, 3 the submission failed to build or load.
+#include <memory>
 #include <fmt/format.h>
 
 #include <cctype>
@@ -23,7 +24,9 @@
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "rope2d/rope2d_backward.h"
-#include "rope2d/verify/submission.hpp"
+#include "harness/remote_kernel.hpp"
+#include "harness/submission.hpp"
+#include "verify_worker.hpp"
 #endif
 
 namespace rope2d::cli {
@@ -94,13 +97,26 @@ int run(const SweepArgs& a) {
   BackwardFn fn = &rope2d_backward;
   const DeviceInfo dev = probe_device();
   skipped = dev.available ? "" : dev.reason;
+  // A submission is built in the box and served by the kernel host there (harness/), as verify does.
+  std::unique_ptr<harness::Scratch> scratch;
+  std::unique_ptr<harness::RemoteKernel> remote;
   if (dev.available && !a.submission.empty()) {
-    const Submission sub = load_submission(a.submission, a.out + "/build", a.nvcc, {}, repo_file("cuda/include"));
+    VerifyArgs v;
+    v.out_dir = a.out;
+    scratch = std::make_unique<harness::Scratch>("kernel");
+    const harness::BoxPolicy box = submission_box(v, scratch->path(), true);
+    Submission sub = prepare_submission(a.submission, {.nvcc = a.nvcc, .include_dir = repo_file("cuda/include"),
+                                                       .build_dir = a.out + "/build", .box = box});
+    if (sub.error.empty()) {
+      remote = std::make_unique<harness::RemoteKernel>(
+          harness::RemoteOptions{.host_program = kernel_host_program(), .library = sub.library, .box = box});
+      if (!remote->ready()) sub.error = remote->error();
+    }
     if (!sub.error.empty()) {
       std::cout << "rope2d sweep: submission " << a.submission << " failed: " << sub.error.substr(0, 4000) << "\n";
       return Exit::submission_failed;
     }
-    fn = sub.backward;
+    fn = &harness::RemoteKernel::backward;
   }
   if (dev.available) {
     device = dev.name;

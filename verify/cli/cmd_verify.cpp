@@ -33,7 +33,8 @@
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
-#include "rope2d/verify/submission.hpp"
+#include "harness/sandbox.hpp"
+#include "harness/submission.hpp"
 #include "rope2d/verify/suites.hpp"
 
 namespace rope2d::cli {
@@ -79,14 +80,22 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
     if (!have_nvcc) {
       std::cout << "  submission " << a.run.submission << ": build SKIPPED (no " << a.run.nvcc << ")\n";
     } else {
-      const Submission sub = load_submission(a.run.submission, a.out_dir + "/build", a.run.nvcc, a.run.nvcc_flags, repo_file("cuda/include"));
+      // Built and loaded in the box (harness/sandbox.hpp), never in this process.
+      const harness::Scratch scratch("kernel");
+      const harness::BoxPolicy box = submission_box(a, scratch.path(), false);
+      std::cout << "  submission " << a.run.submission << ": confinement: " << harness::describe(box) << "\n";
+      BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
+                     .build_dir = a.out_dir + "/build", .box = box, .timeout_s = a.build_timeout};
+      Submission sub = prepare_submission(a.run.submission, b);
+      if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(), box);
       if (!sub.error.empty()) {
         std::cout << "  submission " << a.run.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
                   << sub.error.substr(0, 4000) << "\n";
         std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
         return Exit::submission_failed;
       }
-      std::cout << "  submission " << a.run.submission << ": " << (source ? "compiled, " : "") << "loaded, rope2d_backward found\n";
+      std::cout << "  submission " << a.run.submission << ": " << (source ? "compiled, " : "")
+                << "loaded in the box, rope2d_backward found (the box's word: no kernel ran)\n";
     }
   }
   if (is_solution(a.run.submission)) {
@@ -199,6 +208,11 @@ Action add_verify(CLI::App& app) {
   app.add_option("--seed", a->run.seed, "base seed")->capture_default_str()->check(seed_range());
   app.add_option("--rounds", a->run.rounds, "rounds of fresh inputs per set")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--call-timeout", a->call_timeout, "seconds a kernel call may take")->capture_default_str()->check(seconds_range(86400));
+  app.add_option("--build-timeout", a->build_timeout, "seconds a submission's build (nvcc) may take")
+      ->capture_default_str()
+      ->check(seconds_range(86400));
+  app.add_flag("--no-sandbox", a->no_sandbox,
+               "run the submission unconfined, with your rights (only where the box cannot be built; the report says so)");
   app.add_option("--golden", a->golden, "golden set checked when no GPU is present")->capture_default_str();
   app.add_flag("--ieee-subnormals", a->run.ieee_subnormals,
                "demand IEEE subnormal behaviour (by default a kernel may flush subnormal values to zero)");

@@ -2,6 +2,7 @@
 // reads its messages (worker_protocol.hpp), keeps the per-call time limit, falls back to the
 // CPU checks without a GPU and reports what finished when the child died or was killed.
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -63,7 +64,7 @@ struct Watch {
 };
 
 pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fds[2]) {
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   std::cout.flush();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");

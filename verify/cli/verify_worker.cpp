@@ -5,6 +5,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
 #include <iostream>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -15,12 +18,13 @@
 #include "rope2d/verify/huge.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
+#include "harness/submission.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/bench.hpp"
 #include "rope2d/verify/device_judge.hpp"
-#include "rope2d/verify/submission.hpp"
+#include "harness/remote_kernel.hpp"
 #include "rope2d/verify/worst.hpp"
 #endif
 
@@ -32,9 +36,42 @@ using nlohmann::json;
 
 bool is_solution(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0; }
 
+harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratch, bool gpu) {
+  namespace fs = std::filesystem;
+  harness::BoxPolicy p;
+  p.confine = !a.no_sandbox;
+  p.gpu = gpu;
+  p.scratch = scratch;
+  p.env = harness::box_environment(scratch);
+  std::error_code ec;
+  for (const std::string& h : {a.out_dir, a.golden, std::string(std::getenv("HOME") ? std::getenv("HOME") : "")})
+    if (!h.empty()) p.hide.push_back(fs::absolute(h, ec).string());
+  // What the box needs under a hidden folder: the kernel host, the ABI header, the runner.
+  for (const std::string& r : {fs::path(kernel_host_program()).parent_path().string(), repo_file("cuda/include"),
+                               fs::path(repo_file("verify/python/solution_runner.py")).parent_path().string()})
+    p.reveal.push_back(r);
+  p.limits.wall_s = 0;  // each use sets its own
+  return p;
+}
+
 namespace {
 
 #ifdef ROPE2D_HAVE_CUDA
+// The folder of the Python that runs solutions (a venv's, say: bin/python3's grandparent),
+// shown read-only in the box where it lies under a hidden folder.
+std::string python_prefix(const std::string& python) {
+  namespace fs = std::filesystem;
+  const char* env = std::getenv("PATH");
+  const std::string path = env ? env : "";
+  for (std::size_t b = 0, e = 0; b <= path.size(); b = e + 1) {
+    e = std::min(path.find(':', b), path.size());
+    const fs::path p = fs::path(path.substr(b, e - b)) / python;
+    std::error_code ec;
+    if (p.is_absolute() && fs::exists(p, ec)) return p.parent_path().parent_path().string();
+  }
+  return "";
+}
+
 // The report's time line: what ran where, and what overlapped.
 std::string time_line(const Phases& t, bool device_inputs) {
   std::string s = fmt::format("CPU (one round ahead, during the calls): inputs {:.1f} s, reference {:.1f} s; "
@@ -94,7 +131,24 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   proto::send(fd, proto::Device{dev.name});
   SolutionRun run;
   run.runner = repo_file("verify/python/solution_runner.py");
-  run.work_dir = a.out_dir + "/work";
+  // The runner and the solution in the box: inputs and outputs in its scratch folder, the
+  // solution's sources shown read-only; nothing else of the report folder is visible.
+  harness::Scratch scratch("solution");
+  harness::BoxPolicy box = submission_box(a, scratch.path(), true);
+  box.reveal.push_back(std::filesystem::absolute(a.out_dir + "/solution").string());
+  if (const std::string py = python_prefix(run.python); !py.empty()) box.reveal.push_back(py);
+  rep.header.push_back({"confinement", harness::describe(box)});
+  run.work_dir = scratch.path();
+  run.launch = [&box](const std::vector<std::string>& argv, double timeout_s,
+                      const std::function<void(const char*, std::size_t)>& on_output, std::string* tail) {
+    harness::BoxPolicy p = box;
+    p.limits.wall_s = timeout_s;
+    const harness::BoxResult r = harness::run_boxed(argv, p, on_output);
+    *tail = r.output.size() > 4000 ? r.output.substr(r.output.size() - 4000) : r.output;
+    SpawnResult s;
+    s.started = r.started, s.start_error = r.start_error, s.status = r.status, s.timed_out = r.timed_out;
+    return s;
+  };
   run.call_timeout_s = a.call_timeout;
   run.rounds = a.run.rounds;
   run.gate = gate;
@@ -132,20 +186,58 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   return 0;
 }
 
-Submission open_submission(const VerifyArgs& a) {
-  if (!a.run.submission.empty())
-    return load_submission(a.run.submission, a.out_dir + "/build", a.run.nvcc, a.run.nvcc_flags, repo_file("cuda/include"));
+// A submission made ready: the project's kernel in this process, or a submission built in the
+// box and served by the kernel host there (harness/remote_kernel.hpp), whose scratch folder and
+// host live as long as this.
+struct Opened {
   Submission sub;
-  sub.kind = "builtin";
-  sub.path = "rope2d (this project's kernel)";
-  sub.backward = &rope2d_backward;
-  sub.fused = &rope2d_backward_fused;
-  return sub;
+  std::unique_ptr<harness::Scratch> scratch;
+  harness::BoxPolicy box;
+  std::unique_ptr<harness::RemoteKernel> remote;
+};
+
+Opened open_submission(const VerifyArgs& a) {
+  Opened o;
+  Submission& sub = o.sub;
+  if (a.run.submission.empty()) {
+    sub.kind = "builtin";
+    sub.path = "rope2d (this project's kernel)";
+    sub.backward = &rope2d_backward;
+    sub.fused = &rope2d_backward_fused;
+    return o;
+  }
+  o.scratch = std::make_unique<harness::Scratch>("kernel");
+  o.box = submission_box(a, o.scratch->path(), true);
+  BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
+                 .build_dir = a.out_dir + "/build", .box = o.box, .timeout_s = a.build_timeout};
+  sub = prepare_submission(a.run.submission, b);
+  if (!sub.error.empty()) return o;
+  harness::RemoteOptions r{.host_program = kernel_host_program(), .library = sub.library, .box = o.box,
+                           .call_timeout_s = a.call_timeout};
+  o.remote = std::make_unique<harness::RemoteKernel>(r);
+  if (!o.remote->ready()) {
+    sub.error = o.remote->error();
+    return o;
+  }
+  sub.backward = &harness::RemoteKernel::backward;
+  sub.fused = o.remote->has_fused() ? &harness::RemoteKernel::fused : nullptr;
+  return o;
+}
+
+// The kernel host's end: the report's words on what the box held and what was left running.
+void close_box(Opened& o, Report& rep) {
+  if (!o.remote) return;
+  const harness::RemoteKernel::End e = o.remote->finish();
+  rep.header.push_back({"kernel host", e.result.exit_text() + ", " + std::to_string(e.result.output_bytes) + " bytes of output"});
+  if (e.left_running > 0)
+    rep.warnings.push_back("the submission left " + std::to_string(e.left_running) +
+                           " process(es) running in its box at the end: all ended with the box");
 }
 
 // A kernel through the C ABI: every set judged on the testbed, plain and (layout sets) fused.
 int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
-  const Submission sub = open_submission(a);
+  Opened opened = open_submission(a);
+  const Submission& sub = opened.sub;
   Report rep;
   rep.gate = gate;
   rep.title = "rope2d verify: " + sub.path;
@@ -154,6 +246,7 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
   for (const auto& line : machine_lines(dev, a)) rep.header.push_back(line);
   rep.warnings = sub.warnings;
+  if (!a.run.submission.empty()) rep.header.push_back({"confinement", harness::describe(opened.box)});
   proto::send(fd, proto::Device{dev.name});
   if (!sub.error.empty()) {
     SetResult r;
@@ -222,6 +315,7 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
     rep.header.insert(rep.header.end(), b.header.begin(), b.header.end());
     add_results(b.results);
   }
+  close_box(opened, rep);
   finish(fd, a, rep);
   return 0;
 }

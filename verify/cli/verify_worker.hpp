@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "harness/sandbox.hpp"
 #include "rope2d/verify/problem.hpp"
 #include "rope2d/verify/run_options.hpp"
 #include "rope2d/verify/tolerance.hpp"
@@ -34,7 +35,13 @@ struct VerifyArgs {
   bool beyond_axes = false;                     // --beyond-axes: also the sets off the definition's axes
   std::string sanitizer = "compute-sanitizer";
   double call_timeout = 20;
+  double build_timeout = 600;                   // --build-timeout: seconds a submission's build may take
+  bool no_sandbox = false;                      // --no-sandbox: run the submission unconfined (said in the report)
 };
+
+// The box a submission's processes run in for this run (harness/sandbox.hpp): `scratch` the
+// one writable folder; the report folder, the home folder and the golden data hidden.
+verify::harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratch, bool gpu);
 
 bool is_solution(const std::string& path);
 

@@ -305,12 +305,18 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
     }
     if (buffer.size() > (1u << 20)) buffer.clear();  // a line that long is not the runner's
   };
-  const SpawnResult sr = run_program(argv, (fs::path(run.work_dir) / "runner.stderr").string(), on_output, budget);
+  std::string tail;
+  SpawnResult sr;
+  if (run.launch) {
+    sr = run.launch(argv, budget, on_output, &tail);
+  } else {
+    sr = run_program(argv, (fs::path(run.work_dir) / "runner.stderr").string(), on_output, budget);
+    std::ifstream err((fs::path(run.work_dir) / "runner.stderr").string());
+    tail.assign(std::istreambuf_iterator<char>(err), {});
+  }
   if (!sr.started) load_error = "cannot start " + run.python + ": " + sr.start_error;
   const std::string status = sr.exit_text() + (sr.timed_out ? ", over its time limit" : "");
   if (load_error.empty() && called.size() < jobs.size()) {
-    std::ifstream err((fs::path(run.work_dir) / "runner.stderr").string());
-    std::string tail((std::istreambuf_iterator<char>(err)), {});
     if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
     load_error = "the Python runner stopped early (" + status + "): " + tail;
   }

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "testbed/buffers.hpp"
 #include "testbed/device_kernels.hpp"
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/sweep.hpp"
@@ -28,14 +29,14 @@ void check(cudaError_t e, const char* what) {
 constexpr std::int64_t chunk_patterns = sweep_chunk_patterns;
 
 struct Buffers {
+  detail::Buffer mem[4];     // shared with a boxed kernel's host where one is in use (testbed/buffers.hpp)
   std::uint32_t* p[4] = {};  // gc, gs, theta, out
   cudaStream_t stream = nullptr;
   Buffers() {
-    for (auto*& b : p) check(cudaMalloc(reinterpret_cast<void**>(&b), 4 * chunk_patterns), "cudaMalloc");
+    for (int k = 0; k < 4; ++k) mem[k].allocate(4 * chunk_patterns), p[k] = reinterpret_cast<std::uint32_t*>(mem[k].base);
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   }
   ~Buffers() {
-    for (auto* b : p) cudaFree(b);
     if (stream) cudaStreamDestroy(stream);
   }
   Buffers(const Buffers&) = delete;

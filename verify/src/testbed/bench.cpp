@@ -62,20 +62,29 @@ DeviceInputs::DeviceInputs(const Problem& p, std::int64_t n)
   auto padded = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
   std::size_t total = 0;
   for (std::size_t bytes : sizes) total += padded(bytes);
-  check(cudaMalloc(&arena_, total), "cudaMalloc");
+  // Shared with a boxed kernel's host where one is in use (testbed/buffers.hpp).
+  shared_ = std::make_unique<detail::EdgeAllocation>();
+  if (detail::allocate_shared(*shared_, total)) arena_ = shared_->begin();
+  else check(cudaMalloc(&arena_, total), "cudaMalloc");
   char* at = static_cast<char*>(arena_);
   for (int k = 0; k < 6; ++k) {
     if (sizes[k] == 0) continue;
     *slots[k] = at;
     at += padded(sizes[k]);
     if (sources[k] && cudaMemcpy(*slots[k], sources[k], sizes[k], cudaMemcpyHostToDevice) != cudaSuccess) {
-      cudaFree(arena_);
+      release();
       throw std::runtime_error("upload of bench problem " + p.spec.name() + " failed");
     }
   }
 }
 
-DeviceInputs::~DeviceInputs() { cudaFree(arena_); }
+void DeviceInputs::release() {
+  if (shared_ && shared_->begin()) detail::unshare(*shared_), shared_->release();
+  else if (arena_) cudaFree(arena_);
+  arena_ = nullptr;
+}
+
+DeviceInputs::~DeviceInputs() { release(); }
 
 const void* DeviceInputs::gc(int run) const { return static_cast<const char*>(gc_) + shift(run) * grad_bytes_; }
 const void* DeviceInputs::gs(int run) const { return static_cast<const char*>(gs_) + shift(run) * grad_bytes_; }

@@ -5,9 +5,23 @@
 #include <algorithm>
 #include <cstring>
 
+#include "harness/remote_kernel.hpp"
 #include "testbed/device_kernels.hpp"
 
 namespace rope2d::verify::detail {
+
+bool allocate_shared(EdgeAllocation& e, std::size_t bytes) {
+  harness::RemoteKernel* r = harness::RemoteKernel::active();
+  if (!r) return false;
+  std::string why;
+  if (!e.allocate(std::max<std::size_t>(bytes, 1), &why, true) || !r->share(e, &why))
+    throw CudaError("memory shared with the boxed kernel: " + (why.empty() ? std::string("cuMemCreate failed") : why));
+  return true;
+}
+
+void unshare(const EdgeAllocation& e) {
+  if (harness::RemoteKernel* r = harness::RemoteKernel::active()) r->unshare(e.begin());
+}
 
 DeviceMemory::~DeviceMemory() {
   if (lost) return;

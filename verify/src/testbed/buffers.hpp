@@ -40,9 +40,17 @@ inline bool sticky(cudaError_t e) {
          e == cudaErrorAssert || e == cudaErrorLaunchTimeout || e == cudaErrorUnknown;
 }
 
+// While a boxed kernel is in use (harness/remote_kernel.hpp), every buffer handed to it is a
+// shareable allocation mapped into its host too: `e` allocated for `bytes` and shared, true;
+// false when no boxed kernel is in use (the caller allocates as usual). Throws when sharing fails.
+bool allocate_shared(EdgeAllocation& e, std::size_t bytes);
+// The host's mapping of a shared allocation dropped (before `e` is released).
+void unshare(const EdgeAllocation& e);
+
 // One device buffer with guard bands; the data region starts `offset` bytes into it. A flush
 // buffer ends exactly where its data ends: at an unmapped page where the driver allows (a read
 // past the end faults), else at the end of an exact cudaMalloc (compute-sanitizer sees it).
+// Shared with a boxed kernel's host (allocate_shared), every buffer ends at an unmapped page.
 struct Buffer {
   unsigned char* base = nullptr;
   std::size_t allocated = 0;  // bytes of the allocation
@@ -51,12 +59,16 @@ struct Buffer {
   detail::EdgeAllocation edge;
 
   void free_all() {
-    if (edge.begin()) edge.release();
+    if (edge.begin()) unshare(edge), edge.release();
     else if (base) cudaFree(base);
     base = nullptr;
   }
   void allocate(std::size_t total) {
     free_all();
+    if (allocate_shared(edge, total)) {
+      base = edge.begin(), allocated = edge.size();
+      return;
+    }
     check(cudaMalloc(reinterpret_cast<void**>(&base), total), "cudaMalloc");
     allocated = total;
   }
@@ -68,7 +80,8 @@ struct Buffer {
       if (base) check(cudaStreamSynchronize(s), "sync");  // earlier work may still read it
       exact = flush;
       if (!flush) allocate(want + (1 << 20));
-      else if (free_all(); edge.allocate(guard_bytes + n, nullptr)) base = edge.begin(), allocated = edge.size();
+      else if (free_all(); allocate_shared(edge, guard_bytes + n) || edge.allocate(guard_bytes + n, nullptr))
+        base = edge.begin(), allocated = edge.size();
       else allocate(guard_bytes + std::max<std::size_t>(n, 1));
     }
     bytes = n;

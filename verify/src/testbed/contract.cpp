@@ -13,6 +13,7 @@
 
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/metrics.hpp"
+#include "testbed/buffers.hpp"
 #include "testbed/device_kernels.hpp"
 
 namespace rope2d::verify {
@@ -37,15 +38,13 @@ struct Slot {
   float *theta = nullptr, *out = nullptr;
   std::int64_t n = 0;
 
+  detail::Buffer mem[4];  // shared with a boxed kernel's host where one is in use (buffers.hpp)
+
   explicit Slot(const Problem& p) : n(p.n()) {
     const std::size_t cap = static_cast<std::size_t>(std::max<std::int64_t>(n, 64));
-    need(cudaMalloc(&gc, cap * 4), "cudaMalloc");
-    need(cudaMalloc(&gs, cap * 4), "cudaMalloc");
-    need(cudaMalloc(reinterpret_cast<void**>(&theta), cap * 4), "cudaMalloc");
-    need(cudaMalloc(reinterpret_cast<void**>(&out), cap * 4), "cudaMalloc");
-  }
-  ~Slot() {
-    for (void* q : {gc, gs, static_cast<void*>(theta), static_cast<void*>(out)}) cudaFree(q);
+    for (detail::Buffer& b : mem) b.allocate(cap * 4);
+    gc = mem[0].base, gs = mem[1].base;
+    theta = reinterpret_cast<float*>(mem[2].base), out = reinterpret_cast<float*>(mem[3].base);
   }
   Slot(const Slot&) = delete;
   Slot& operator=(const Slot&) = delete;

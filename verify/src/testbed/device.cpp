@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "harness/remote_kernel.hpp"
 #include "testbed/buffers.hpp"
 #include "testbed/fresh_inputs.hpp"
 #include "rope2d/rope2d_backward.h"
@@ -159,6 +160,15 @@ struct Testbed::Impl {
         return seed;
       }
       cudaGetLastError();
+    }
+    // A boxed kernel (harness/remote_kernel.hpp): its host's word on the call's end; a host
+    // that died or faulted runs no more calls (this process's context is unharmed).
+    bool host_lost = false;
+    if (const std::string remote = harness::settle_remote_call(&host_lost); !remote.empty() && integ.call_error.empty())
+      integ.call_error = remote;
+    if (host_lost) {
+      integ.context_lost = true;
+      return seed;
     }
     if (ms) {
       float f = 0;

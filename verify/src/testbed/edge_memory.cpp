@@ -1,59 +1,25 @@
-// The flush placement's memory (driver virtual memory API through cudaGetDriverEntryPointByVersion).
+// The flush placement's memory, and the memory shared with the kernel host (driver virtual
+// memory API, driver_api.hpp).
 #include "testbed/edge_memory.hpp"
+
+#include <unistd.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include <type_traits>
+#include "testbed/driver_api.hpp"
 
 namespace rope2d::verify::detail {
 
 namespace {
 
-struct Driver {
-  decltype(&cuMemGetAllocationGranularity) granularity = nullptr;
-  decltype(&cuMemCreate) create = nullptr;
-  decltype(&cuMemAddressReserve) reserve = nullptr;
-  decltype(&cuMemMap) map = nullptr;
-  decltype(&cuMemSetAccess) access = nullptr;
-  decltype(&cuMemUnmap) unmap = nullptr;
-  decltype(&cuMemRelease) release = nullptr;
-  decltype(&cuMemAddressFree) free = nullptr;
-  std::string missing;
-
-  Driver() {
-    auto get = [&](const char* name, auto& fn) {
-      void* p = nullptr;
-      cudaDriverEntryPointQueryResult q{};
-      if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-          q != cudaDriverEntryPointSuccess || !p) {
-        if (missing.empty()) missing = std::string("the driver has no ") + name;
-        cudaGetLastError();
-        return;
-      }
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
-    };
-    get("cuMemGetAllocationGranularity", granularity);
-    get("cuMemCreate", create);
-    get("cuMemAddressReserve", reserve);
-    get("cuMemMap", map);
-    get("cuMemSetAccess", access);
-    get("cuMemUnmap", unmap);
-    get("cuMemRelease", release);
-    get("cuMemAddressFree", free);
-  }
-};
-
-const Driver& driver() {
-  static const Driver d;
-  return d;
-}
+const DriverApi& driver() { return driver_api(); }
 
 }  // namespace
 
-bool EdgeAllocation::allocate(std::size_t bytes, std::string* why) {
+bool EdgeAllocation::allocate(std::size_t bytes, std::string* why, bool shareable) {
   release();
-  const Driver& d = driver();
+  const DriverApi& d = driver();
   if (!d.missing.empty()) {
     if (why) *why = d.missing;
     return false;
@@ -64,6 +30,7 @@ bool EdgeAllocation::allocate(std::size_t bytes, std::string* why) {
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   prop.location.id = device;
+  if (shareable) prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
   std::size_t gran = 0;
   if (d.granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS || gran == 0) {
     if (why) *why = "cuMemGetAllocationGranularity failed";
@@ -96,8 +63,17 @@ bool EdgeAllocation::allocate(std::size_t bytes, std::string* why) {
   return true;
 }
 
+int EdgeAllocation::export_fd() const {
+  int fd = -1;
+  const DriverApi& d = driver();
+  if (!handle_ || !d.export_handle ||
+      d.export_handle(&fd, handle_, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) != CUDA_SUCCESS)
+    return -1;
+  return fd;
+}
+
 void EdgeAllocation::release() {
-  const Driver& d = driver();
+  const DriverApi& d = driver();
   if (va_ && handle_) d.unmap(va_, mapped_);
   if (handle_) d.release(handle_);
   if (va_) d.free(va_, reserved_);

@@ -17,8 +17,11 @@ class EdgeAllocation {
   EdgeAllocation& operator=(const EdgeAllocation&) = delete;
 
   // Maps at least `bytes` (rounded up to the granularity) followed by one unmapped granule.
-  // False, with the reason, where the driver lacks the API; the caller falls back.
-  bool allocate(std::size_t bytes, std::string* why);
+  // False, with the reason, where the driver lacks the API; the caller falls back. A
+  // shareable allocation can be exported as a POSIX file descriptor (the kernel host maps it).
+  bool allocate(std::size_t bytes, std::string* why, bool shareable = false);
+  // A new descriptor for the physical memory (the caller closes it); -1 when not shareable.
+  int export_fd() const;
   void release();
   unsigned char* begin() const { return reinterpret_cast<unsigned char*>(va_); }
   std::size_t size() const { return mapped_; }  // the mapped bytes; begin() + size() is unmapped

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -38,6 +39,10 @@ SolAnchors workload_anchors(std::size_t k);
 using BackwardCall = std::function<std::remove_pointer_t<BackwardFn>>;
 using FusedCall = std::function<std::remove_pointer_t<FusedFn>>;
 
+namespace detail {
+class EdgeAllocation;
+}
+
 class DeviceInputs {
  public:
   // Uploads `p`; the timed calls use its first n elements at each shift.
@@ -57,7 +62,9 @@ class DeviceInputs {
   const float* theta_table() const { return static_cast<const float*>(table_); }
 
  private:
+  void release();
   void* arena_ = nullptr;  // every buffer below lies in this one allocation
+  std::unique_ptr<detail::EdgeAllocation> shared_;  // the arena, when shared with a boxed kernel
   void *gc_ = nullptr, *gs_ = nullptr, *theta_ = nullptr, *out_ = nullptr, *pos_ = nullptr, *table_ = nullptr;
   std::int64_t n_ = 0;
   int grad_bytes_ = 2, grad_dtype_ = 0;

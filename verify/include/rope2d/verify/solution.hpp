@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rope2d/verify/report.hpp"
+#include "rope2d/verify/spawn.hpp"
 
 namespace rope2d::verify {
 
@@ -75,6 +76,13 @@ struct SolutionRun {
   // When given, gets the run's notes for the report: what importing the solution changed, and
   // per set the time of first calls (compilation) apart from the judged calls.
   std::vector<std::string>* notes = nullptr;
+  // How the runner is started (the box, in rope2d verify): argv, a time limit, each chunk of its
+  // output; its exit (SpawnResult) and the tail of what it wrote. Unset: run_program, stderr
+  // kept in work_dir/runner.stderr.
+  using Launcher = std::function<SpawnResult(const std::vector<std::string>& argv, double timeout_s,
+                                             const std::function<void(const char*, std::size_t)>& on_output,
+                                             std::string* tail)>;
+  Launcher launch;
 };
 
 // The results of every problem of `specs`, in order.

@@ -1,0 +1,381 @@
+// The judge's side of a boxed C ABI submission (remote_kernel.hpp): the host started in the
+// box, the shared regions, the calls, and a reader thread that takes the host's replies and,
+// when the host dies or reports a fault, writes the "done" words itself so that the judge's
+// streams never wait for a host that is gone.
+#include "harness/remote_kernel.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "harness/host_protocol.hpp"
+#include "testbed/driver_api.hpp"
+#include "testbed/edge_memory.hpp"
+
+namespace rope2d::verify::harness {
+
+namespace {
+
+std::atomic<RemoteKernel*> current{nullptr};
+
+// cudaErrorLaunchFailure: what a call of a host that is gone returns (the testbed names it).
+constexpr int host_gone_rc = 719;
+
+std::string cuda_error_name(int e) {
+  const char* n = cudaGetErrorName(static_cast<cudaError_t>(e));
+  return n ? n : "error " + std::to_string(e);
+}
+
+}  // namespace
+
+struct RemoteKernel::Impl {
+  RemoteOptions opt;
+  std::unique_ptr<BoxedProcess> box;
+  int sock = -1;
+  std::string error;
+  bool fused = false;
+
+  std::mutex m;
+  std::condition_variable cv;
+  bool hello = false, dead = false, faulted = false;
+  std::string death;                         // why the host is gone
+  std::map<std::uint64_t, int> launched;     // seq -> rc
+  std::map<std::uint32_t, int> mapped;       // region -> rc
+  std::set<std::uint64_t> unfinished;        // calls whose "finished" has not come
+  std::vector<std::string> errors;           // reported since the last settle
+  std::thread reader;
+
+  struct Region {
+    std::uint32_t id;
+    const unsigned char* begin;
+    std::size_t bytes;
+  };
+  std::vector<Region> regions;
+  std::uint32_t next_region = wire::flags_region;
+  detail::EdgeAllocation flags;
+  std::uint64_t seq = 0;
+  std::map<cudaStream_t, std::uint32_t> slots;
+  cudaStream_t rescue = nullptr;
+  int device = 0;
+
+  std::uint32_t* go_word(std::uint64_t s) const {
+    return reinterpret_cast<std::uint32_t*>(flags.begin()) + 2 * (s % wire::flag_pairs);
+  }
+  std::uint32_t* done_word(std::uint64_t s) const { return go_word(s) + 1; }
+
+  // Writes the done word of every call still waited for: the judge's streams go on.
+  void release_waiters() {
+    const detail::DriverApi& d = detail::driver_api();
+    cudaSetDevice(device);
+    for (std::uint64_t s : unfinished)
+      d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)),
+                    static_cast<std::uint32_t>(s), 0);
+    cudaStreamSynchronize(rescue);
+  }
+
+  void read_replies() {
+    unsigned char buf[256];
+    for (;;) {
+      int fd = -1;
+      const long k = wire::receive_record(sock, buf, sizeof buf, &fd);
+      if (fd >= 0) ::close(fd);  // the host never passes descriptors
+      std::unique_lock lk(m);
+      if (k <= 0) {
+        dead = true;
+        if (death.empty()) death = "the kernel host closed its socket (it exited or was killed)";
+        release_waiters();
+        cv.notify_all();
+        return;
+      }
+      const std::optional<wire::Reply> r = wire::parse_reply({buf, static_cast<std::size_t>(k)});
+      if (!r) {  // not the protocol: the host is not to be talked to any more
+        dead = true;
+        death = "the kernel host sent a record that is not a valid reply (" + std::to_string(k) + " bytes)";
+        release_waiters();
+        cv.notify_all();
+        ::shutdown(sock, SHUT_RDWR);
+        return;
+      }
+      switch (r->stage) {
+        case wire::Stage::hello: hello = true, fused = r->rc == 1; break;
+        case wire::Stage::mapped: mapped[static_cast<std::uint32_t>(r->seq)] = r->rc; break;
+        case wire::Stage::launched: launched[r->seq] = r->rc; break;
+        case wire::Stage::finished:
+          if (unfinished.erase(r->seq) && r->cuda_error) {
+            errors.push_back(cuda_error_name(r->cuda_error) + " after the call (reported by the kernel host)");
+            faulted = true;
+            // The host's stream is broken: its "done" will never be written.
+            const detail::DriverApi& d = detail::driver_api();
+            cudaSetDevice(device);
+            d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(r->seq)),
+                          static_cast<std::uint32_t>(r->seq), 0);
+            cudaStreamSynchronize(rescue);
+          }
+          break;
+      }
+      cv.notify_all();
+    }
+  }
+
+  // Waits for pred under the lock, at most timeout_s; false on time-out or death.
+  template <class Pred>
+  bool wait(std::unique_lock<std::mutex>& lk, double timeout_s, Pred pred) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (!pred()) {
+      if (dead) return false;
+      if (cv.wait_until(lk, until) == std::cv_status::timeout && !pred()) return false;
+    }
+    return true;
+  }
+
+  void kill_host(const std::string& why) {
+    {
+      std::lock_guard lk(m);
+      if (death.empty()) death = why;
+    }
+    if (box) ::kill(-box->pid(), SIGKILL);
+  }
+
+  wire::Ref ref_of(const void* p) {
+    if (!p) return {};
+    const auto* q = static_cast<const unsigned char*>(p);
+    for (const Region& r : regions)
+      if (q >= r.begin && q <= r.begin + r.bytes) return {r.id, 0, static_cast<std::uint64_t>(q - r.begin)};
+    throw std::runtime_error("verifier error: a pointer handed to the boxed kernel lies in no memory shared with it");
+  }
+
+  int call(wire::Request req, cudaStream_t s) {
+    const detail::DriverApi& d = detail::driver_api();
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    cudaStreamIsCapturing(s, &capturing);
+    std::unique_lock lk(m);
+    if (dead || faulted) return host_gone_rc;
+    req.seq = ++seq;
+    req.capture = capturing == cudaStreamCaptureStatusActive;
+    auto slot = slots.find(s);
+    if (slot == slots.end()) slot = slots.emplace(s, static_cast<std::uint32_t>(slots.size() % wire::max_slots)).first;
+    req.slot = slot->second;
+    const std::uint64_t me = req.seq;
+    if (!req.capture) unfinished.insert(me);
+    if (!wire::send_record(sock, &req, sizeof req)) {
+      unfinished.erase(me);
+      return host_gone_rc;
+    }
+    if (!wait(lk, opt.call_timeout_s, [&] { return launched.count(me) > 0; })) {
+      unfinished.erase(me);
+      lk.unlock();
+      kill_host("a call's launch did not return within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s");
+      return host_gone_rc;
+    }
+    const int rc = launched[me];
+    launched.erase(me);
+    lk.unlock();
+    // The host's stream waits for "go" and writes "done" after the call (also when it declined).
+    const auto v = static_cast<std::uint32_t>(me);
+    d.write_value(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(go_word(me)), v, 0);
+    d.wait_value(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(done_word(me)), v, CU_STREAM_WAIT_VALUE_EQ);
+    return rc;
+  }
+
+  bool share_region(const detail::EdgeAllocation& a, std::uint32_t* id, std::string* why) {
+    const int fd = a.export_fd();
+    if (fd < 0) {
+      if (why) *why = "cuMemExportToShareableHandle failed";
+      return false;
+    }
+    std::unique_lock lk(m);
+    wire::Request req;
+    req.op = wire::Op::map;
+    req.region = next_region++;
+    req.bytes = a.size();
+    const bool sent = !dead && wire::send_record(sock, &req, sizeof req, fd);
+    ::close(fd);
+    if (!sent || !wait(lk, opt.call_timeout_s, [&] { return mapped.count(req.region) > 0; })) {
+      if (why) *why = "the kernel host did not map the shared memory: " + (death.empty() ? "no reply" : death);
+      return false;
+    }
+    const int rc = mapped[req.region];
+    mapped.erase(req.region);
+    if (rc != 0) {
+      if (why) *why = "the kernel host could not map the shared memory (CUresult " + std::to_string(rc) + ")";
+      return false;
+    }
+    regions.push_back({req.region, a.begin(), a.size()});
+    *id = req.region;
+    return true;
+  }
+};
+
+RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.opt = o;
+  if (current.load()) {
+    m.error = "verifier error: a second boxed kernel in one process";
+    return;
+  }
+  const detail::DriverApi& d = detail::driver_api();
+  if (!d.missing.empty()) {
+    m.error = "cannot share memory with a boxed kernel: " + d.missing;
+    return;
+  }
+  cudaGetDevice(&m.device);
+  if (cudaStreamCreateWithFlags(&m.rescue, cudaStreamNonBlocking) != cudaSuccess) {
+    m.error = "cudaStreamCreate failed";
+    return;
+  }
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    m.error = "socketpair failed";
+    return;
+  }
+  BoxPolicy p = o.box;
+  p.keep_fds = {sv[1]};
+  m.box = std::make_unique<BoxedProcess>(std::vector<std::string>{o.host_program, "serve", o.library}, p);
+  ::close(sv[1]);
+  m.sock = sv[0];
+  if (!m.box->started()) {
+    m.error = "cannot start the kernel host: " + m.box->start_error();
+    return;
+  }
+  m.reader = std::thread([&m] { m.read_replies(); });
+  {
+    std::unique_lock lk(m.m);
+    if (!m.wait(lk, o.start_timeout_s, [&] { return m.hello; })) {
+      lk.unlock();
+      m.box->pump();
+      const BoxResult r = m.box->finish(1);
+      m.error = "the kernel host did not start (" + r.exit_text() + "): " + r.output.substr(0, 4000);
+      return;
+    }
+  }
+  // Region 1: the flag words.
+  std::string why;
+  std::uint32_t id = 0;
+  if (!m.flags.allocate(8 * wire::flag_pairs, &why, true) || !m.share_region(m.flags, &id, &why) || id != wire::flags_region) {
+    m.error = "cannot share the flag words with the kernel host: " + why;
+    return;
+  }
+  cudaMemset(m.flags.begin(), 0, m.flags.size());
+  current.store(this);
+}
+
+RemoteKernel::~RemoteKernel() {
+  if (current.load() == this) current.store(nullptr);
+  finish();
+}
+
+bool RemoteKernel::ready() const { return impl_->error.empty(); }
+const std::string& RemoteKernel::error() const { return impl_->error; }
+bool RemoteKernel::has_fused() const { return impl_->fused; }
+RemoteKernel* RemoteKernel::active() { return current.load(); }
+
+bool RemoteKernel::share(const detail::EdgeAllocation& a, std::string* why) {
+  std::uint32_t id = 0;
+  return impl_->share_region(a, &id, why);
+}
+
+void RemoteKernel::unshare(const void* begin) {
+  Impl& m = *impl_;
+  std::lock_guard lk(m.m);
+  for (auto it = m.regions.begin(); it != m.regions.end(); ++it)
+    if (it->begin == begin) {
+      wire::Request req;
+      req.op = wire::Op::unmap;
+      req.region = it->id;
+      if (!m.dead) wire::send_record(m.sock, &req, sizeof req);
+      m.regions.erase(it);
+      return;
+    }
+}
+
+int RemoteKernel::backward(const void* gc, const void* gs, const float* theta, float* out, std::int64_t n, int grad_dtype,
+                           cudaStream_t stream) {
+  RemoteKernel* r = active();
+  if (!r) return host_gone_rc;
+  wire::Request q;
+  q.op = wire::Op::call;
+  q.entry = static_cast<std::int32_t>(wire::Entry::plain);
+  q.grad_dtype = grad_dtype;
+  q.count = n;
+  Impl& m = *r->impl_;
+  q.arg[0] = m.ref_of(gc), q.arg[1] = m.ref_of(gs), q.arg[2] = m.ref_of(theta), q.arg[3] = m.ref_of(out);
+  return m.call(q, stream);
+}
+
+int RemoteKernel::fused(const void* gc, const void* gs, const std::int32_t* positions, const float* theta, float* out,
+                        std::int64_t tokens, int head_dim, int grad_dtype, cudaStream_t stream) {
+  RemoteKernel* r = active();
+  if (!r) return host_gone_rc;
+  wire::Request q;
+  q.op = wire::Op::call;
+  q.entry = static_cast<std::int32_t>(wire::Entry::fused);
+  q.grad_dtype = grad_dtype;
+  q.count = tokens;
+  q.head_dim = head_dim;
+  Impl& m = *r->impl_;
+  q.arg[0] = m.ref_of(gc), q.arg[1] = m.ref_of(gs), q.arg[2] = m.ref_of(positions), q.arg[3] = m.ref_of(theta),
+  q.arg[4] = m.ref_of(out);
+  return m.call(q, stream);
+}
+
+std::string RemoteKernel::settle() {
+  Impl& m = *impl_;
+  std::unique_lock lk(m.m);
+  const bool in_time = m.wait(lk, m.opt.call_timeout_s, [&] { return m.unfinished.empty(); });
+  std::string e = m.errors.empty() ? "" : m.errors.front();
+  m.errors.clear();
+  if (e.empty() && m.dead) e = m.death;
+  if (e.empty() && !in_time) {
+    lk.unlock();
+    m.kill_host("a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s");
+    return "a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s (the kernel host was killed)";
+  }
+  return e;
+}
+
+bool RemoteKernel::lost() const {
+  std::lock_guard lk(impl_->m);
+  return impl_->dead || impl_->faulted;
+}
+
+RemoteKernel::End RemoteKernel::finish() {
+  Impl& m = *impl_;
+  End e;
+  if (!m.box) return e;
+  e.left_running = m.box->others_in_box();
+  if (m.sock >= 0) {
+    wire::Request bye;
+    bye.op = wire::Op::bye;
+    wire::send_record(m.sock, &bye, sizeof bye);
+  }
+  e.result = m.box->finish(5);
+  if (m.sock >= 0) ::shutdown(m.sock, SHUT_RDWR);
+  if (m.reader.joinable()) m.reader.join();
+  if (m.sock >= 0) ::close(m.sock);
+  m.sock = -1;
+  m.box.reset();
+  if (m.rescue) cudaStreamDestroy(m.rescue);
+  m.rescue = nullptr;
+  return e;
+}
+
+std::string settle_remote_call(bool* lost) {
+  RemoteKernel* r = RemoteKernel::active();
+  if (!r) return "";
+  std::string e = r->settle();
+  if (lost) *lost = r->lost();
+  return e;
+}
+
+}  // namespace rope2d::verify::harness

@@ -1,0 +1,393 @@
+// The box (sandbox.hpp): bubblewrap's namespaces and mounts, the limits and the drop to an
+// unprivileged user set between fork and exec (async-signal-safe calls only there: the
+// verifier has CUDA threads), the wall clock and the output kept by the parent.
+#include "harness/sandbox.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace rope2d::verify::harness {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string find_program(const std::string& name) {
+  const char* env = std::getenv("PATH");
+  std::string path = env ? env : "";
+  path += ":/usr/bin:/bin";
+  for (std::size_t b = 0, e = 0; b <= path.size(); b = e + 1) {
+    e = std::min(path.find(':', b), path.size());
+    const std::string dir = path.substr(b, e - b);
+    if (dir.empty() || dir[0] != '/') continue;  // never a relative PATH entry
+    const std::string p = dir + "/" + name;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
+// The mounts and namespaces, then the command.
+std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p, int info_fd,
+                                    const std::vector<std::string>& argv) {
+  std::vector<std::string> a{bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"};
+  if (p.gpu) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/dev", ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("nvidia", 0) == 0) a.insert(a.end(), {"--dev-bind", e.path().string(), e.path().string()});
+    }
+  }
+  for (const std::string& h : p.hide) {
+    std::error_code ec;
+    const fs::file_status s = fs::symlink_status(h, ec);
+    if (ec || !fs::exists(s)) continue;
+    const std::string real = fs::canonical(h, ec).string();
+    if (ec || real == "/") continue;
+    if (fs::is_directory(s) || fs::is_directory(real)) a.insert(a.end(), {"--tmpfs", real});
+    else a.insert(a.end(), {"--ro-bind", "/dev/null", real});
+  }
+  for (const std::string& r : p.reveal) {
+    std::error_code ec;
+    const std::string real = fs::canonical(r, ec).string();
+    if (!ec) a.insert(a.end(), {"--ro-bind", real, real});
+  }
+  if (!p.scratch.empty()) a.insert(a.end(), {"--bind", p.scratch, p.scratch, "--chdir", p.scratch});
+  a.insert(a.end(), {"--info-fd", std::to_string(info_fd), "--"});
+  a.insert(a.end(), argv.begin(), argv.end());
+  return a;
+}
+
+const std::string& bwrap_program() {
+  static const std::string path = find_program("bwrap");
+  return path;
+}
+
+thread_local bool probing = false;  // the trial run of probe_sandbox: no probe of the probe
+
+struct Launch {
+  pid_t pid = -1;
+  int out_fd = -1, info_fd = -1;
+  std::string error;
+};
+
+// Forks and execs argv (through bwrap when confining): its own session and process group,
+// stdin from /dev/null, stdout and stderr into one pipe, the kept descriptors as 3, 4, ...,
+// every other descriptor closed, the limits set, root dropped to box_uid.
+Launch launch(const std::vector<std::string>& argv, const BoxPolicy& p) {
+  Launch l;
+  if (argv.empty()) {
+    l.error = "no program";
+    return l;
+  }
+  const std::string bwrap = bwrap_program();
+  if (p.confine && !probing) {
+    const SandboxProbe& box = probe_sandbox();
+    if (!box.available) {
+      l.error = "the sandbox cannot be built here: " + box.reason + " (--no-sandbox runs the submission unconfined)";
+      return l;
+    }
+  }
+  int out[2], info[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    l.error = std::string("pipe: ") + std::strerror(errno);
+    return l;
+  }
+  if (::pipe2(info, O_CLOEXEC) != 0) {
+    ::close(out[0]), ::close(out[1]);
+    l.error = std::string("pipe: ") + std::strerror(errno);
+    return l;
+  }
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int n_keep = static_cast<int>(p.keep_fds.size());
+  const int info_target = 3 + n_keep;
+  // Everything the child needs, made before the fork.
+  const std::vector<std::string> full = p.confine ? bwrap_argv(bwrap, p, info_target, argv) : argv;
+  std::vector<char*> args, envp;
+  for (const auto& s : full) args.push_back(const_cast<char*>(s.c_str()));
+  args.push_back(nullptr);
+  for (const auto& s : p.env) envp.push_back(const_cast<char*>(s.c_str()));
+  envp.push_back(nullptr);
+  const std::string exe = full[0].find('/') == std::string::npos ? find_program(full[0]) : full[0];
+  const bool drop = p.confine && ::geteuid() == 0;
+  const rlimit cpu{p.limits.cpu_s, p.limits.cpu_s}, files{p.limits.open_files, p.limits.open_files},
+      procs{p.limits.processes, p.limits.processes}, fsize{p.limits.file_bytes, p.limits.file_bytes}, core{0, 0};
+  const pid_t parent = ::getpid();
+  const std::string chdir_to = p.confine ? "" : p.scratch;
+  std::vector<int> sources(p.keep_fds);
+  sources.insert(sources.end(), {devnull, out[1], info[1]});
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    l.error = std::string("fork: ") + std::strerror(errno);
+    for (int fd : {out[0], out[1], info[0], info[1], devnull}) ::close(fd);
+    return l;
+  }
+  if (pid == 0) {
+    ::setsid();
+    // Every source moved above 1000 first, so that no target overwrites a source still needed.
+    int moved[64];
+    const int count = std::min<int>(static_cast<int>(sources.size()), 64);
+    for (int i = 0; i < count; ++i)
+      if ((moved[i] = ::fcntl(sources[i], F_DUPFD, 1000 + i)) < 0) ::_exit(126);
+    for (int i = 0; i < n_keep; ++i) ::dup2(moved[i], 3 + i);
+    ::dup2(moved[n_keep], 0);
+    ::dup2(moved[n_keep + 1], 1);
+    ::dup2(moved[n_keep + 1], 2);
+    if (p.confine) ::dup2(moved[n_keep + 2], info_target);
+    ::close_range(static_cast<unsigned>(info_target + (p.confine ? 1 : 0)), ~0u, 0);
+    ::setrlimit(RLIMIT_CPU, &cpu);
+    ::setrlimit(RLIMIT_NOFILE, &files);
+    ::setrlimit(RLIMIT_FSIZE, &fsize);
+    ::setrlimit(RLIMIT_CORE, &core);
+    if (drop) {
+      if (::setgroups(0, nullptr) != 0 || ::setgid(box_uid) != 0 || ::setuid(box_uid) != 0) ::_exit(126);
+      ::setrlimit(RLIMIT_NPROC, &procs);  // counted for box_uid alone, so it binds
+    }
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // after the drop, which clears it
+    if (::getppid() != parent) ::_exit(126);
+    if (!chdir_to.empty() && ::chdir(chdir_to.c_str()) != 0) ::_exit(126);
+    ::execve(exe.c_str(), args.data(), envp.data());
+    ::_exit(127);
+  }
+  for (int fd : {out[1], info[1], devnull}) ::close(fd);
+  l.pid = pid;
+  l.out_fd = out[0];
+  l.info_fd = info[0];
+  return l;
+}
+
+// bwrap's report of the box: the PID namespace's inode and the box's first process.
+void read_info(int fd, std::uint64_t& ns, pid_t& inner) {
+  std::string text;
+  char buf[1024];
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10); std::chrono::steady_clock::now() < until;) {
+    pollfd q{fd, POLLIN, 0};
+    if (::poll(&q, 1, 100) <= 0) continue;
+    const ssize_t k = ::read(fd, buf, sizeof buf);
+    if (k <= 0) break;
+    text.append(buf, static_cast<std::size_t>(k));
+    if (text.size() > 4096) break;
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_object()) {
+      if (j.contains("pid-namespace") && j["pid-namespace"].is_number_unsigned()) ns = j["pid-namespace"].get<std::uint64_t>();
+      if (j.contains("child-pid") && j["child-pid"].is_number_integer()) inner = j["child-pid"].get<pid_t>();
+      break;
+    }
+  }
+  ::close(fd);
+}
+
+std::uint64_t pid_namespace_of(pid_t pid) {
+  struct stat st{};
+  const std::string link = "/proc/" + std::to_string(pid) + "/ns/pid";
+  return ::stat(link.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
+}
+
+int processes_in_namespace(std::uint64_t ns) {
+  int count = 0;
+  DIR* d = ::opendir("/proc");
+  if (!d) return -1;
+  while (const dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    const long v = std::strtol(e->d_name, &end, 10);
+    if (*end || v <= 0) continue;
+    if (pid_namespace_of(static_cast<pid_t>(v)) == ns) ++count;
+  }
+  ::closedir(d);
+  return count;
+}
+
+// Reads what is there without blocking; false at end of file.
+bool drain(int fd, std::string& kept, std::uint64_t& total, std::size_t cap,
+           const std::function<void(const char*, std::size_t)>& on_output, int wait_ms) {
+  pollfd q{fd, POLLIN, 0};
+  if (::poll(&q, 1, wait_ms) <= 0) return true;
+  char buf[65536];
+  const ssize_t k = ::read(fd, buf, sizeof buf);
+  if (k < 0) return errno == EINTR || errno == EAGAIN;
+  if (k == 0) return false;
+  total += static_cast<std::uint64_t>(k);
+  if (kept.size() < cap) kept.append(buf, std::min<std::size_t>(static_cast<std::size_t>(k), cap - kept.size()));
+  if (on_output) on_output(buf, static_cast<std::size_t>(k));
+  return true;
+}
+
+}  // namespace
+
+const SandboxProbe& probe_sandbox() {
+  static const SandboxProbe probe = [] {
+    SandboxProbe s;
+    s.bwrap = bwrap_program();
+    if (s.bwrap.empty()) {
+      s.reason = "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)";
+      return s;
+    }
+    probing = true;
+    BoxPolicy p;
+    p.env = {"PATH=/usr/bin:/bin"};
+    p.limits.wall_s = 20;
+    const BoxResult r = run_boxed({"/bin/true"}, p);
+    probing = false;
+    s.available = r.ok();
+    if (!s.available) s.reason = "bwrap could not build the box (" + r.exit_text() + "): " + r.output.substr(0, 400);
+    return s;
+  }();
+  return probe;
+}
+
+std::string describe(const BoxPolicy& p) {
+  if (!p.confine)
+    return "NOT CONFINED (--no-sandbox): the submission ran with the caller's rights, its file system and network; "
+           "only the limits and the descriptor list applied";
+  std::string s = "bubblewrap: new user, PID, network, IPC, UTS and cgroup namespaces (no network), read-only root, "
+                  "private /tmp and one writable scratch folder, no capabilities";
+  if (::geteuid() == 0) s += ", uid " + std::to_string(box_uid) + " (dropped from root)";
+  s += p.gpu ? ", the GPU device nodes alone in /dev" : ", no GPU device nodes";
+  if (!p.hide.empty()) s += ", " + std::to_string(p.hide.size()) + " folders hidden (report folder, home, golden data)";
+  s += "; limits: " + (p.limits.wall_s > 0 ? std::to_string(static_cast<long>(p.limits.wall_s)) + " s wall, " : std::string()) +
+       std::to_string(p.limits.cpu_s) + " s CPU, " + std::to_string(p.limits.open_files) + " open files, " +
+       (::geteuid() == 0 ? std::to_string(p.limits.processes) + " processes, " : std::string()) +
+       std::to_string(p.limits.file_bytes >> 20) + " MiB a file; every process it starts ends with it";
+  return s;
+}
+
+Scratch::Scratch(const std::string& tag) {
+  std::error_code ec;
+  std::string base = fs::temp_directory_path(ec).string();
+  if (ec || base.empty() || base[0] != '/') base = "/tmp";
+  std::string tmpl = base + "/rope2d-" + tag + "-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a scratch folder under " + base + ": " + std::strerror(errno));
+  path_ = tmpl;
+  if (::geteuid() == 0 && ::chown(path_.c_str(), box_uid, box_uid) != 0)
+    throw std::runtime_error("cannot give the scratch folder " + path_ + " to the box's user: " + std::strerror(errno));
+}
+
+Scratch::~Scratch() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string BoxResult::exit_text() const {
+  if (!started) return "not started: " + start_error;
+  if (timed_out) return "killed at its time limit";
+  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  return "status " + std::to_string(status);
+}
+
+bool BoxResult::ok() const { return started && !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+BoxResult run_boxed(const std::vector<std::string>& argv, const BoxPolicy& p,
+                    const std::function<void(const char*, std::size_t)>& on_output) {
+  BoxResult r;
+  const Launch l = launch(argv, p);
+  if (l.pid < 0) {
+    r.start_error = l.error;
+    return r;
+  }
+  r.started = true;  // l.info_fd stays open to the end: bwrap writes to it (a closed pipe would kill it)
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  bool open = true, exited = false;
+  double exited_at = 0;
+  for (;;) {
+    if (open) open = drain(l.out_fd, r.output, r.output_bytes, p.output_cap, on_output, 100);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!exited) {
+      const pid_t w = ::waitpid(l.pid, &r.status, WNOHANG);
+      if (w == l.pid) exited = true, exited_at = elapsed();
+    }
+    if (exited && (!open || elapsed() > exited_at + 1)) break;  // what it left holding the pipe is killed below
+    if (!exited && p.limits.wall_s > 0 && elapsed() > p.limits.wall_s) {
+      r.timed_out = true;
+      ::kill(-l.pid, SIGKILL);
+      ::waitpid(l.pid, &r.status, 0);
+      exited = true, exited_at = elapsed();
+    }
+  }
+  ::kill(-l.pid, SIGKILL);  // unconfined leftovers in its group (a box ends with its first process)
+  ::close(l.out_fd);
+  ::close(l.info_fd);
+  return r;
+}
+
+BoxedProcess::BoxedProcess(const std::vector<std::string>& argv, const BoxPolicy& p) : cap_(p.output_cap) {
+  const Launch l = launch(argv, p);
+  start_error_ = l.error;
+  if (l.pid < 0) return;
+  pid_ = l.pid;
+  out_fd_ = l.out_fd;
+  if (p.confine) read_info(l.info_fd, ns_inode_, inner_);
+  else ::close(l.info_fd);
+  ::fcntl(out_fd_, F_SETFL, ::fcntl(out_fd_, F_GETFL) | O_NONBLOCK);
+}
+
+BoxedProcess::~BoxedProcess() {
+  if (pid_ > 0) finish(0);
+}
+
+void BoxedProcess::pump() {
+  if (out_fd_ >= 0) drain(out_fd_, output_, output_bytes_, cap_, {}, 0);
+}
+
+int BoxedProcess::others_in_box() const {
+  if (!ns_inode_) return 0;
+  const int n = processes_in_namespace(ns_inode_);
+  return std::max(0, n - 2);  // bwrap's init and the first command
+}
+
+BoxResult BoxedProcess::finish(double grace_s) {
+  BoxResult r;
+  r.started = pid_ > 0;
+  r.start_error = start_error_;
+  if (pid_ <= 0) return r;
+  const auto t0 = std::chrono::steady_clock::now();
+  bool exited = false;
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < grace_s) {
+    pump();
+    if (::waitpid(pid_, &r.status, WNOHANG) == pid_) {
+      exited = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(-pid_, SIGKILL);
+  if (!exited) {
+    ::waitpid(pid_, &r.status, 0);
+    r.timed_out = grace_s > 0;
+  }
+  pump();
+  r.output = output_;
+  r.output_bytes = output_bytes_;
+  if (out_fd_ >= 0) ::close(out_fd_);
+  out_fd_ = -1;
+  pid_ = -1;
+  return r;
+}
+
+std::vector<std::string> box_environment(const std::string& scratch) {
+  std::vector<std::string> env{"PATH=/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=" + scratch,
+                               "TMPDIR=/tmp"};
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
+    if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
+  return env;
+}
+
+}  // namespace rope2d::verify::harness

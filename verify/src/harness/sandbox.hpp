@@ -1,0 +1,116 @@
+// The box every submission runs in: a child process under bubblewrap (Debian's `bwrap`) with no
+// network, a read-only root, one writable scratch folder, the report folder, the user's home
+// and the golden data hidden, only the GPU device nodes, an unprivileged user when started as
+// root, resource limits and a wall-clock limit, and a PID namespace whose end ends every
+// process the submission started. It inherits only the descriptors named here.
+//
+// Nothing here trusts the child: its output is bytes capped in size, its exit is a status.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rope2d::verify::harness {
+
+struct Limits {
+  double wall_s = 0;                         // 0: none (the caller watches the time itself)
+  std::uint64_t cpu_s = 3600;                // RLIMIT_CPU
+  std::uint64_t open_files = 4096;           // RLIMIT_NOFILE
+  std::uint64_t processes = 2048;            // RLIMIT_NPROC (threads count too), for the unprivileged user
+  std::uint64_t file_bytes = 16ull << 30;    // RLIMIT_FSIZE
+};
+
+struct BoxPolicy {
+  bool confine = true;  // false: run unconfined (the explicit --no-sandbox), still with the limits
+  bool gpu = false;     // the GPU device nodes (/dev/nvidia*) visible
+  std::string scratch;  // the one writable folder, and the working directory
+  std::vector<std::string> hide;    // folders that look empty inside (the report folder, home, golden data)
+  std::vector<std::string> reveal;  // read-only again under a hidden folder (a program, a Python prefix)
+  std::vector<int> keep_fds;        // inherited as descriptors 3, 4, ... in this order; nothing else is
+  std::vector<std::string> env;     // the child's whole environment, NAME=value
+  Limits limits;
+  std::size_t output_cap = 1u << 20;  // bytes of stdout+stderr kept; the rest is counted, not kept
+};
+
+// Whether the box can be built here: bwrap found and a trial run inside it succeeded.
+struct SandboxProbe {
+  bool available = false;
+  std::string bwrap;   // the program's path
+  std::string reason;  // why not, when unavailable
+};
+const SandboxProbe& probe_sandbox();
+
+// The report's words for what confined (or did not confine) a child run under `p`.
+std::string describe(const BoxPolicy& p);
+
+// The unprivileged user the box drops to when started as root.
+inline constexpr uid_t box_uid = 65534;
+
+// A folder only this process knows, under the system's temporary folder, writable by the
+// box's user; removed with its contents by the destructor.
+class Scratch {
+ public:
+  explicit Scratch(const std::string& tag);
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct BoxResult {
+  bool started = false;
+  std::string start_error;
+  int status = -1;  // waitpid status
+  bool timed_out = false;
+  std::string output;            // stdout and stderr, at most output_cap bytes
+  std::uint64_t output_bytes = 0;  // all it wrote
+  std::string exit_text() const;   // "exit 1", "signal 9 (Killed)", "killed after 120 s (time limit)"
+  bool ok() const;                 // started, exited 0, in time
+};
+
+// A boxed child that runs while the caller talks to it (the kernel host): started, then
+// ended by finish() or the destructor, which kill the whole box.
+class BoxedProcess {
+ public:
+  BoxedProcess(const std::vector<std::string>& argv, const BoxPolicy& p);
+  ~BoxedProcess();
+  BoxedProcess(const BoxedProcess&) = delete;
+  BoxedProcess& operator=(const BoxedProcess&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  const std::string& start_error() const { return start_error_; }
+  // Processes in the box's PID namespace besides its first one (what the child left running).
+  int others_in_box() const;
+  // Waits up to `grace_s` for the child to exit, then kills the box; its status and output.
+  BoxResult finish(double grace_s);
+  // Drains the child's output (non-blocking), keeping up to the cap.
+  void pump();
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
+  std::size_t cap_;
+  std::string start_error_, output_;
+  std::uint64_t output_bytes_ = 0;
+  std::uint64_t ns_inode_ = 0;  // the box's PID namespace (0: unknown or unconfined)
+  pid_t inner_ = -1;            // the box's first process, as bwrap reports it
+};
+
+// Runs argv in the box to its end (or the wall-clock limit), calling on_output with each
+// chunk it writes (besides keeping up to the cap).
+BoxResult run_boxed(const std::vector<std::string>& argv, const BoxPolicy& p,
+                    const std::function<void(const char*, std::size_t)>& on_output = {});
+
+// The environment a boxed child starts from: PATH, LANG, the CUDA device selection, HOME and
+// TMPDIR in the scratch folder; nothing of the verifier's (no ROPE2D_* variable).
+std::vector<std::string> box_environment(const std::string& scratch);
+
+}  // namespace rope2d::verify::harness

@@ -1,0 +1,49 @@
+// A C ABI kernel submission made ready to run in the box: a CUDA source compiled by nvcc
+// inside the box (sandbox.hpp), or a prebuilt shared object copied there. The verifier never
+// loads it into its own process: the kernel host loads it, in the box (kernel_host.cpp), for a
+// load check without a GPU (probe_submission) or to serve calls (remote_kernel.hpp).
+// Failures are values (a message), never exceptions that escape.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/sandbox.hpp"
+#include "rope2d/verify/device.hpp"
+
+namespace rope2d::verify {
+
+struct Submission {
+  std::string path;            // as given
+  std::string kind;            // "builtin", "cuda-source", "shared-object"
+  std::string sha256;          // of the file given
+  std::string compile_command; // for sources
+  std::string compile_log;
+  std::vector<std::string> warnings;
+  std::string library;         // the shared object to load, in the box's scratch folder
+  BackwardFn backward = nullptr;
+  FusedFn fused = nullptr;     // optional entry point
+  std::string error;           // why it cannot be run (build, load, symbol)
+};
+
+struct BuildOptions {
+  std::string nvcc = "nvcc";
+  std::vector<std::string> nvcc_flags;  // appended to "-O3 -arch=sm_90 -shared -Xcompiler -fPIC"
+  std::string include_dir;              // the ABI header's folder
+  std::string build_dir;                // where the built submission.so is kept for the report
+  harness::BoxPolicy box;               // scratch: where the build runs and the library is left
+  double timeout_s = 600;               // the build's wall-clock limit
+};
+
+// Builds (sources) or copies (shared objects) into the box's scratch folder; fast-math flags
+// add a warning.
+Submission prepare_submission(const std::string& path, const BuildOptions& o);
+
+// Loads the library in the box with the kernel host (no GPU needed): "" when it loads and
+// exports rope2d_backward, else why not. The box's word (its exit), not a judgement.
+std::string probe_submission(const Submission& s, const std::string& host_program, const harness::BoxPolicy& box);
+
+// The kernel host program installed beside this one (rope2d-kernel-host).
+std::string kernel_host_program();
+
+}  // namespace rope2d::verify
