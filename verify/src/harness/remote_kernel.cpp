@@ -155,6 +155,10 @@ struct RemoteKernel::Impl {
     throw std::runtime_error("verifier error: a pointer handed to the boxed kernel lies in no memory shared with it");
   }
 
+  // The judge's stream gets its "go" and its wait for "done" before the request is sent, so
+  // that nothing on the host's side waits for the judge's reply: a host whose first launch
+  // synchronises its context (lazy module loading) then waits only for the judge's earlier
+  // work. A host that never launches is released by the reader thread (release_waiters).
   int call(wire::Request req, cudaStream_t s) {
     const detail::DriverApi& d = detail::driver_api();
     cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
@@ -167,24 +171,25 @@ struct RemoteKernel::Impl {
     if (slot == slots.end()) slot = slots.emplace(s, static_cast<std::uint32_t>(slots.size() % wire::max_slots)).first;
     req.slot = slot->second;
     const std::uint64_t me = req.seq;
-    if (!req.capture) unfinished.insert(me);
+    const auto v = static_cast<std::uint32_t>(me);
+    d.write_value(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(go_word(me)), v, 0);
+    d.wait_value(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(done_word(me)), v, CU_STREAM_WAIT_VALUE_EQ);
+    unfinished.insert(me);
     if (!wire::send_record(sock, &req, sizeof req)) {
-      unfinished.erase(me);
+      dead = true;
+      if (death.empty()) death = "the kernel host's socket is closed";
+      release_waiters();
       return host_gone_rc;
     }
     if (!wait(lk, opt.call_timeout_s, [&] { return launched.count(me) > 0; })) {
-      unfinished.erase(me);
       lk.unlock();
-      kill_host("a call's launch did not return within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s");
+      kill_host("a call did not return within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s (killed)");
       return host_gone_rc;
     }
     const int rc = launched[me];
     launched.erase(me);
-    lk.unlock();
-    // The host's stream waits for "go" and writes "done" after the call (also when it declined).
-    const auto v = static_cast<std::uint32_t>(me);
-    d.write_value(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(go_word(me)), v, 0);
-    d.wait_value(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(done_word(me)), v, CU_STREAM_WAIT_VALUE_EQ);
+    // A captured call finishes when the judge's graph is replayed: no "finished" comes for it.
+    if (req.capture) unfinished.erase(me);
     return rc;
   }
 
@@ -253,7 +258,6 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
     std::unique_lock lk(m.m);
     if (!m.wait(lk, o.start_timeout_s, [&] { return m.hello; })) {
       lk.unlock();
-      m.box->pump();
       const BoxResult r = m.box->finish(1);
       m.error = "the kernel host did not start (" + r.exit_text() + "): " + r.output.substr(0, 4000);
       return;

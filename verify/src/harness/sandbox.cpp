@@ -336,15 +336,26 @@ BoxedProcess::BoxedProcess(const std::vector<std::string>& argv, const BoxPolicy
   out_fd_ = l.out_fd;
   if (p.confine) read_info(l.info_fd, ns_inode_, inner_);
   else ::close(l.info_fd);
-  ::fcntl(out_fd_, F_SETFL, ::fcntl(out_fd_, F_GETFL) | O_NONBLOCK);
+  drainer_ = std::thread([this] {
+    char buf[65536];
+    for (;;) {
+      pollfd q{out_fd_, POLLIN, 0};
+      if (::poll(&q, 1, 100) == 0) {
+        if (stop_) return;  // finished, and an unconfined leftover still holds the pipe
+        continue;
+      }
+      const ssize_t k = ::read(out_fd_, buf, sizeof buf);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) return;
+      std::lock_guard lk(output_mutex_);
+      output_bytes_ += static_cast<std::uint64_t>(k);
+      if (output_.size() < cap_) output_.append(buf, std::min<std::size_t>(static_cast<std::size_t>(k), cap_ - output_.size()));
+    }
+  });
 }
 
 BoxedProcess::~BoxedProcess() {
   if (pid_ > 0) finish(0);
-}
-
-void BoxedProcess::pump() {
-  if (out_fd_ >= 0) drain(out_fd_, output_, output_bytes_, cap_, {}, 0);
 }
 
 int BoxedProcess::others_in_box() const {
@@ -361,7 +372,6 @@ BoxResult BoxedProcess::finish(double grace_s) {
   const auto t0 = std::chrono::steady_clock::now();
   bool exited = false;
   while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < grace_s) {
-    pump();
     if (::waitpid(pid_, &r.status, WNOHANG) == pid_) {
       exited = true;
       break;
@@ -373,18 +383,34 @@ BoxResult BoxedProcess::finish(double grace_s) {
     ::waitpid(pid_, &r.status, 0);
     r.timed_out = grace_s > 0;
   }
-  pump();
-  r.output = output_;
-  r.output_bytes = output_bytes_;
-  if (out_fd_ >= 0) ::close(out_fd_);
+  // The box is gone, and with it every writer of the pipe: the drain ends at end of file (or,
+  // unconfined, at the first quiet moment, whatever a leftover of the child still holds).
+  stop_ = true;
+  if (drainer_.joinable()) drainer_.join();
+  {
+    std::lock_guard lk(output_mutex_);
+    r.output = output_;
+    r.output_bytes = output_bytes_;
+  }
+  ::close(out_fd_);
   out_fd_ = -1;
   pid_ = -1;
   return r;
 }
 
 std::vector<std::string> box_environment(const std::string& scratch) {
-  std::vector<std::string> env{"PATH=/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=" + scratch,
-                               "TMPDIR=/tmp"};
+  // The caller's PATH (its absolute entries: a relative one would name the scratch folder) so
+  // that the same python3 and nvcc run inside; the usual folders after it.
+  std::string path;
+  const char* env_path = std::getenv("PATH");
+  const std::string given = env_path ? env_path : "";
+  for (std::size_t b = 0, e = 0; b <= given.size(); b = e + 1) {
+    e = std::min(given.find(':', b), given.size());
+    const std::string dir = given.substr(b, e - b);
+    if (!dir.empty() && dir[0] == '/') path += dir + ":";
+  }
+  path += "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
+  std::vector<std::string> env{"PATH=" + path, "LANG=C.UTF-8", "HOME=" + scratch, "TMPDIR=/tmp"};
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
   return env;

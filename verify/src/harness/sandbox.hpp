@@ -9,9 +9,12 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace rope2d::verify::harness {
@@ -90,15 +93,18 @@ class BoxedProcess {
   int others_in_box() const;
   // Waits up to `grace_s` for the child to exit, then kills the box; its status and output.
   BoxResult finish(double grace_s);
-  // Drains the child's output (non-blocking), keeping up to the cap.
-  void pump();
   pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
   int out_fd_ = -1;
   std::size_t cap_;
-  std::string start_error_, output_;
+  std::string start_error_;
+  // The child's output, drained by a thread of its own (a child that writes much never blocks).
+  std::thread drainer_;
+  std::atomic<bool> stop_{false};
+  std::mutex output_mutex_;
+  std::string output_;
   std::uint64_t output_bytes_ = 0;
   std::uint64_t ns_inode_ = 0;  // the box's PID namespace (0: unknown or unconfined)
   pid_t inner_ = -1;            // the box's first process, as bwrap reports it

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The attack corpus (verify/tests/attacks/): each submission attacks the verifier from inside
+# its box; each must get its expected exit and reason, leave nothing outside --out (no mark in
+# /var/tmp/rope2d-attack, no secret read, no network reached), leave no process running, and
+# never crash the verifier. Without a GPU the load-time attacks run (built and loaded in the
+# box); with one, the call-time attacks too. Needs nvcc (exit 77, SKIPPED, without it).
+#   attack_test.sh ROPE2D ATTACKS_DIR [WORK_DIR]
+set -u
+rope2d=$1 attacks=$2 work=${3:-$(mktemp -d)}
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+[ -x "$nvcc" ] || { echo "SKIPPED: no nvcc"; exit 77; }
+command -v bwrap >/dev/null || { echo "SKIPPED: no bubblewrap (bwrap)"; exit 77; }
+mkdir -p "$work" && work=$(cd "$work" && pwd)
+marks=/var/tmp/rope2d-attack secret=/var/tmp/rope2d-attack-secret.txt
+rm -rf "$marks" && mkdir -p "$marks" && chmod 1777 "$marks"
+echo "the secret" >"$secret" && chmod 600 "$secret"
+# A listener on the machine's loopback that the network attack tries to reach.
+python3 -c 'import socket,time
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", 47811)); s.listen(8); time.sleep(600)' &
+listener=$!
+trap 'kill $listener 2>/dev/null; rm -f "$secret"' EXIT
+gpu=0
+"$rope2d" verify --only 'odd/bf16/n=1' --rounds 1 --quiet --out "$work/probe" 2>&1 | grep -q "report:" && gpu=1
+passes=0 fails=0
+check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output or the report
+  local name=$1 file=$2 want=$3 pattern=$4; shift 4
+  # ATTACK_ONLY=REGEX runs only the matching attacks.
+  if [ -n "${ATTACK_ONLY:-}" ] && ! [[ $name =~ $ATTACK_ONLY ]]; then return; fi
+  local t0=$SECONDS
+  timeout 600 "$rope2d" verify "$attacks/$file" --quick --rounds 1 --quiet --call-timeout 10 --out "$work/$name" "$@" \
+    >"$work/$name.log" 2>&1
+  local rc=$?
+  sleep 6  # a daemon writes 5 s after it started
+  local bad=""
+  [[ $rc =~ ^($want)$ ]] || bad="exit $rc, expected $want"
+  [ -z "$bad" ] && ! grep -qE -- "$pattern" "$work/$name.log" "$work/$name/report.md" 2>/dev/null && bad="neither output nor report says '$pattern'"
+  [ -z "$bad" ] && [ -n "$(ls -A "$marks")" ] && bad="escaped: $(ls "$marks" | tr '\n' ' ')"
+  [ -z "$bad" ] && [ "$rc" -ge 128 ] && bad="the verifier died (exit $rc)"
+  local left; left=$(pgrep -u 65534 -c 2>/dev/null || true)
+  [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of the box's user left running"
+  if [ -n "$bad" ]; then
+    echo "FAIL $name: $bad"; tail -n 8 "$work/$name.log"; fails=$((fails + 1))
+  else
+    echo "ok   $name (exit $rc, '$pattern', $((SECONDS - t0)) s)"; passes=$((passes + 1))
+  fi
+  rm -rf "${marks:?}"/*
+}
+# Negative control: unconfined (--no-sandbox), the same attack does leave its marks, so the
+# checks above can see an escape.
+timeout 300 "$rope2d" verify "$attacks/forge_at_load.cu" --quick --rounds 1 --quiet --no-sandbox --out "$work/control" \
+  >"$work/control.log" 2>&1
+sleep 6
+if [ -f "$marks/escaped.txt" ] && [ -f "$marks/daemon.txt" ]; then
+  echo "ok   control: unconfined, the attack escaped as expected"; passes=$((passes + 1))
+else
+  echo "FAIL control: unconfined, the attack left no mark: the escape check cannot see one"; fails=$((fails + 1))
+fi
+rm -rf "${marks:?}"/*
+if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
+  check forge_at_load forge_at_load.cu 0 "loaded in the box"
+  check forge_in_call forge_in_call.cu 0 "loaded in the box"
+  check fork_bomb fork_bomb.cu 0 "loaded in the box"
+  check loud loud.cu 0 "loaded in the box"
+  check network network.cu 0 "loaded in the box"
+  check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20
+else
+  # Forged records on its own socket end its host: failed, never passed.
+  check forge_at_load forge_at_load.cu "1|3" "Verdict: (incorrect|failed)"
+  check forge_in_call forge_in_call.cu "1|3" "Verdict: (incorrect|failed)"
+  check hang_in_call hang_in_call.cu 3 "did not return within"
+  check crash_in_call crash_in_call.cu 3 "kernel host"
+  check exit_in_call exit_in_call.cu 3 "kernel host"
+  # Its forks take the box's process limit; the host, short of threads, may then fail.
+  check fork_bomb fork_bomb.cu "1|3" "Verdict: (incorrect|failed)"
+  check loud loud.cu 1 "Verdict: incorrect"
+  check network network.cu 1 "Verdict: incorrect"
+  check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20
+fi
+echo "attacks: $passes passed, $fails failed"
+[ $fails -eq 0 ]
