@@ -155,6 +155,7 @@ int run_merge(const MergeArgs& a) {
 Action add_nightly(CLI::App& app) {
   auto a = std::make_shared<NightlyArgs>();
   a->night.program = fs::read_symlink("/proc/self/exe").string();
+  a->night.golden = repo_file("data/golden-smoke");  // beside the program, never the working directory's
   app.add_option("--config", a->night.config, "JSON: {submissions: [...], grad_dtypes: [...], sweep: {from, to, budget_s}}");
   app.add_option("--out", a->night.root, "where dated reports go")->capture_default_str();
   app.add_option("--root", a->night.root, "deprecated: --out")->group("")->each([](const std::string&) {

@@ -104,7 +104,7 @@ NightSweepRange sweep_one(const json& plan, const json& item, const DeviceInfo& 
 json nightly_plan_of(const NightlyOptions& o) {
   const NightlyConfig c = read_nightly_config(o.config);
   std::vector<std::string> files;
-  if (fs::exists(fs::path(o.golden) / "manifest.json"))
+  if (!o.golden.empty() && fs::exists(fs::path(o.golden) / "manifest.json"))
     for (const GoldenFile& f : open_golden(o.golden).files) files.push_back(f.file);
   return nightly_plan(c, o.quick, o.golden, files);
 }
