@@ -18,6 +18,7 @@
 #include "bench_cli.hpp"
 #include "commands.hpp"
 #include "rope2d/rope2d_backward.h"
+#include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/bench.hpp"
 #include "rope2d/verify/device.hpp"
 #include "rope2d/verify/sol_score.hpp"
@@ -189,13 +190,12 @@ void write_json(const Context& cx, const DeviceInfo& dev, const Tally& t, const 
   j["summary"] = summarise(cx, t);
   j["workloads"] = t.rows;
   if (a.variants) j["variants"] = variants;
-  const std::string tmp = a.json_path + ".tmp";
-  std::ofstream(tmp) << j.dump(2) << "\n";
-  std::rename(tmp.c_str(), a.json_path.c_str());
+  write_file_atomic(a.json_path, {j.dump(2), "\n"});
   std::cout << "wrote " << a.json_path << "\n";
 }
 
 int run(BenchArgs a) {
+  if (!a.json_path.empty()) require_output_file(a.json_path, "--json");  // before anything is timed
   const DeviceInfo dev = probe_device();
   if (!dev.available) {
     std::cout << "rope2d bench: SKIPPED: " << dev.reason << " (nothing to time without a GPU)\n";

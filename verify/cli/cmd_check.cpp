@@ -32,6 +32,9 @@ int run(CheckArgs a) {
     throw std::invalid_argument("--tier: only with --outputs (a golden set alone is checked bit for bit)");
   const auto tier = parse_tier(a.tier);
   if (!tier) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
+  // Where the report and trace go, before anything is read or judged.
+  if (!a.report_dir.empty()) check_report_folder(a.report_dir, a.report_old.empty() ? "--out" : "--report");
+  check_machine_outputs(a.machine);
   StdoutForJson redirect(a.machine.json);
   const GoldenSet set = open_golden(a.golden);  // checksums first: a damaged set is bad input
   Progress progress(a.quiet);

@@ -12,6 +12,7 @@
 #include "progress.hpp"
 #include "rope2d/ref/input.hpp"
 #include "rope2d/ref/layout.hpp"
+#include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/golden.hpp"
 #include "rope2d/verify/suites.hpp"
 
@@ -30,6 +31,7 @@ struct GoldenArgs {
 };
 
 int run(const GoldenArgs& a) {
+  verify::require_output_folder(a.out, "--out");  // before any problem is made
   SuiteOptions o;
   o.seed = a.seed;
   o.grad_dtypes = parse_grad_dtypes(a.dtypes, "--grad-dtypes");

@@ -36,6 +36,7 @@ void write_svg(const std::string& path, const std::string& svg) {
 }
 
 int run(const LayoutArgs& a) {
+  if (!a.svg.empty()) verify::require_output_file(a.svg, "--svg");
   ref::Layout layout;
   if (!a.file.empty()) {
     const std::string text = ref::read_file(a.file);

@@ -68,6 +68,13 @@ std::string run_date(const std::string& given) {
   return d;
 }
 
+// --out and the night's folder under it: directories or nothing (never a symbolic link), checked
+// before any work; the files written there are checked as they are written.
+void check_night_folder(const std::string& root, const std::string& date) {
+  require_output_folder(root, "--out");
+  if (!date.empty()) require_output_folder((fs::path(root) / date).string(), "--out");
+}
+
 // The GPU work of this build: none without CUDA.
 NightlyGpu this_gpu() {
   NightlyGpu g;
@@ -97,6 +104,7 @@ json run_shard(const NightlyArgs& a, const json& plan, ShardId s, const std::str
 int run(const NightlyArgs& a) {
   const std::string date = run_date(a.date);
   if (!a.shard.empty() && !a.gpus.empty()) throw std::invalid_argument("--shard and --gpus: expected one of them, found both");
+  check_night_folder(a.night.root, date);
   const json plan = nightly_plan_of(a.night);
   if (!a.gpus.empty()) {
     const NightlyGpu gpu = this_gpu();
@@ -109,8 +117,9 @@ int run(const NightlyArgs& a) {
     std::cout << "rope2d nightly: --gpus all: no GPU found; running in one process (what needs no GPU)\n";
   } else if (!a.shard.empty()) {
     const ShardId s = parse_shard(a.shard);
-    const json result = run_shard(a, plan, s, date);
     const fs::path f = fs::path(a.night.root) / date / shard_file(s);
+    require_output_file(f.string(), "--out");
+    const json result = run_shard(a, plan, s, date);
     write_file_atomic(f.string(), {result.dump(2), "\n"});
     std::cout << fmt::format("rope2d nightly: shard {}/{} ({} items) written to {}\n", s.index, s.count, result["items"].size(), f.string());
     return Exit::ok;
@@ -121,6 +130,7 @@ int run(const NightlyArgs& a) {
 int run_merge(const MergeArgs& a) {
   std::vector<std::string> files = a.files;
   if (!a.date.empty()) run_date(a.date);  // a folder's name, before anything is read or written
+  check_night_folder(a.root, a.date);
   if (files.empty()) {
     const fs::path dir = fs::path(a.root) / run_date(a.date);
     if (fs::is_directory(dir))
@@ -145,6 +155,7 @@ int run_merge(const MergeArgs& a) {
 Action add_nightly(CLI::App& app) {
   auto a = std::make_shared<NightlyArgs>();
   a->night.program = fs::read_symlink("/proc/self/exe").string();
+  a->night.golden = repo_file("data/golden-smoke");  // beside the program, never the working directory's
   app.add_option("--config", a->night.config, "JSON: {submissions: [...], grad_dtypes: [...], sweep: {from, to, budget_s}}");
   app.add_option("--out", a->night.root, "where dated reports go")->capture_default_str();
   app.add_option("--root", a->night.root, "deprecated: --out")->group("")->each([](const std::string&) {

@@ -30,9 +30,9 @@ int run(const ReportArgs& a) {
     for (const ReportWriter& w : report_writers()) known |= w.file == f;
     if (!known || f == "report.json") throw std::invalid_argument("--file: expected the name of a file a report holds (not report.json), found '" + f + "'");
   }
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) throw std::invalid_argument(out.string() + ": cannot create the folder: " + ec.message());
+  // Every file to be drawn is checked before the first is written: a regular file or nothing.
+  const std::string label = a.out.empty() ? "" : "--out";
+  std::vector<const ReportWriter*> drawn;
   for (const ReportWriter& w : report_writers()) {
     if (w.file == "report.json") continue;  // the source: never rewritten
     if (!a.files.empty() && std::find(a.files.begin(), a.files.end(), w.file) == a.files.end()) continue;
@@ -40,8 +40,14 @@ int run(const ReportArgs& a) {
       std::cout << "not drawn: " << w.file << " (" << source << " holds no error histograms; it predates them)\n";
       continue;
     }
-    const std::string path = (out / w.file).string();
-    write_file_atomic(path, {w.render(r)});  // throws invalid_argument: exit 2 for an unwritable folder
+    drawn.push_back(&w);
+  }
+  require_output_folder(out.string(), label);
+  for (const ReportWriter* w : drawn) require_output_file((out / w->file).string(), label.empty() ? "" : label + " " + out.string() + ":");
+  make_output_folder(out.string(), label);
+  for (const ReportWriter* w : drawn) {
+    const std::string path = (out / w->file).string();
+    write_file_atomic(path, {w->render(r)});  // throws invalid_argument: exit 2 for an unwritable folder
     std::cout << "wrote " << path << "\n";
   }
   return Exit::ok;

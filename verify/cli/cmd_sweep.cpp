@@ -61,6 +61,7 @@ std::uint64_t parse_pattern(const std::string& text, const std::string& what) {
 }
 
 int run(const SweepArgs& a) {
+  check_sweep_folder(a.out, "--out");  // before anything is built or run
   SweepOptions o;
   o.budget_s = a.budget_s;
   o.quick = a.quick;

@@ -158,6 +158,9 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
     throw std::invalid_argument(a.run.submission + ": no such file");
   const std::string stem = a.run.submission.empty() ? "rope2d" : fs::path(a.run.submission).stem().string();
   if (a.out_dir.empty()) a.out_dir = "reports/verify/" + stem;
+  // Where the report and trace go, before anything is built or run.
+  check_report_folder(a.out_dir, "--out");
+  check_machine_outputs(mo);
   if (a.sanitize) return verify_sanitized(a);
   if (is_solution(a.run.submission)) {
     // Malformed: exit 2 here. Judged over its definition's grad dtypes unless --grad-dtypes says.

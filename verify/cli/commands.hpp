@@ -16,10 +16,11 @@ enum Exit : int { ok = 0, incorrect = 1, usage = 2, submission_failed = 3, no_gp
 using Action = std::function<int()>;
 
 // A file of the project by its path in the repository (the golden set, the worst-case lists, a
-// script, the ABI headers). An installed program (<prefix>/bin/rope2d) finds its own copy under
-// <prefix>/share/rope2d/<rel>, found from the program's location, whatever the working directory.
-// A program in a build tree: the working directory when it is a checkout, else the source tree
-// it was built from.
+// script, the ABI headers), looked up beside the program only, never in the working directory
+// (a folder planted there, reference/worst/ say, must not change what is judged or run). An
+// installed program (<prefix>/bin/rope2d) finds its own copy under <prefix>/share/rope2d/<rel>,
+// <prefix> from the program's location (/proc/self/exe); a program in a build tree, the source
+// tree it was configured from.
 inline std::string repo_file(const std::string& rel) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -28,7 +29,7 @@ inline std::string repo_file(const std::string& rel) {
     const fs::path installed = exe.parent_path().parent_path() / "share" / "rope2d" / rel;
     if (fs::exists(installed, ec)) return installed.string();
   }
-  return fs::exists(rel, ec) ? fs::absolute(rel).string() : std::string(ROPE2D_SOURCE_DIR) + "/" + rel;
+  return (fs::path(ROPE2D_SOURCE_DIR) / rel).string();
 }
 
 Action add_eval(CLI::App& app);

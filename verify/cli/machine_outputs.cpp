@@ -12,7 +12,12 @@ void add_machine_outputs(CLI::App& app, MachineOutputs& m) {
   app.add_flag("--json", m.json, "print report.json to stdout (everything else goes to stderr)");
 }
 
+void check_machine_outputs(const MachineOutputs& m) {
+  if (!m.trace.empty()) verify::require_output_file(m.trace, "--trace");
+}
+
 void emit_machine_outputs(const MachineOutputs& m, const verify::Report& r) {
+  check_machine_outputs(m);
   if (!m.trace.empty()) verify::write_file_atomic(m.trace, {verify::render_trace(r)});
   if (m.json) std::cout << verify::render_json(r) << std::flush;
 }

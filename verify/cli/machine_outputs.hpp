@@ -33,6 +33,9 @@ class StdoutForJson {
   std::streambuf* saved_;
 };
 
+// --trace a regular file or nothing (require_output_file), checked before any work is done.
+void check_machine_outputs(const MachineOutputs& m);
+
 // Writes the trace (atomically) and prints the JSON, as asked, of the report r.
 void emit_machine_outputs(const MachineOutputs& m, const verify::Report& r);
 // The same from a report folder's report.json; says on stderr when there is none.

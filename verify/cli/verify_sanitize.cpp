@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "verify_worker.hpp"
+#include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/sanitize.hpp"
 
 namespace rope2d::cli {
@@ -26,6 +27,9 @@ int verify_sanitized(const VerifyArgs& a) {
   // Judged on the CPU under the tools, so they watch the submission and the testbed only.
   args.push_back("--cpu-judge");
   const std::string out = (a.out_dir.empty() ? std::string("reports/verify/sanitize") : a.out_dir) + "/sanitize";
+  // The tools' logs are opened for writing there (run_sanitizers): never through a link or into a FIFO.
+  verify::require_output_folder(out, "--out");
+  for (const char* tool : {"memcheck", "racecheck", "initcheck"}) verify::require_output_file(out + "/" + tool + ".log", "--out");
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (self.empty()) throw std::runtime_error("--sanitize: cannot find this program's path (/proc/self/exe)");

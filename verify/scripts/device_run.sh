@@ -9,7 +9,12 @@
 #   cp build/verify/flush_edge_gpu_test build/verify/librope2d_accurate_ftz.so .device/bin/   # for the ftzedge step
 # then run this script there with .device carried. Each step's log is kept even if one fails.
 set -uo pipefail
-out=${OUT:-reports/device}
+# The project's files (.device/bin, verify/python, data/golden-smoke) are the checkout's this
+# script is in, whatever the working directory; $OUT and $SOLX_HARNESS as given.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$(realpath -m "${OUT:-$root/reports/device}")
+[ -n "${SOLX_HARNESS:-}" ] && SOLX_HARNESS=$(realpath -m "$SOLX_HARNESS")
+cd "$root" || exit 1
 mkdir -p "$out"
 bin=.device/bin
 export PYTHONUNBUFFERED=1

@@ -3,12 +3,13 @@
 # job, which runs when every shard succeeded (--dependency=afterok) and is cancelled otherwise.
 #   verify/slurm/submit.sh [--shards N] [--date YYYY-MM-DD] [--out DIR] [--rope2d PATH]
 #                          [--partition P] [--no-gres] [--wait] [-- nightly options...]
-# Run it from the repository root on a shared file system (the jobs start in this folder).
+# Run it on a shared file system (the jobs start in the working directory; relative paths given
+# are taken from there). The default --rope2d is the build beside this script's checkout.
 # --no-gres drops --gres=gpu:1 (a partition without GPUs: the nightly checks what needs none);
 # --wait returns when the merge job ends, with its exit code. Prints the two job ids.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-shards=4 date=$(date -u +%F) out=reports/nightly rope2d=build/verify/rope2d gres=(--gres=gpu:1) partition=() wait=()
+shards=4 date=$(date -u +%F) out=reports/nightly rope2d=$here/../../build/verify/rope2d gres=(--gres=gpu:1) partition=() wait=()
 while [ $# -gt 0 ]; do
   case $1 in
     --shards) shards=$2; shift 2 ;;

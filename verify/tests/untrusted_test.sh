@@ -2,8 +2,9 @@
 # Untrusted input beyond the golden files (one case per reproducer): shard results and the
 # previous summary read as every other input (typed, regular files, capped), dates that stay
 # under --out, reports written whole or not at all; sweep options parsed as nightly's; golden
-# sets that a signal, a killed run or a symlink cannot damage; check --golden comparing what a
-# file says with what it holds. Bad input exits 2 naming the file and field; nothing hangs.
+# sets that a signal, a killed run or a symlink cannot damage (a symlink --out is refused);
+# check --golden comparing what a file says with what it holds. Bad input exits 2 naming the
+# file and field; nothing hangs.
 #   untrusted_test.sh ROPE2D SOURCE_DIR
 rope2d=$(realpath "$1") src=$(realpath "$2")
 source "$(dirname "$0")/testlib.sh"
@@ -93,7 +94,7 @@ grep -q '"previous": "2026-12-03"' prevgood/$d/summary.json && ok "a good previo
 edit half 'pass'
 mkdir -p half/$d/junit.xml/blocked
 merge 2 half
-says half 'junit.xml: cannot rename into place'
+says half 'junit.xml: expected a regular file or nothing, found a directory'
 none half half/$d/summary.json half/$d/summary.md
 [ -z "$(ls -A half/$d | grep -v -e '^shard-0-of-1.json$' -e '^junit.xml$')" ] && ok "half: no staged file left behind" ||
   bad "half: left $(ls -A half/$d)"
@@ -133,20 +134,24 @@ run 0 "golden after a killed run" "$rope2d" golden --layout l.json --out set --s
 [ ! -e .set.staging-AbC123 ] && [ ! -e .set.old-XyZ789 ] && ok "stale staging and old folders removed" ||
   bad "stale folders left: $(ls -A | grep -e staging -e old)"
 [ -d .other.staging-KeEp12 ] && ok "another set's staging folder left alone" || bad "another set's staging folder removed"
-# --out a symlink: followed (the set lands in the folder it names), never replaced by a folder.
+# --out a symlink: refused (an output folder is a directory or nothing), neither followed nor
+# replaced; the folder it names gets nothing.
 mkdir -p real && ln -s real link
-run 0 "golden --out symlink" "$rope2d" golden --layout l.json --out link --quiet
-[ -L link ] && [ -s real/manifest.json ] && ok "the symlink followed, not replaced" || bad "symlink: $(ls -la link real)"
-run 0 "golden --out symlink --force" "$rope2d" golden --layout l.json --out link --seed 8 --force --quiet
-[ -L link ] && [ -s real/manifest.json ] && ok "--force through the symlink keeps it" || bad "symlink --force: $(ls -la link)"
-[ -e .real.lock ] && ok "the lock is the real folder's" || bad "lock: $(ls -A | grep lock)"
+run 2 "golden --out symlink" "$rope2d" golden --layout l.json --out link --quiet
+says "golden --out symlink" '--out link: expected a directory or nothing, found a symbolic link'
+[ -L link ] && [ -z "$(ls -A real)" ] && ok "the symlink neither followed nor replaced" || bad "symlink: $(ls -la link real)"
 ln -s nowhere dangling
 run 2 "golden --out dangling symlink" "$rope2d" golden --layout l.json --out dangling --quiet
 [ -L dangling ] && ok "a dangling symlink is not replaced" || bad "dangling: $(ls -la dangling)"
-# One writer per real folder: a lock held on the real path refuses a writer through the link.
-flock .real.lock sleep 5 & sleep 0.5
-run 2 "golden locked through a symlink" "$rope2d" golden --layout l.json --out link --seed 9 --force --quiet
-says "golden locked through a symlink" 'another rope2d golden is writing this set'
+# The lock beside the set: a link planted there is refused, not followed (nothing made where it points).
+ln -s planted .other.lock
+run 2 "golden with a linked lock" "$rope2d" golden --layout l.json --out other --quiet
+says "golden with a linked lock" '.other.lock: expected a regular file or nothing, found a symbolic link'
+[ ! -e planted ] && [ ! -e other ] && ok "the linked lock: nothing made" || bad "the linked lock: $(ls -la planted other 2>&1)"
+# One writer per folder: a lock held refuses a second writer.
+flock .set.lock sleep 5 & sleep 0.5
+run 2 "golden locked" "$rope2d" golden --layout l.json --out set --seed 9 --force --quiet
+says "golden locked" 'another rope2d golden is writing this set'
 wait
 
 # --- check --golden: what a file says against what it holds -------------------------------------

@@ -1,5 +1,5 @@
 // Outputs written whole or not at all: checked writes into a unique temporary file beside the
-// target, fsync, then rename into place (atomic_file.hpp).
+// target, fsync, then rename into place (atomic_file.hpp); only over a regular file or nothing.
 #include "rope2d/verify/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -15,6 +15,42 @@
 #include <stdexcept>
 
 namespace rope2d::verify {
+
+std::string file_kind(const std::string& path) {
+  // "link/" would name the folder a link points to: the name itself is judged.
+  std::string name = path;
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  struct stat st {};
+  if (::lstat(name.c_str(), &st) != 0) return "";  // nothing there (or a parent that is no folder: the write says so)
+  const mode_t m = st.st_mode;
+  return S_ISREG(m) ? "a regular file" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" : S_ISFIFO(m) ? "a FIFO"
+         : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "a special file";
+}
+
+namespace {
+
+std::string named(const std::string& path, const std::string& label) { return (label.empty() ? "" : label + " ") + path; }
+
+}  // namespace
+
+void require_output_file(const std::string& path, const std::string& label) {
+  const std::string kind = file_kind(path);
+  if (!kind.empty() && kind != "a regular file")
+    throw std::invalid_argument(named(path, label) + ": expected a regular file or nothing, found " + kind);
+}
+
+void require_output_folder(const std::string& dir, const std::string& label) {
+  const std::string kind = file_kind(dir);
+  if (!kind.empty() && kind != "a directory")
+    throw std::invalid_argument(named(dir, label) + ": expected a directory or nothing, found " + kind);
+}
+
+void make_output_folder(const std::string& dir, const std::string& label) {
+  require_output_folder(dir, label);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::invalid_argument(named(dir, label) + ": cannot create the directory (" + ec.message() + ")");
+}
 
 namespace {
 
@@ -59,7 +95,14 @@ std::string stage_file(const std::string& path, const std::vector<std::string_vi
 }  // namespace
 
 void write_file_atomic(const std::string& path, const std::vector<std::string_view>& parts, const std::function<bool()>& stop) {
+  require_output_file(path);
   const std::string tmp = stage_file(path, parts, stop);
+  try {
+    require_output_file(path);  // what came there while the file was written
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     ::unlink(tmp.c_str());
@@ -72,8 +115,10 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
   auto drop = [&](std::size_t from) {
     for (std::size_t k = from; k < staged.size(); ++k) ::unlink(staged[k].c_str());
   };
+  for (const auto& f : files) require_output_file(f.first);  // before anything is staged
   try {
     for (const auto& [path, text] : files) staged.push_back(stage_file(path, {text}));
+    for (const auto& f : files) require_output_file(f.first);
   } catch (...) {
     drop(0);
     throw;

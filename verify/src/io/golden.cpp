@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -245,13 +246,13 @@ void remove_stale(const fs::path& parent, const std::string& name) {
 void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
                   const ProgressFn& progress, bool force, SolPaths paths) {
   if (specs.empty()) throw std::invalid_argument("golden: no problems to write; a golden set holds at least one");
-  // The real path, symlinks followed (a link given as --out is followed, never replaced), so
-  // the lock and the staging folder sit beside the folder that is written.
+  // The folder itself a directory or nothing: a symbolic link there is refused, never followed
+  // or replaced. Its parents are resolved, so that the lock and the staging folder sit beside
+  // the folder that is written.
+  require_output_folder(dir);
   std::error_code ec;
   fs::path target = fs::weakly_canonical(fs::absolute(dir), ec);
   if (ec) throw std::invalid_argument(dir + ": cannot resolve (" + ec.message() + ")");
-  if (fs::is_symlink(fs::symlink_status(target)))
-    throw std::invalid_argument(dir + ": a symbolic link to nothing (" + fs::read_symlink(target).string() + "); refusing to replace it");
   const fs::path tname = target.filename().empty() ? target.parent_path().filename() : target.filename();
   const fs::path parent = (target.filename().empty() ? target.parent_path() : target).parent_path();
   const fs::path final_target = parent / tname;
@@ -267,8 +268,14 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
   }
   // One writer per target.
   const std::string lock_path = (parent / ("." + tname.string() + ".lock")).string();
-  const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  require_output_file(lock_path);
+  // O_NOFOLLOW and O_NONBLOCK: a link or FIFO put there after the check is refused, not opened.
+  const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (lock < 0) throw std::invalid_argument(lock_path + ": cannot create (" + std::strerror(errno) + ")");
+  if (struct stat st {}; ::fstat(lock, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(lock);
+    throw std::invalid_argument(lock_path + ": expected a regular file or nothing, found " + file_kind(lock_path));
+  }
   if (::flock(lock, LOCK_EX | LOCK_NB) != 0) {
     ::close(lock);
     throw std::invalid_argument(dir + ": another rope2d golden is writing this set");

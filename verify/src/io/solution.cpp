@@ -166,7 +166,7 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   s.destination_passing = destination_passing(spec);
   read_compile_options(spec, s);
   s.dir = dir;
-  fs::create_directories(dir);
+  make_output_folder(dir);
   for (const json& src : j["sources"]) {
     const fs::path out = fs::path(dir) / fs::path(src["path"].get<std::string>()).lexically_normal();
     fs::create_directories(out.parent_path());
@@ -242,8 +242,9 @@ ByteCompile byte_compile(const Solution& s, const std::string& python, const std
   for (const std::string& f : s.sources)
     if (f.size() > 3 && f.compare(f.size() - 3, 3, ".py") == 0) argv.push_back((fs::path(s.dir) / f).string()), ++b.files;
   if (b.files == 0) return b;
-  fs::create_directories(work_dir);
+  make_output_folder(work_dir);
   const std::string err = (fs::path(work_dir) / "byte_compile.stderr").string();
+  require_output_file(err);  // opened for the child's stderr: never through a link or into a FIFO
   const SpawnResult r = run_program(argv, err, [](const char*, std::size_t) {}, 120);
   if (!r.started) {
     b.error = "cannot start " + python + ": " + r.start_error;
@@ -263,7 +264,8 @@ ByteCompile byte_compile(const Solution& s, const std::string& python, const std
 }
 
 std::vector<SetResult> run_solution(const Solution& s, const std::vector<ProblemSpec>& specs, const SolutionRun& run) {
-  fs::create_directories(run.work_dir);
+  make_output_folder(run.work_dir);
+  require_output_file((fs::path(run.work_dir) / "runner.stderr").string());  // the child's stderr, opened for writing
   // 1. Inputs of every call, as the benchmark shapes them.
   json jobs = json::array();
   for (std::size_t k = 0; k < specs.size(); ++k)

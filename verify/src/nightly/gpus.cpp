@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/nightly_gpus.hpp"
 #include "rope2d/verify/nightly_input.hpp"
 #include "rope2d/verify/nightly_report.hpp"
@@ -43,8 +44,10 @@ std::vector<int> gpu_list(const std::string& spec, int present) {
 
 bool run_nightly_on_gpus(const NightlyOptions& o, const std::string& date, const std::vector<int>& ids) {
   const int n = static_cast<int>(ids.size());
-  const fs::path dir = fs::path(o.root) / date;
-  fs::create_directories(dir);
+  const fs::path dir = make_night_folder(o.root, date);
+  // The children's logs are opened for writing: never through a link or into a FIFO. All
+  // checked before the first child starts.
+  for (int i = 0; i < n; ++i) require_output_file((dir / fmt::format("shard-{}-of-{}.log", i, n)).string());
   std::vector<SpawnResult> results(n);
   std::vector<std::thread> children;
   const auto t0 = std::chrono::steady_clock::now();

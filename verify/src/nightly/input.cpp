@@ -1,9 +1,11 @@
 // Shapes of a shard's result and of a previous summary, and their readers (nightly_input.hpp).
 #include "rope2d/verify/nightly_input.hpp"
 
+#include <filesystem>
 #include <stdexcept>
 
 #include "rope2d/ref/input.hpp"
+#include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/json_shape.hpp"
 
 namespace rope2d::verify {
@@ -84,6 +86,13 @@ bool valid_run_date(const std::string& d) {
     if (d[i] < '0' || d[i] > '9') return false;
   const int month = (d[5] - '0') * 10 + (d[6] - '0'), day = (d[8] - '0') * 10 + (d[9] - '0');
   return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+std::string make_night_folder(const std::string& root, const std::string& date, const std::string& label) {
+  const std::string dir = (std::filesystem::path(root) / date).string();
+  make_output_folder(root, label);
+  make_output_folder(dir, label);
+  return dir;
 }
 
 }  // namespace rope2d::verify

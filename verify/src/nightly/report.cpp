@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/markdown_text.hpp"
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/nightly_input.hpp"
@@ -158,7 +159,8 @@ NightReport write_nightly_report(const std::string& root, NightSummary n, const 
   files.insert(files.end(), {{out.path, out.markdown},
                              {(dir / "junit.xml").string(), nightly_junit(n)},
                              {(dir / "summary.json").string(), to_json(n).dump(2) + "\n"}});
-  for (const auto& f : files) fs::create_directories(fs::path(f.first).parent_path());
+  make_night_folder(root, n.date);
+  for (const auto& f : files) make_output_folder(fs::path(f.first).parent_path().string());
   write_files_atomic(files);
   return out;
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/golden.hpp"
 #include "rope2d/verify/nightly.hpp"
@@ -37,7 +38,9 @@ NightVerify verify_one(const std::string& program, const json& item, const fs::p
   // Last, after "--": a path that starts with a dash is a path, never an option.
   if (!path.empty()) argv.insert(argv.end(), {"--", path});
   const auto t0 = std::chrono::steady_clock::now();
-  v.exit = run_logged(argv, (dir / ("verify-" + name + ".log")).string()).code();
+  const std::string log = (dir / ("verify-" + name + ".log")).string();
+  require_output_file(log);  // the child's output is opened there for writing, never through a link or into a FIFO
+  v.exit = run_logged(argv, log).code();
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const fs::path report = fs::path(out) / "report.json";
   if (fs::exists(report)) {
@@ -101,7 +104,7 @@ NightSweepRange sweep_one(const json& plan, const json& item, const DeviceInfo& 
 json nightly_plan_of(const NightlyOptions& o) {
   const NightlyConfig c = read_nightly_config(o.config);
   std::vector<std::string> files;
-  if (fs::exists(fs::path(o.golden) / "manifest.json"))
+  if (!o.golden.empty() && fs::exists(fs::path(o.golden) / "manifest.json"))
     for (const GoldenFile& f : open_golden(o.golden).files) files.push_back(f.file);
   return nightly_plan(c, o.quick, o.golden, files);
 }
@@ -110,8 +113,7 @@ std::string shard_file(ShardId s) { return fmt::format("shard-{}-of-{}.json", s.
 
 json run_nightly_shard(const NightlyOptions& o, const json& plan, ShardId s, const std::string& date, const NightlyGpu& gpu,
                        const NightlyStep& step) {
-  const fs::path dir = fs::path(o.root) / date;
-  fs::create_directories(dir);
+  const fs::path dir = make_night_folder(o.root, date);
   const std::uint64_t seed = nightly_seed(date);
   const std::vector<json> items = nightly_items(plan, s);
   json verify = json::array(), golden = json::array(), sweep = json::array();

@@ -93,9 +93,16 @@ std::string summary(const Report& r) {
   return s.str();
 }
 
+void check_report_folder(const std::string& dir, const std::string& label) {
+  require_output_folder(dir, label);
+  const std::string inside = label.empty() ? "" : label + " " + dir + ":";
+  for (const ReportWriter& w : report_writers()) require_output_file((fs::path(dir) / w.file).string(), inside);
+}
+
 void write_report(const std::string& dir_s, const Report& r) {
   const fs::path dir(dir_s);
-  fs::create_directories(dir);
+  check_report_folder(dir_s);
+  make_output_folder(dir_s);
   for (const ReportWriter& w : report_writers())
     if (r.has_plot_data || !w.needs_plot_data) write_file_atomic((dir / w.file).string(), {w.render(r)});
 }

@@ -68,8 +68,20 @@ std::string sweep_markdown(const SweepResult& r) {
   return md;
 }
 
+namespace {
+
+constexpr const char* sweep_files[] = {"sweep.json", "sweep_worst.txt"};
+
+}  // namespace
+
+void check_sweep_folder(const std::string& dir, const std::string& label) {
+  require_output_folder(dir, label);
+  for (const char* f : sweep_files) require_output_file((fs::path(dir) / f).string(), label.empty() ? "" : label + " " + dir + ":");
+}
+
 void write_sweep_files(const std::string& dir, const SweepResult& r, const std::string& command, const std::string& device) {
-  fs::create_directories(dir);
+  check_sweep_folder(dir);
+  make_output_folder(dir);
   write_file_atomic((fs::path(dir) / "sweep.json").string(), {sweep_json(r).dump(2), "\n"});
   write_file_atomic((fs::path(dir) / "sweep_worst.txt").string(), {sweep_worst_list(r, sweep_worst_header(command, r, device))});
 }

@@ -17,6 +17,11 @@ inline constexpr const char* nightly_shard_schema = "rope2d.nightly-shard/1";
 // run's folder, which must stay inside the root.
 bool valid_run_date(const std::string& date);
 
+// The night's folder <root>/<date>, created (make_output_folder): root and the night's folder
+// each a directory or nothing, never a symbolic link, else invalid_argument naming label (the
+// option that gave root, "--out") and the path.
+std::string make_night_folder(const std::string& root, const std::string& date, const std::string& label = "");
+
 // Every field the merge reads, with its type and range (shard.count capped as --shard is),
 // and a date that names a folder under --out and nothing else. Throws bad input naming `where`.
 void check_shard_result(const nlohmann::json& shard, const std::string& where);

@@ -17,7 +17,8 @@
 namespace rope2d::verify {
 
 struct NightlyOptions {
-  std::string config, root = "reports/nightly", golden = "data/golden-smoke";
+  std::string config, root = "reports/nightly";
+  std::string golden;  // the golden set checked against the reference (the CLI: the program's own); empty: none
   bool quick = false, quiet = false;
   std::string program;  // this program's path: the children run `program verify` and `program nightly`
 };

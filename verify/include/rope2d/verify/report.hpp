@@ -76,7 +76,13 @@ std::string render_trace(const Report& r);
 std::string render_error_histogram_svg(const Report& r);
 std::string render_error_by_angle_svg(const Report& r);
 
-// Writes every writer's file into dir (created), each atomically.
+// A report folder's targets: dir a directory or nothing, and every writer's file in it a
+// regular file or nothing (require_output_folder, require_output_file), else invalid_argument
+// naming label (the option that gave dir, "--out"; empty: the paths alone), the path and what
+// is there. Checked before a run's work, so that nothing is run for a report that cannot land.
+void check_report_folder(const std::string& dir, const std::string& label = "");
+
+// Writes every writer's file into dir (created), each atomically, after check_report_folder.
 void write_report(const std::string& dir, const Report& r);
 
 // Reads a report.json back (as render_json wrote it). Bad input throws std::invalid_argument

@@ -12,8 +12,11 @@ namespace rope2d::verify {
 
 nlohmann::json sweep_json(const SweepResult& r);
 std::string sweep_markdown(const SweepResult& r);
-// Writes sweep.json and sweep_worst.txt under dir (created), atomically; `command` and `device`
-// go into the list's header.
+// dir a directory or nothing, sweep.json and sweep_worst.txt in it regular files or nothing,
+// else invalid_argument naming label (the option that gave dir; empty: the paths alone).
+void check_sweep_folder(const std::string& dir, const std::string& label = "");
+// Writes sweep.json and sweep_worst.txt under dir (created), atomically, after
+// check_sweep_folder; `command` and `device` go into the list's header.
 void write_sweep_files(const std::string& dir, const SweepResult& r, const std::string& command, const std::string& device);
 
 }  // namespace rope2d::verify

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The project's own files (worst-case lists, golden set) are looked up beside the program,
+# never in the working directory: from a folder holding a planted reference/worst/ (tiny lists)
+# and data/golden-smoke/ (a manifest of nothing), verify --list gives the worst sets the case
+# counts it gives from /, and verify's CPU checks and the nightly check the program's golden set
+# (no GPU made visible: the CPU path alone).
+#   untrusted_lookups_test.sh ROPE2D
+rope2d=$(realpath "$1")
+source "$(dirname "$0")/testlib.sh"
+cd "$tmp" || exit 1
+mkdir -p reference/worst data/golden-smoke
+printf '# planted\n0x1p+0 0x1p+0 0x1p+0\n' >reference/worst/known.txt
+cp reference/worst/known.txt reference/worst/float32_eval.txt
+printf '# planted\n0x1p+0\n' >reference/worst/near_axis.txt
+echo '{}' >data/golden-smoke/manifest.json
+
+# The worst sets: names carry the case count (worst/bf16/n=280).
+from_root=$(cd / && "$rope2d" verify --list 2>&1 | grep '^worst/' | cut -d' ' -f1,3)
+here=$("$rope2d" verify --list 2>&1 | grep '^worst/' | cut -d' ' -f1,3)
+[ -n "$from_root" ] && ok "verify --list from /: $(tr '\n' ' ' <<<"$from_root")" || bad "verify --list from /: no worst set"
+[ "$here" = "$from_root" ] && ok "verify --list beside a planted reference/worst/: the same worst sets" ||
+  bad "verify --list beside a planted reference/worst/: $(tr '\n' ' ' <<<"$here") (from /: $(tr '\n' ' ' <<<"$from_root"))"
+grep -q 'n=5\b' <<<"$here" && bad "the planted lists (5 cases) were used" || ok "the planted lists were not used"
+
+# The golden set of verify's CPU checks (no GPU made visible: the CPU path alone).
+out=$(CUDA_VISIBLE_DEVICES= timeout -k 5 120 "$rope2d" verify --quick --quiet --out v 2>&1); rc=$?
+[ "$rc" = 0 ] && ok "verify (CPU checks) beside a planted golden set: exit 0" || { bad "verify: exit $rc"; echo "$out" | tail -4; }
+line=$(grep '  golden set ' <<<"$out")
+case $line in
+  *"golden set /"*": passed"*) [[ $line == *"$tmp"* ]] && bad "verify checked the planted set: $line" ||
+                                 ok "verify checked the program's golden set: $line" ;;
+  *) bad "verify's golden line: '$line'" ;;
+esac
+
+# The nightly's default golden set, as its plan records it.
+CUDA_VISIBLE_DEVICES= timeout -k 5 120 "$rope2d" nightly --quick --quiet --out n --date 2026-01-06 --shard 0/1 >nightly.log 2>&1 ||
+  { bad "nightly --shard 0/1: exit $?"; tail -4 nightly.log; }
+dir=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["config"]["golden"]["dir"])' n/2026-01-06/shard-0-of-1.json 2>&1)
+case $dir in
+  /*) [[ $dir == "$tmp"* ]] && bad "the nightly's golden set is the planted one: $dir" || ok "the nightly's golden set: $dir" ;;
+  *) bad "the nightly's golden set: '$dir' (not beside the program)" ;;
+esac
+finish untrusted_lookups
