@@ -130,7 +130,8 @@ std::map<std::string, std::vector<fs::path>> seeds() {
           {"outputs", {scratch / "outputs.seed.safetensors"}},
           {"shard_result", files(src / "verify" / "fuzz" / "corpus" / "shard")},
           {"previous_summary", files(src / "verify" / "fuzz" / "corpus" / "summary")},
-          {"worst_list", files(src / "verify" / "fuzz" / "corpus" / "worst")}};
+          {"worst_list", files(src / "verify" / "fuzz" / "corpus" / "worst")},
+          {"host_records", files(src / "verify" / "fuzz" / "corpus" / "host")}};
 }
 
 }  // namespace

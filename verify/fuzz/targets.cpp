@@ -1,6 +1,11 @@
 // The fuzz targets (targets.hpp), shared by the libFuzzer programs and the mutation test.
 #include "targets.hpp"
 
+#include <cstring>
+#include <span>
+
+#include "harness/host_protocol.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -206,11 +211,28 @@ void worst_list(const std::uint8_t* data, std::size_t size) {
   }
 }
 
+void host_records(const std::uint8_t* data, std::size_t size) {
+  namespace wire = verify::harness::wire;
+  const std::span<const std::uint8_t> bytes(data, size);
+  if (const auto q = wire::parse_request(bytes)) {
+    if (std::memcmp(&*q, data, sizeof *q) != 0) throw std::logic_error("an accepted request reads back otherwise");
+    if (q->op == wire::Op::call) {
+      if (q->seq == 0 || q->slot >= wire::max_slots || q->count < 0) throw std::logic_error("a call out of range was accepted");
+      for (const wire::Ref& a : q->arg)
+        if (a.region >= wire::max_regions || a.pad != 0) throw std::logic_error("a pointer out of range was accepted");
+    }
+  }
+  if (const auto r = wire::parse_reply(bytes)) {
+    if (std::memcmp(&*r, data, sizeof *r) != 0) throw std::logic_error("an accepted reply reads back otherwise");
+    if (r->seq == 0) throw std::logic_error("a reply of call 0 was accepted");
+  }
+}
+
 const std::vector<Target>& targets() {
   static const std::vector<Target> t{{"safetensors", safetensors}, {"manifest", manifest}, {"layout", layout},
                                      {"solution", solution},       {"nightly_config", nightly_config}, {"outputs", outputs},
                                      {"shard_result", shard_result}, {"previous_summary", previous_summary},
-                                     {"worst_list", worst_list}};
+                                     {"worst_list", worst_list}, {"host_records", host_records}};
   return t;
 }
 

@@ -28,6 +28,9 @@ void outputs(const std::uint8_t* data, std::size_t size);         // check --out
 void shard_result(const std::uint8_t* data, std::size_t size);    // a shard's result: read_shard_result + the merge
 void previous_summary(const std::uint8_t* data, std::size_t size);  // an earlier summary.json: reader + regressions
 void worst_list(const std::uint8_t* data, std::size_t size);      // a worst-case list: read_worst_list + read_sweep_worst
+// A record between the judge and the kernel host (harness/host_protocol.hpp), read both ways:
+// an accepted record holds only fields in range and reads back the same.
+void host_records(const std::uint8_t* data, std::size_t size);
 
 const std::vector<Target>& targets();
 

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "harness/host_protocol.hpp"
-#include "testbed/driver_api.hpp"
+#include "harness/driver_api.hpp"
 #endif
 
 namespace {

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "harness/host_protocol.hpp"
-#include "testbed/driver_api.hpp"
-#include "testbed/edge_memory.hpp"
+#include "harness/driver_api.hpp"
+#include "harness/edge_memory.hpp"
 
 namespace rope2d::verify::harness {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "rope2d/verify/problem.hpp"
-#include "testbed/edge_memory.hpp"
+#include "harness/edge_memory.hpp"
 
 namespace rope2d::verify::detail {
 

@@ -1,13 +1,13 @@
 // The flush placement's memory, and the memory shared with the kernel host (driver virtual
 // memory API, driver_api.hpp).
-#include "testbed/edge_memory.hpp"
+#include "harness/edge_memory.hpp"
 
 #include <unistd.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include "testbed/driver_api.hpp"
+#include "harness/driver_api.hpp"
 
 namespace rope2d::verify::detail {
 

@@ -1,5 +1,5 @@
 // The driver entry points (driver_api.hpp) through cudaGetDriverEntryPointByVersion.
-#include "testbed/driver_api.hpp"
+#include "harness/driver_api.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -1,0 +1,140 @@
+// The box (harness/sandbox.hpp) on this machine: what a boxed child can and cannot do. Each
+// test runs a shell inside the box and looks from outside; SKIPPED where the box cannot be
+// built (no bubblewrap).
+#include "harness/sandbox.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+using namespace rope2d::verify::harness;
+
+namespace {
+
+BoxPolicy policy(const Scratch& s) {
+  BoxPolicy p;
+  p.scratch = s.path();
+  p.env = box_environment(s.path());
+  p.limits.wall_s = 60;
+  return p;
+}
+
+#define NEED_BOX()                                                                   \
+  if (!probe_sandbox().available) GTEST_SKIP() << "no box here: " << probe_sandbox().reason
+
+BoxResult sh(const BoxPolicy& p, const std::string& script) { return run_boxed({"/bin/sh", "-c", script}, p); }
+
+// A process whose command line holds `token`, anywhere on the machine.
+bool running(const std::string& token) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), {});
+    for (char& c : cmd)
+      if (c == '\0') c = ' ';
+    if (cmd.find(token) != std::string::npos && cmd.find("sandbox_test") == std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(Sandbox, WritesOnlyItsScratchFolder) {
+  NEED_BOX();
+  Scratch s("sbx");
+  const std::string outside = "/var/tmp/rope2d-sandbox-test-" + std::to_string(::getpid());
+  const BoxResult r = sh(policy(s), "echo x > " + outside + "; echo y > inside; echo z > /tmp/private; true");
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  EXPECT_FALSE(fs::exists(outside)) << "the box wrote outside its scratch folder";
+  EXPECT_TRUE(fs::exists(fs::path(s.path()) / "inside"));
+  EXPECT_FALSE(fs::exists("/tmp/private"));  // its /tmp is its own
+  EXPECT_NE(r.output.find("Read-only file system"), std::string::npos) << r.output;
+}
+
+TEST(Sandbox, HiddenFoldersLookEmpty) {
+  NEED_BOX();
+  Scratch s("sbx"), secret("secret");
+  std::ofstream(fs::path(secret.path()) / "key") << "the secret";
+  BoxPolicy p = policy(s);
+  p.hide = {secret.path()};
+  const BoxResult r = sh(p, "cat " + secret.path() + "/key || echo HIDDEN");
+  ASSERT_TRUE(r.ok()) << r.exit_text();
+  EXPECT_EQ(r.output.find("the secret"), std::string::npos);
+  EXPECT_NE(r.output.find("HIDDEN"), std::string::npos);
+  p.hide.clear();  // negative control: not hidden, it is read
+  if (::geteuid() != 0) EXPECT_NE(sh(p, "cat " + secret.path() + "/key").output.find("the secret"), std::string::npos);
+}
+
+TEST(Sandbox, InheritsOnlyTheDescriptorsNamed) {
+  NEED_BOX();
+  Scratch s("sbx");
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);  // no close-on-exec: a careless fork would pass both on
+  BoxPolicy p = policy(s);
+  p.keep_fds = {fds[1]};
+  const BoxResult r = sh(p, "ls /proc/self/fd | tr '\\n' ' '; echo kept >&3");
+  ::close(fds[1]);
+  char buf[16] = {0};
+  ASSERT_GT(::read(fds[0], buf, sizeof buf - 1), 0);
+  ::close(fds[0]);
+  EXPECT_STREQ(buf, "kept\n");
+  // 0, 1, 2, the kept one as 3, and the descriptor ls itself opens on /proc/self/fd.
+  EXPECT_EQ(r.output.rfind("0 1 2 3 4 ", 0), 0u) << r.output;
+  EXPECT_EQ(r.output.find(" 5"), std::string::npos) << r.output;
+}
+
+TEST(Sandbox, WallClockLimitKillsTheBox) {
+  NEED_BOX();
+  Scratch s("sbx");
+  BoxPolicy p = policy(s);
+  p.limits.wall_s = 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  const BoxResult r = sh(p, "sleep 30");
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_FALSE(r.ok());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
+}
+
+TEST(Sandbox, NothingOutlivesTheBox) {
+  NEED_BOX();
+  Scratch s("sbx");
+  const BoxResult r = sh(policy(s), "(setsid sleep 31.25 &); (sleep 31.5 &); exit 0");
+  ASSERT_TRUE(r.ok()) << r.exit_text();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(running("sleep 31.25"));
+  EXPECT_FALSE(running("sleep 31.5"));
+  // Negative control: unconfined, a detached process does outlive its parent's run.
+  BoxPolicy p = policy(s);
+  p.confine = false;
+  ASSERT_TRUE(sh(p, "(setsid sleep 31.75 > /dev/null 2>&1 &); exit 0").ok());
+  EXPECT_TRUE(running("sleep 31.75"));
+  std::system("pkill -f 'sleep 31.75'");
+}
+
+TEST(Sandbox, OutputIsCappedNotBlocked) {
+  NEED_BOX();
+  Scratch s("sbx");
+  BoxPolicy p = policy(s);
+  p.output_cap = 4096;
+  const BoxResult r = sh(p, "head -c 5000000 /dev/zero; head -c 5000000 /dev/zero >&2");
+  ASSERT_TRUE(r.ok()) << r.exit_text();
+  EXPECT_EQ(r.output.size(), 4096u);
+  EXPECT_EQ(r.output_bytes, 10000000u);
+}
+
+TEST(Sandbox, NoNetworkAndNoPrivilege) {
+  NEED_BOX();
+  Scratch s("sbx");
+  const BoxResult r = sh(policy(s), "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' '; echo; id -u");
+  ASSERT_TRUE(r.ok()) << r.exit_text();
+  // Only the box's own loopback (down) exists in its network namespace.
+  EXPECT_EQ(r.output.rfind("lo \n", 0), 0u) << r.output;
+  if (::geteuid() == 0) EXPECT_NE(r.output.find("\n" + std::to_string(box_uid)), std::string::npos) << r.output;
+}
