@@ -14,6 +14,12 @@
 namespace rope2d::cli {
 
 int verify_sanitized(const VerifyArgs& a) {
+  // A submission's kernels run in the kernel host inside its box, which compute-sanitizer
+  // cannot follow (a new environment, namespaces): under the tools it would watch nothing of
+  // the submission and pass it. Only an explicit --no-sandbox runs them where the tools see.
+  if (!a.run.submission.empty() && !a.no_sandbox)
+    throw std::invalid_argument("--sanitize of a submission: its kernels run in the box, where compute-sanitizer cannot follow "
+                                "them; add --no-sandbox to run the submission unconfined under the tools");
   std::vector<std::string> args = {"verify"};
   if (!a.run.submission.empty()) args.push_back(std::filesystem::absolute(a.run.submission).string());
   std::string dtypes;
@@ -24,6 +30,7 @@ int verify_sanitized(const VerifyArgs& a) {
                            "--call-timeout", fmt::format("{}", std::max(120.0, 30 * a.call_timeout))});
   for (const auto& f : a.run.nvcc_flags) args.push_back("--nvcc-flag=" + f);
   if (a.run.ieee_subnormals) args.push_back("--ieee-subnormals");
+  if (a.no_sandbox) args.push_back("--no-sandbox");
   // Judged on the CPU under the tools, so they watch the submission and the testbed only.
   args.push_back("--cpu-judge");
   const std::string out = (a.out_dir.empty() ? std::string("reports/verify/sanitize") : a.out_dir) + "/sanitize";

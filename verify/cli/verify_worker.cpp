@@ -28,6 +28,8 @@
 #include "rope2d/verify/worst.hpp"
 #endif
 
+extern char** environ;
+
 namespace rope2d::cli {
 
 using namespace rope2d::verify;
@@ -43,6 +45,10 @@ harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratc
   p.gpu = gpu;
   p.scratch = scratch;
   p.env = harness::box_environment(scratch);
+  if (!p.confine) {  // unconfined: the caller's whole environment (compute-sanitizer's injection included)
+    p.env.clear();
+    for (char** e = environ; *e; ++e) p.env.emplace_back(*e);
+  }
   std::error_code ec;
   for (const std::string& h : {a.out_dir, a.golden, std::string(std::getenv("HOME") ? std::getenv("HOME") : "")})
     if (!h.empty()) p.hide.push_back(fs::absolute(h, ec).string());

@@ -93,7 +93,7 @@ if [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ sanitize =~ $DEFECTIVE_ONLY ]]; then
 elif command -v compute-sanitizer >/dev/null; then
   for case in "oob_read 1 memcheck.*FAILED" "accurate_simple 0 initcheck.*passed"; do
     set -- $case
-    "$rope2d" verify "$kernels/$1.cu" --sanitize --grad-dtypes bf16 --out "$work/sanitize_$1" >"$work/sanitize_$1.log" 2>&1
+    "$rope2d" verify "$kernels/$1.cu" --sanitize --no-sandbox --grad-dtypes bf16 --out "$work/sanitize_$1" >"$work/sanitize_$1.log" 2>&1
     rc=$?
     if [ "$rc" = "$2" ] && grep -q "$3" "$work/sanitize_$1.log"; then
       echo "ok   sanitize $1 (exit $rc, '$3')"; passes=$((passes+1))
