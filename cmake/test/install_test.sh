@@ -11,7 +11,7 @@ prefix=$tmp/prefix fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 "$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "cmake --install"; exit 1; }
-for f in bin/rope2d lib/librope2d_py.so lib/librope2d_verify.a lib/librope2d_reference.a \
+for f in bin/rope2d bin/rope2d-kernel-host lib/librope2d_py.so lib/librope2d_verify.a lib/librope2d_reference.a \
          include/rope2d/rope2d_backward.h include/rope2d/verify/capi.h include/rope2d/ref/backward.hpp \
          share/rope2d/data/golden-smoke/manifest.json share/rope2d/reference/worst/known.txt \
          share/rope2d/verify/python/solution_runner.py share/rope2d/verify/python/call.py \
