@@ -104,7 +104,7 @@ int run(const SweepArgs& a) {
   if (dev.available && !a.submission.empty()) {
     VerifyArgs v;
     v.out_dir = a.out;
-    scratch = std::make_unique<harness::Scratch>("kernel");
+    scratch = std::make_unique<harness::Scratch>();
     const harness::BoxPolicy box = submission_box(v, scratch->path(), true);
     Submission sub = prepare_submission(a.submission, {.nvcc = a.nvcc, .include_dir = repo_file("cuda/include"),
                                                        .build_dir = a.out + "/build", .box = box});

@@ -81,7 +81,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
       std::cout << "  submission " << a.run.submission << ": build SKIPPED (no " << a.run.nvcc << ")\n";
     } else {
       // Built and loaded in the box (harness/sandbox.hpp), never in this process.
-      const harness::Scratch scratch("kernel");
+      const harness::Scratch scratch;
       const harness::BoxPolicy box = submission_box(a, scratch.path(), false);
       std::cout << "  submission " << a.run.submission << ": confinement: " << harness::describe(box) << "\n";
       BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),

@@ -139,7 +139,7 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   run.runner = repo_file("verify/python/solution_runner.py");
   // The runner and the solution in the box: inputs and outputs in its scratch folder, the
   // solution's sources shown read-only; nothing else of the report folder is visible.
-  harness::Scratch scratch("solution");
+  harness::Scratch scratch;
   harness::BoxPolicy box = submission_box(a, scratch.path(), true);
   box.reveal.push_back(std::filesystem::absolute(a.out_dir + "/solution").string());
   if (const std::string py = python_prefix(run.python); !py.empty()) box.reveal.push_back(py);
@@ -212,7 +212,7 @@ Opened open_submission(const VerifyArgs& a) {
     sub.fused = &rope2d_backward_fused;
     return o;
   }
-  o.scratch = std::make_unique<harness::Scratch>("kernel");
+  o.scratch = std::make_unique<harness::Scratch>();
   o.box = submission_box(a, o.scratch->path(), true);
   BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
                  .build_dir = a.out_dir + "/build", .box = o.box, .timeout_s = a.build_timeout};

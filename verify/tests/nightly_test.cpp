@@ -10,6 +10,8 @@
 
 #include "rope2d/verify/markdown_text.hpp"
 #include "rope2d/verify/nightly.hpp"
+#include "rope2d/verify/nightly_input.hpp"
+#include "rope2d/verify/nightly_report.hpp"
 #include "rope2d/verify/spawn.hpp"
 
 using nlohmann::json;
@@ -110,6 +112,69 @@ TEST(Nightly, RunDatesAreDatesOnly) {
   EXPECT_FALSE(valid_run_date("2026/12/03"));
   EXPECT_FALSE(valid_run_date("2026-1a-03"));
   EXPECT_FALSE(valid_run_date(""));
+  EXPECT_FALSE(valid_run_date("2026-02-30"));  // days of the calendar only
+  EXPECT_FALSE(valid_run_date("2026-02-29"));
+  EXPECT_TRUE(valid_run_date("2028-02-29"));
+  EXPECT_FALSE(valid_run_date("2100-02-29"));
+  EXPECT_TRUE(valid_run_date("2000-02-29"));
+  EXPECT_FALSE(valid_run_date("2026-04-31"));
+}
+
+// An earlier summary.json that does not read: named by file and field, never a bare JSON error;
+// times out of range and strings too long for what they name refused.
+TEST(Nightly, EarlierSummariesAreReadWithTheirFileNamed) {
+  using namespace rope2d::verify;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("nightly_summary_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "summary.json").string();
+  auto refused = [&](const json& j, const std::string& field) {
+    std::ofstream(path) << j.dump();
+    try {
+      read_previous_summary(path);
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      return m.find(path) != std::string::npos && m.find(field) != std::string::npos;
+    }
+    return false;
+  };
+  json ok = night(10, "passed", 1, 10, 3);
+  std::ofstream(path) << ok.dump();
+  EXPECT_NO_THROW(read_previous_summary(path));  // the control: a good one reads
+  json j = ok;
+  j["regressions"] = 5;  // a list in every summary this program writes
+  EXPECT_TRUE(refused(j, ""));
+  j = ok, j["verify"][0]["seconds"] = 1e308;
+  EXPECT_TRUE(refused(j, "verify[0].seconds"));
+  j = ok, j["verify"][0]["seconds"] = -1;
+  EXPECT_TRUE(refused(j, "verify[0].seconds"));
+  j = ok, j["commit"] = std::string(300, 'c');
+  EXPECT_TRUE(refused(j, "commit"));
+  j = ok, j["date"] = "2026-02-30";
+  EXPECT_TRUE(refused(j, "date"));
+  std::filesystem::remove_all(dir);
+}
+
+// A night whose latest earlier summary does not read compares with the one before it and says
+// so, instead of failing this night and every later one.
+TEST(Nightly, AnUnreadableEarlierSummaryIsSetAside) {
+  using namespace rope2d::verify;
+  const std::filesystem::path root = std::filesystem::temp_directory_path() / ("nightly_root_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "2026-12-01");
+  std::filesystem::create_directories(root / "2026-12-02");
+  json before = night(10, "passed", 1, 10, 3);
+  before["date"] = "2026-12-01";
+  std::ofstream((root / "2026-12-01" / "summary.json").string()) << before.dump();
+  std::ofstream((root / "2026-12-02" / "summary.json").string()) << "{\"verify\": 7";  // cut short
+  NightSummary now = night_summary_from_json(night(10, "incorrect", 1, 10, 3));
+  now.date = "2026-12-03";
+  const NightReport r = write_nightly_report(root.string(), now, {});
+  EXPECT_FALSE(r.ok);  // the set that stopped passing is still a regression, against 2026-12-01
+  const json written = json::parse(std::ifstream((root / "2026-12-03" / "summary.json").string()));
+  EXPECT_EQ(written.value("previous", ""), "2026-12-01");
+  ASSERT_TRUE(written.contains("warnings"));
+  EXPECT_NE(written["warnings"][0].get<std::string>().find("2026-12-02"), std::string::npos);
+  EXPECT_FALSE(written["regressions"].empty());
+  std::filesystem::remove_all(root);
 }
 
 TEST(Nightly, ChildProcessesGetTheirArgumentsVerbatim) {

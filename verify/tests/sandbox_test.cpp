@@ -48,7 +48,7 @@ bool running(const std::string& token) {
 
 TEST(Sandbox, WritesOnlyItsScratchFolder) {
   NEED_BOX();
-  Scratch s("sbx");
+  Scratch s;
   const std::string outside = "/var/tmp/rope2d-sandbox-test-" + std::to_string(::getpid());
   const BoxResult r = sh(policy(s), "echo x > " + outside + "; echo y > inside; echo z > /tmp/private; true");
   ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
@@ -60,7 +60,7 @@ TEST(Sandbox, WritesOnlyItsScratchFolder) {
 
 TEST(Sandbox, HiddenFoldersLookEmpty) {
   NEED_BOX();
-  Scratch s("sbx"), secret("secret");
+  Scratch s, secret;
   std::ofstream(fs::path(secret.path()) / "key") << "the secret";
   BoxPolicy p = policy(s);
   p.hide = {secret.path()};
@@ -74,7 +74,7 @@ TEST(Sandbox, HiddenFoldersLookEmpty) {
 
 TEST(Sandbox, InheritsOnlyTheDescriptorsNamed) {
   NEED_BOX();
-  Scratch s("sbx");
+  Scratch s;
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);  // no close-on-exec: a careless fork would pass both on
   BoxPolicy p = policy(s);
@@ -92,7 +92,7 @@ TEST(Sandbox, InheritsOnlyTheDescriptorsNamed) {
 
 TEST(Sandbox, WallClockLimitKillsTheBox) {
   NEED_BOX();
-  Scratch s("sbx");
+  Scratch s;
   BoxPolicy p = policy(s);
   p.limits.wall_s = 1;
   const auto t0 = std::chrono::steady_clock::now();
@@ -104,7 +104,7 @@ TEST(Sandbox, WallClockLimitKillsTheBox) {
 
 TEST(Sandbox, NothingOutlivesTheBox) {
   NEED_BOX();
-  Scratch s("sbx");
+  Scratch s;
   const BoxResult r = sh(policy(s), "(setsid sleep 31.25 &); (sleep 31.5 &); exit 0");
   ASSERT_TRUE(r.ok()) << r.exit_text();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -120,7 +120,7 @@ TEST(Sandbox, NothingOutlivesTheBox) {
 
 TEST(Sandbox, OutputIsCappedNotBlocked) {
   NEED_BOX();
-  Scratch s("sbx");
+  Scratch s;
   BoxPolicy p = policy(s);
   p.output_cap = 4096;
   const BoxResult r = sh(p, "head -c 5000000 /dev/zero; head -c 5000000 /dev/zero >&2");
@@ -131,7 +131,7 @@ TEST(Sandbox, OutputIsCappedNotBlocked) {
 
 TEST(Sandbox, NoNetworkAndNoPrivilege) {
   NEED_BOX();
-  Scratch s("sbx");
+  Scratch s;
   const BoxResult r = sh(policy(s), "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' '; echo; id -u");
   ASSERT_TRUE(r.ok()) << r.exit_text();
   // Only the box's own loopback (down) exists in its network namespace.

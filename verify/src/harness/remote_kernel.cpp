@@ -149,6 +149,7 @@ struct RemoteKernel::Impl {
 
   wire::Ref ref_of(const void* p) {
     if (!p) return {};
+    std::lock_guard lk(m);
     const auto* q = static_cast<const unsigned char*>(p);
     for (const Region& r : regions)
       if (q >= r.begin && q <= r.begin + r.bytes) return {r.id, 0, static_cast<std::uint64_t>(q - r.begin)};

@@ -268,11 +268,11 @@ std::string describe(const BoxPolicy& p) {
   return s;
 }
 
-Scratch::Scratch(const std::string& tag) {
+Scratch::Scratch() {
   std::error_code ec;
   std::string base = fs::temp_directory_path(ec).string();
   if (ec || base.empty() || base[0] != '/') base = "/tmp";
-  std::string tmpl = base + "/rope2d-" + tag + "-XXXXXX";
+  std::string tmpl = base + "/tmp.XXXXXXXXXX";
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a scratch folder under " + base + ": " + std::strerror(errno));
   path_ = tmpl;
   if (::geteuid() == 0 && ::chown(path_.c_str(), box_uid, box_uid) != 0)

@@ -54,10 +54,11 @@ std::string describe(const BoxPolicy& p);
 inline constexpr uid_t box_uid = 65534;
 
 // A folder only this process knows, under the system's temporary folder, writable by the
-// box's user; removed with its contents by the destructor.
+// box's user; removed with its contents by the destructor. Its name says nothing of the
+// verifier (the box's HOME and working folder: a submission reads them).
 class Scratch {
  public:
-  explicit Scratch(const std::string& tag);
+  Scratch();
   ~Scratch();
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;

@@ -1,6 +1,7 @@
 // A JSON value against a shape (json_shape.hpp): the first difference, named by file and field.
 #include "rope2d/verify/json_shape.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 
@@ -21,6 +22,16 @@ bool is_type(const json& v, const std::string& t) {
   if (t == "string") return v.is_string();
   if (t == "bool") return v.is_boolean();
   if (t == "number") return v.is_number();
+  if (t.rfind("number:", 0) == 0) {  // a finite number in [LO, HI]
+    const std::size_t a = t.find(':', 7);
+    if (a == std::string::npos) throw std::logic_error("json shape: bad type " + t);
+    const double lo = std::stod(t.substr(7, a - 7)), hi = std::stod(t.substr(a + 1));
+    if (!v.is_number()) return false;
+    const double x = v.get<double>();
+    return std::isfinite(x) && x >= lo && x <= hi;
+  }
+  if (t.rfind("string:", 0) == 0)  // a string of at most MAX bytes
+    return v.is_string() && v.get_ref<const std::string&>().size() <= std::stoull(t.substr(7));
   if (t == "object") return v.is_object();
   if (t == "array") return v.is_array();
   if (t == "uint") return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
@@ -42,9 +53,12 @@ std::string words(const std::string& alternatives) {
   for (std::size_t at = 0;;) {
     const std::size_t bar = alternatives.find('|', at);
     std::string t = alternatives.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
-    if (t.rfind("int:", 0) == 0) {
-      const std::size_t a = t.find(':', 4);
-      t = "an integer in [" + t.substr(4, a - 4) + ", " + t.substr(a + 1) + "]";
+    if (t.rfind("int:", 0) == 0 || t.rfind("number:", 0) == 0) {
+      const bool integer = t[0] == 'i';
+      const std::size_t b = integer ? 4 : 7, a = t.find(':', b);
+      t = (integer ? "an integer in [" : "a finite number in [") + t.substr(b, a - b) + ", " + t.substr(a + 1) + "]";
+    } else if (t.rfind("string:", 0) == 0) {
+      t = "a string of at most " + t.substr(7) + " bytes";
     } else if (t == "uint") {
       t = "a non-negative integer";
     } else if (t == "int") {

@@ -18,7 +18,7 @@ namespace {
 // worst-list join read. Extra keys are allowed (a newer writer); missing or mistyped are not.
 const json& shard_shape() {
   static const json shape = json::parse(R"({
-    "schema": "string", "commit": "string", "config_digest": "string", "date": "string",
+    "schema": "string", "commit": "string:200", "config_digest": "string:200", "date": "string:10",
     "seed?": "uint|null", "gpu?": "bool", "cuda_visible_devices?": "string|null",
     "shard": {"index": "int:0:4095", "count": "int:1:4096"},
     "config": {"submissions": ["string"], "grad_dtypes": ["string"], "quick?": "bool",
@@ -26,12 +26,12 @@ const json& shard_shape() {
                "sweep": {"from": "number", "to": "number", "lo": "uint", "hi": "uint", "chunk": "uint",
                          "budget_s": "number", "grads": [["number", "number", "string"]]}},
     "items": ["object"],
-    "verify": [{"kernel": "string", "grad_dtype": "string", "exit": "int", "seconds": "number", "report": "bool",
+    "verify": [{"kernel": "string:4096", "grad_dtype": "string:16", "exit": "int", "seconds": "number:0:1e7", "report": "bool",
                 "verdict": "string", "sets?": {"*": {"disposition": "string", "max": "number|null", "elements": "int"}}}],
     "golden": {"results": [{"file": "string", "problem": "string", "disposition": "string", "integrity": "string",
                             "elements?": "int", "max?": "number|null", "worst?": "string|null"}]},
     "sweep": [{"lo": "uint", "hi": "uint", "ran": "bool", "skipped": "string", "angles": "int", "complete": "bool",
-               "reached": "number", "next?": "uint", "seconds": "number", "count": "int", "correctly_rounded": "int",
+               "reached": "number", "next?": "uint", "seconds": "number:0:1e7", "count": "int", "correctly_rounded": "int",
                "max_scaled_error": "number", "over_float32_bound": "int",
                "worst": {"|null": true, "angle": "number", "angle_bits": "uint", "grad": "int", "gc": "number",
                          "gs": "number", "ref": "number", "got": "number", "scaled_error": "number"}}]
@@ -43,7 +43,8 @@ const json& shard_shape() {
 // older builds lack some.
 const json& summary_shape() {
   static const json shape = json::parse(R"({
-    "verify?": [{"kernel?": "string", "grad_dtype?": "string|null", "seconds?": "number",
+    "date?": "string:10", "commit?": "string:200", "wall_seconds?": "number:0:1e7",
+    "verify?": [{"kernel?": "string:4096", "grad_dtype?": "string:16|null", "seconds?": "number:0:1e7",
                  "sets?": {"*": {"disposition?": "string", "max?": "any", "elements?": "int"}}}],
     "golden?": {"results?": [{"problem?": "string", "disposition?": "string"}]},
     "sweep?": {"ran?": "bool", "max_scaled_error?": "number"}
@@ -73,10 +74,14 @@ void check_previous_summary(const json& summary, const std::string& where) { che
 NightSummary read_previous_summary(const std::string& path) {
   const json j = ref::read_json_file(path);
   check_previous_summary(j, path);
+  if (j.contains("date") && !valid_run_date(j["date"].get<std::string>()))
+    ref::bad_input(path, "date", "YYYY-MM-DD, a day of the calendar", ref::brief(j["date"]));
   try {
     return night_summary_from_json(j);
   } catch (const std::invalid_argument& e) {  // a disposition that names none: the field and value in e
     throw std::invalid_argument(path + ": " + e.what());
+  } catch (const json::exception& e) {  // a field of another type than the summary's writer gives it
+    throw std::invalid_argument(path + ": not a summary this program wrote: " + e.what());
   }
 }
 
@@ -84,8 +89,11 @@ bool valid_run_date(const std::string& d) {
   if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
   for (int i : {0, 1, 2, 3, 5, 6, 8, 9})
     if (d[i] < '0' || d[i] > '9') return false;
-  const int month = (d[5] - '0') * 10 + (d[6] - '0'), day = (d[8] - '0') * 10 + (d[9] - '0');
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+  const int year = std::stoi(d.substr(0, 4)), month = (d[5] - '0') * 10 + (d[6] - '0'), day = (d[8] - '0') * 10 + (d[9] - '0');
+  if (month < 1 || month > 12 || day < 1) return false;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  constexpr int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return day <= days[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
 std::string make_night_folder(const std::string& root, const std::string& date, const std::string& label) {

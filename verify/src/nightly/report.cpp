@@ -2,6 +2,7 @@
 // (nightly_report.hpp). Every name that came from a shard file goes through markdown_text().
 #include "rope2d/verify/nightly_report.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -87,6 +88,7 @@ std::string nightly_markdown(const NightSummary& n, const std::string& dir) {
   md << "# rope2d nightly " << markdown_text(n.date) << "\n\n**Status: " << n.status << "**\n\n";
   const std::string previous = n.previous.value_or("");
   bullet_list(md, "Regressions against " + markdown_text(previous), n.regressions);
+  bullet_list(md, "Warnings", n.warnings);
   bullet_list(md, "Failures", n.problems);
   md << "Previous run: " << (previous.empty() ? std::string("none") : markdown_text(previous)) << ". Seed "
      << (n.seed ? json(*n.seed) : json()).dump() << ". "
@@ -139,16 +141,25 @@ std::string nightly_junit(const NightSummary& n) {
 NightReport write_nightly_report(const std::string& root, NightSummary n, const std::vector<std::pair<std::string, std::string>>& extra) {
   if (!valid_run_date(n.date)) throw std::invalid_argument("nightly: the date '" + n.date.substr(0, 40) + "' names no folder");
   const fs::path dir = fs::path(root) / n.date;
-  fs::path previous;
+  // The latest earlier night whose summary reads; one that does not is set aside with a
+  // warning (never a failure of this night and of every later one) and the one before is tried.
+  std::vector<fs::path> earlier;
   if (fs::is_directory(root))
     for (const auto& e : fs::directory_iterator(root))
       if (e.is_directory() && e.path().filename().string() < n.date && valid_run_date(e.path().filename().string()) &&
-          fs::exists(e.path() / "summary.json") && (previous.empty() || e.path().filename() > previous.filename()))
-        previous = e.path();
+          fs::exists(e.path() / "summary.json"))
+        earlier.push_back(e.path());
+  std::sort(earlier.rbegin(), earlier.rend());
   n.regressions.clear();
-  if (!previous.empty()) {
-    n.previous = previous.filename().string();
-    n.regressions = nightly_regressions(n, read_previous_summary((previous / "summary.json").string()));
+  for (const fs::path& previous : earlier) {
+    try {
+      const NightSummary before = read_previous_summary((previous / "summary.json").string());
+      n.previous = previous.filename().string();
+      n.regressions = nightly_regressions(n, before);
+      break;
+    } catch (const std::invalid_argument& e) {
+      n.warnings.push_back("an earlier summary set aside, not compared with: " + std::string(e.what()).substr(0, 400));
+    }
   }
   NightReport out;
   out.ok = n.regressions.empty() && n.problems.empty();

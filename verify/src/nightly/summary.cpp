@@ -204,6 +204,7 @@ json to_json(const NightSummary& s) {
             {"regressions", s.regressions},
             {"status", s.status}};
   if (s.previous) j["previous"] = *s.previous;
+  if (!s.warnings.empty()) j["warnings"] = s.warnings;
   if (s.gpus) j["gpus"] = *s.gpus;
   if (s.wall_seconds) j["wall_seconds"] = *s.wall_seconds;
   return j;
@@ -228,6 +229,7 @@ NightSummary night_summary_from_json(const json& j) {
   s.sweep = night_sweep_from_json(j.value("sweep", json::object()));
   s.problems = j.value("problems", std::vector<std::string>());
   s.regressions = j.value("regressions", std::vector<std::string>());
+  s.warnings = j.value("warnings", std::vector<std::string>());
   s.status = j.value("status", std::string());
   if (j.contains("previous")) s.previous = j["previous"].get<std::string>();
   if (j.contains("gpus")) s.gpus = j["gpus"].get<std::vector<int>>();

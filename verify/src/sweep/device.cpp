@@ -29,7 +29,7 @@ void check(cudaError_t e, const char* what) {
 constexpr std::int64_t chunk_patterns = sweep_chunk_patterns;
 
 struct Buffers {
-  detail::Buffer mem[4];     // shared with a boxed kernel's host where one is in use (testbed/buffers.hpp)
+  detail::Buffer mem[4]{{.handed = true}, {.handed = true}, {.handed = true}, {.handed = true}};  // testbed/buffers.hpp
   std::uint32_t* p[4] = {};  // gc, gs, theta, out
   cudaStream_t stream = nullptr;
   Buffers() {

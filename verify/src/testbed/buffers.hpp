@@ -50,12 +50,15 @@ void unshare(const EdgeAllocation& e);
 // One device buffer with guard bands; the data region starts `offset` bytes into it. A flush
 // buffer ends exactly where its data ends: at an unmapped page where the driver allows (a read
 // past the end faults), else at the end of an exact cudaMalloc (compute-sanitizer sees it).
-// Shared with a boxed kernel's host (allocate_shared), every buffer ends at an unmapped page.
+// A buffer handed to the kernel (`handed`) is shared with a boxed kernel's host where one is
+// in use (allocate_shared) and then ends at an unmapped page; every other buffer (the fresh
+// fills the judge compares with, its scratch) stays the judge's alone.
 struct Buffer {
   unsigned char* base = nullptr;
   std::size_t allocated = 0;  // bytes of the allocation
   std::size_t bytes = 0, offset = 0;
   bool exact = false;         // allocated for one flush layout
+  bool handed = false;        // handed to the kernel under test
   detail::EdgeAllocation edge;
 
   void free_all() {
@@ -65,7 +68,7 @@ struct Buffer {
   }
   void allocate(std::size_t total) {
     free_all();
-    if (allocate_shared(edge, total)) {
+    if (handed && allocate_shared(edge, total)) {
       base = edge.begin(), allocated = edge.size();
       return;
     }
@@ -80,7 +83,7 @@ struct Buffer {
       if (base) check(cudaStreamSynchronize(s), "sync");  // earlier work may still read it
       exact = flush;
       if (!flush) allocate(want + (1 << 20));
-      else if (free_all(); allocate_shared(edge, guard_bytes + n) || edge.allocate(guard_bytes + n, nullptr))
+      else if (free_all(); (handed && allocate_shared(edge, guard_bytes + n)) || edge.allocate(guard_bytes + n, nullptr))
         base = edge.begin(), allocated = edge.size();
       else allocate(guard_bytes + std::max<std::size_t>(n, 1));
     }

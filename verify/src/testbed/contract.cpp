@@ -38,7 +38,7 @@ struct Slot {
   float *theta = nullptr, *out = nullptr;
   std::int64_t n = 0;
 
-  detail::Buffer mem[4];  // shared with a boxed kernel's host where one is in use (buffers.hpp)
+  detail::Buffer mem[4]{{.handed = true}, {.handed = true}, {.handed = true}, {.handed = true}};  // buffers.hpp
 
   explicit Slot(const Problem& p) : n(p.n()) {
     const std::size_t cap = static_cast<std::size_t>(std::max<std::int64_t>(n, 64));

@@ -100,7 +100,8 @@ struct Testbed::Impl {
   cudaEvent_t start = new_event(), stop = new_event();
   detail::DeviceMemory mem{stream};
   detail::FreshInputs fresh{mem};
-  Buffer gc, gs, theta, out, positions, table;
+  Buffer gc{.handed = true}, gs{.handed = true}, theta{.handed = true}, out{.handed = true}, positions{.handed = true},
+      table{.handed = true};
   std::vector<float> spun, again;  // outputs of the checking calls, reused across calls
   std::uint32_t fill_seed = 0;      // the output pre-fill's seed, one per call
 

@@ -108,6 +108,7 @@ struct NightSummary {
   NightSweep sweep;
   std::vector<std::string> problems;     // what failed tonight, one sentence each
   std::vector<std::string> regressions;  // what got worse since `previous`
+  std::vector<std::string> warnings;     // e.g. an earlier summary set aside as unreadable
   std::string status;                    // "passed", "skipped (no GPU)" or "FAILED"
   std::optional<std::string> previous;   // the date of the night compared with
   std::optional<std::vector<int>> gpus;  // --gpus: the devices, and the wall time
