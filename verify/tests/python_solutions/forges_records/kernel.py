@@ -1,10 +1,12 @@
 # DEFECTIVE: inaccurate (angles rounded to half precision), and at its import and every call it
 # forges the runner's records: a "called" line without findings and an unfinished "load_error"
 # line (to be glued onto the runner's next record) on stdout and on every descriptor 0..20 it
-# can write (pipes, sockets, files, terminals; device nodes left alone). Must fail on its real
-# outputs (incorrect): the forged lines never reach the verifier, which notes that they came.
+# can write now without blocking (pipes, sockets, files, terminals; device nodes left alone; a
+# pipe nobody reads fills up). Must fail on its real outputs (incorrect): the forged lines never
+# reach the verifier, which notes that they came.
 # languages: pytorch
 import os
+import select
 
 import torch
 
@@ -22,8 +24,9 @@ def _forge():
         if target.startswith(("/dev/", "anon_inode:")) and not os.isatty(fd):
             continue
         try:
-            os.write(fd, LINE + FRAGMENT)
-        except OSError:
+            if select.select([], [fd], [], 0)[1]:
+                os.write(fd, LINE + FRAGMENT)
+        except (OSError, ValueError):
             pass
 
 
