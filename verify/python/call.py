@@ -9,11 +9,17 @@ is read after that stream alone is synchronised.
   its output is overwritten by the pre-fill).  C: idle again.  A and C judge unwritten
   elements and determinism; B against both the stream.
 
-After each call: the output read again once every thread started by the call has had its
-chance and the whole device is idle (a change is work left behind), guard bands, inputs,
-threads still alive, torch attributes replaced. Once per run, two problems' calls in flight at
-once on two streams (reentrancy)."""
-import importlib.util
+After each call, first: the current device and stream it left (restored when switched); then
+the output read again once every thread started by the call has had its chance and the whole
+device is idle (a change is work left behind), guard bands, inputs, threads still alive, torch
+attributes replaced, and the device memory the solution holds (grown from call to call). Once
+per run, two problems' calls in flight at once on two streams (reentrancy).
+
+Runs in the neutral host (solution_runner.py): the methods that call the solution are
+generators that hand each call to the host's main frame (host_calls.invoke), so that no frame
+of the runner is on the stack while solution code runs. Loaded there under a neutral file name,
+with _call_checks (python/rope2d/_call_checks.py), process_watch and host_calls given by it."""
+import gc as pygc
 import threading
 import time
 from pathlib import Path
@@ -21,12 +27,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import _call_checks as cc
 import process_watch as pw
-
-_spec = importlib.util.spec_from_file_location(
-    "rope2d_call_checks", Path(__file__).resolve().parents[2] / "python" / "rope2d" / "_call_checks.py")
-cc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cc)
+from host_calls import invoke
 
 GUARD = 4096        # bytes of guard band on each side of every buffer
 GUARD_BYTE = 0xA5
@@ -36,6 +39,63 @@ SPIN_FLOOR_S, SPIN_CAP_S = 0.002, 0.020
 THREAD_SETTLE_S = 2.0  # how long a thread started by a call gets to finish before the re-read
 REENTRANT_MIN = 1 << 16  # elements of both problems of the reentrancy check: long enough to overlap
 NAMES = ("grad_cos", "grad_sin", "idx_theta")
+# Growth of the device memory a solution holds, per call, that is not a finding: the requested
+# bytes torch counts are exact (a solution that allocates nothing between calls holds the same
+# bytes after each); where only block sizes are counted, they round up to 512 bytes and may
+# keep an unsplit remainder of a large block (up to 1 MiB).
+HELD_SLACK = 64 << 10
+HELD_SLACK_BLOCKS = 1 << 20
+
+# Read before the solution is imported (this module is loaded first): the raw getters of the
+# current stream and device and of the allocator's counts, and the setters that restore them,
+# as they were then, so that a solution replacing torch.cuda's functions does not change what
+# the runner reads (the replacement itself is a finding: process_watch.CUDA_FUNCTIONS).
+_C = torch._C
+_get_stream = getattr(_C, "_cuda_getCurrentStream", None)
+_get_device = getattr(_C, "_cuda_getDevice", None)
+_memory_stats = getattr(_C, "_cuda_memoryStats", None)
+_set_stream, _set_device, _current_stream = torch.cuda.set_stream, torch.cuda.set_device, torch.cuda.current_stream
+_current_device, _public_stats = torch.cuda.current_device, torch.cuda.memory_stats
+
+
+def _stream_key(s):
+    return (s.stream_id, s.device_index, s.device_type)
+
+
+def _device_index():
+    return _get_device() if _get_device else _current_device()
+
+
+def current_place():
+    """(current device index, current stream key), read through the functions kept above."""
+    device = _device_index()
+    if _get_stream:
+        try:
+            return device, tuple(_get_stream(device))[:3]
+        except Exception:  # another torch's signature: the public function as it was before the import
+            pass
+    return device, _stream_key(_current_stream(device))
+
+
+def device_bytes():
+    """(bytes of device memory torch's caching allocator has handed out and not had back, exact):
+    the requested sizes where torch counts them, else its blocks (rounded up)."""
+    stats = None
+    if _memory_stats:
+        try:
+            stats = _memory_stats(_device_index())
+        except Exception:
+            stats = None
+    if isinstance(stats, dict):
+        for key, exact in (("requested_bytes", True), ("allocated_bytes", False)):
+            try:
+                return int(stats[key]["all"]["current"]), exact
+            except (KeyError, TypeError):
+                pass
+    flat = _public_stats()
+    if "requested_bytes.all.current" in flat:
+        return int(flat["requested_bytes.all.current"]), True
+    return int(flat.get("allocated_bytes.all.current", 0)), False
 
 
 class Guarded:
@@ -89,9 +149,15 @@ class Caller:
         self.notes = []
         self.previous = None  # an earlier problem's inputs and results, for the reentrancy check
         self.reentrancy_done = False
+        self.exact = device_bytes()[1]
+        self.held = pw.HeldMemory(HELD_SLACK if self.exact else HELD_SLACK_BLOCKS)
+        self.job_tensors = []  # the runner's own tensors of the current job (staged inputs and pre-fills)
+        self.after_reentrant = False
 
     def run(self, name, gc, gs, th, offsets):
-        """Returns (judged output bits or None, {"findings", "shape", "dtype", "first_call_s", "calls_s", "notes"})."""
+        """A generator (see invoke) that returns (judged output bits or None, {"findings", "shape",
+        "dtype", "first_call_s", "calls_s", "notes"})."""
+        self.held.abandon()  # calls of an earlier problem that ended in an error
         dev = [x.to("cuda") for x in (gc, gs, th)]  # staged: copied into the guarded buffers on the stream
         shape, n = tuple(th.shape), th.numel()
         for g, x, o in zip(self.inputs, dev, offsets):
@@ -108,17 +174,21 @@ class Caller:
         outs, walls, held = [], [], []
         # Uploaded now: an upload from pageable memory on the held stream would wait for the spin.
         staged = [torch.from_numpy(f.view(np.int32)).to("cuda").view(shape) for f in fills]
+        self.job_tensors = dev + staged
         torch.cuda.synchronize()
         for k, fill in enumerate(staged):
             if k:
                 self.emit(type="call_part", name=name)  # each call gets the per-call time limit
             spin = 0.0 if k != 1 else min(SPIN_CAP_S, SPIN_FLOOR_S + 4 * walls[0])
-            bits, wall, error = self._call(dev, shape, fill, spin, held, info["findings"])
+            bits, wall, error = yield from self._call(dev, shape, fill, spin, held, info["findings"])
             if error:
                 info.update(error=error)
                 return None, info
             outs.append(bits)
             walls.append(wall)
+        remeasure = lambda: self._remeasure([h for _, h in held])  # noqa: E731
+        info["findings"] += self.held.problem_done((shape, str(gc.dtype)), remeasure, self.after_reentrant)
+        self.after_reentrant = False
         judged, unwritten, differ = self._merge([outs[0], outs[2]], [fills[0], fills[2]])
         if differ:
             info["findings"].append("a second call on the same inputs gave different bits")
@@ -135,14 +205,16 @@ class Caller:
             if self.previous is not None:
                 self.reentrancy_done = True
                 self.emit(type="call_part", name=name)
-                info["findings"] += self._reentrant((dev, shape, outs[0]), self.previous)
+                info["findings"] += yield from self._reentrant((dev, shape, outs[0]), self.previous)
+                self.after_reentrant = True  # its new streams may have got a library's workspace
             self.previous = None if self.reentrancy_done else (dev, shape, outs[0])
         return judged, info
 
     def _reentrant(self, *problems):
         """Two calls in flight at once, on two streams released together by one event, on two
         problems whose results this solution gave alone: they must give the same bits again
-        (a shared scratch buffer or a global stream races). Once per run, as the .cu contract."""
+        (a shared scratch buffer or a global stream races). Once per run, as the .cu contract.
+        A generator (see invoke)."""
         gate, streams = torch.cuda.Stream(), [torch.cuda.Stream() for _ in problems]
         go = torch.cuda.Event()
         calls = []
@@ -154,7 +226,7 @@ class Caller:
             with torch.cuda.stream(st):
                 ins = [x.clone() for x in dev]
                 out = torch.empty(shape, dtype=torch.float32, device="cuda")
-                got = self.fn(*ins, out) if self.dps else self.fn(*ins)
+                got = yield from invoke(self.fn, *ins, *([out] if self.dps else []))
             calls.append(out if self.dps else got)
         torch.cuda.synchronize()
         for x, (_, _, alone) in zip(calls, problems):
@@ -184,13 +256,18 @@ class Caller:
         return views, out
 
     def _call(self, dev, shape, fill, spin, held, findings):
+        """One call, a generator (see invoke): (output bits, wall time, error or None)."""
         views, out = self._stage(dev, shape, fill, spin)
         threads = set(threading.enumerate())
         where = out.data_ptr()
-        began = time.monotonic()
         with torch.cuda.stream(self.stream):
-            got = self.fn(*views, out) if self.dps else self.fn(*views)
-            wall = time.monotonic() - began
+            before = current_place()
+            began = time.monotonic()
+            try:
+                got = yield from invoke(self.fn, *views, *([out] if self.dps else []))
+            finally:
+                wall = time.monotonic() - began
+                findings += self._restore_place(before)  # first, before anything else reads or queues
             if self.dps and (not cc.given_output_kept(out, where) or out.untyped_storage().data_ptr() != self.out.buf.data_ptr()):
                 return None, wall, "the given output was rebound to other memory, not written in place"
             x = self.out.view(torch.float32, shape) if self.dps else got
@@ -202,7 +279,38 @@ class Caller:
         if not self.dps:  # its own allocation: a later call may not hand back the same memory
             held.append((cc.memory_range(x), x))
         self._after(x, bits, views, dev, threads, findings)
+        del x, got
+        self.held.after_call(self._held_now([h for _, h in held]))
         return bits, wall, None
+
+    def _restore_place(self, before):
+        """The current device and stream the call left: switched ones are findings, and are
+        switched back before the runner queues or reads anything."""
+        after = current_place()
+        if after == before:
+            return []
+        if after[0] != before[0]:
+            _set_device(before[0])
+        _set_stream(self.stream)
+        return pw.place_changes(before, after)
+
+    def _held_now(self, outputs=()):
+        """Device bytes the solution holds now: the allocator's count less the runner's own
+        tensors (guarded buffers, this job's staged inputs and pre-fills, the outputs of this
+        job's calls it still holds, the problem kept for the reentrancy check)."""
+        torch.cuda.synchronize()
+        torch.empty(1, device="cuda")  # an allocation settles frees that waited on streams
+        own = {}
+        previous = list(self.previous[0]) if self.previous is not None else []
+        for t in [g.buf for g in self.inputs + [self.out] if g.buf is not None] + self.job_tensors + previous + list(outputs):
+            s = t.untyped_storage()
+            n = s.nbytes()
+            own[s.data_ptr()] = n if self.exact else -(-n // 512) * 512
+        return device_bytes()[0] - sum(v for p, v in own.items() if p)
+
+    def _remeasure(self, outputs):
+        pygc.collect()
+        return self._held_now(outputs)
 
     def _from_solution(self, t):
         target = getattr(t, "_target", None) or type(t).run

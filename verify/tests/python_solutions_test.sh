@@ -3,6 +3,9 @@
 # --grad-dtypes bf16`:
 # each must get its expected verdict (expected.txt) with its named reason in the report, and the
 # wall time of each run is printed (the constexpr-size Triton one must stay under QUICK_LIMIT_S).
+# The verifier runs with ROPE2D_REQUIRE_GPU=1, a variable of its own that the solutions that
+# sniff for one (sniffs_environ, ...) would see if it reached them. VERIFY_ARGS: more arguments
+# for `rope2d verify` (--no-sandbox where bubblewrap is missing).
 # usage: python_solutions_test.sh ROPE2D SOLUTIONS_DIR WORK_DIR [NAME...]; exit 77 without a GPU or torch.
 set -u
 rope2d=$1 dir=$2 work=$3
@@ -19,8 +22,9 @@ while read -r name verdict reason; do
   t0=$(date +%s.%N)
   # bf16: the definition's grad dtype (each further dtype compiles a constexpr-size kernel again);
   # 60 s a call: a first call may compile (torch.compile, Triton).
-  PATH=/usr/local/cuda/bin:$PATH "$rope2d" verify "$dir/$name/solution.json" --quick --grad-dtypes bf16 --call-timeout 60 --quiet \
-    --out "$work/$name" >"$work/$name.log" 2>&1
+  # shellcheck disable=SC2086  # VERIFY_ARGS: words
+  PATH=/usr/local/cuda/bin:$PATH ROPE2D_REQUIRE_GPU=1 "$rope2d" verify "$dir/$name/solution.json" --quick --grad-dtypes bf16 \
+    --call-timeout 60 --quiet --out "$work/$name" ${VERIFY_ARGS:-} >"$work/$name.log" 2>&1
   rc=$?
   wall=$(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $t0}")
   want=$(case $verdict in passed) echo 0 ;; incorrect) echo 1 ;; *) echo 3 ;; esac)
