@@ -86,8 +86,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/reference/worst DESTINATION ${ROPE2D_INS
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/cuda/include DESTINATION ${ROPE2D_INSTALL_DATADIR}/cuda)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/verify/python DESTINATION ${ROPE2D_INSTALL_DATADIR}/verify
         FILES_MATCHING PATTERN "*.py")
-# The solution runner's call checks are the Python package's (verify/python/call.py loads the
-# file by its path in the repository).
+# The solution runner's call checks are the Python package's (verify/python/solution_runner.py
+# reads the file by its path in the repository and hands its source to the neutral host).
 install(FILES ${PROJECT_SOURCE_DIR}/python/rope2d/_call_checks.py DESTINATION ${ROPE2D_INSTALL_DATADIR}/python/rope2d)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
