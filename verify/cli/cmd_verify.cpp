@@ -87,7 +87,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
       BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
                      .build_dir = a.out_dir + "/build", .box = box, .timeout_s = a.build_timeout};
       Submission sub = prepare_submission(a.run.submission, b);
-      if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(), box);
+      if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
       if (!sub.error.empty()) {
         std::cout << "  submission " << a.run.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
                   << sub.error.substr(0, 4000) << "\n";

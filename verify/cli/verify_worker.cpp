@@ -52,9 +52,10 @@ harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratc
   std::error_code ec;
   for (const std::string& h : {a.out_dir, a.golden, std::string(std::getenv("HOME") ? std::getenv("HOME") : "")})
     if (!h.empty()) p.hide.push_back(fs::absolute(h, ec).string());
-  // What the box needs under a hidden folder: the kernel host, the ABI header, the runner.
-  for (const std::string& r : {fs::path(kernel_host_program()).parent_path().string(), repo_file("cuda/include"),
-                               fs::path(repo_file("verify/python/solution_runner.py")).parent_path().string()})
+  // What the box needs where it may lie under a hidden folder: the Python runner and the call
+  // checks it reads (the kernel host and the ABI header are copied into the scratch folder).
+  for (const std::string& r : {fs::path(repo_file("verify/python/solution_runner.py")).parent_path().string(),
+                               fs::path(repo_file("python/rope2d/_call_checks.py")).parent_path().string()})
     p.reveal.push_back(r);
   p.limits.wall_s = 0;  // each use sets its own
   return p;
@@ -137,12 +138,15 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   proto::send(fd, proto::Device{dev.name});
   SolutionRun run;
   run.runner = repo_file("verify/python/solution_runner.py");
-  // The runner and the solution in the box: inputs and outputs in its scratch folder, the
-  // solution's sources shown read-only; nothing else of the report folder is visible.
+  // The runner and the solution in the box: inputs, outputs and a copy of the solution's
+  // sources in its scratch folder; nothing of the report folder is visible.
   harness::Scratch scratch;
   harness::BoxPolicy box = submission_box(a, scratch.path(), true);
-  box.reveal.push_back(std::filesystem::absolute(a.out_dir + "/solution").string());
   if (const std::string py = python_prefix(run.python); !py.empty()) box.reveal.push_back(py);
+  Solution boxed = sol;
+  boxed.dir = (std::filesystem::path(scratch.path()) / "solution").string();
+  std::filesystem::copy(sol.dir, boxed.dir, std::filesystem::copy_options::recursive);
+  harness::give_to_box(boxed.dir);
   rep.header.push_back({"confinement", harness::describe(box)});
   run.work_dir = scratch.path();
   run.launch = [&box](const std::vector<std::string>& argv, double timeout_s,
@@ -180,7 +184,7 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   };
   std::vector<std::string> notes;
   run.notes = &notes;
-  rep.results = run_solution(sol, specs, run);
+  rep.results = run_solution(boxed, specs, run);
   rep.warnings.insert(rep.warnings.end(), notes.begin(), notes.end());
   const RunOptions opts = a.run;
   for (SetResult& r : rep.results) {
@@ -218,7 +222,7 @@ Opened open_submission(const VerifyArgs& a) {
                  .build_dir = a.out_dir + "/build", .box = o.box, .timeout_s = a.build_timeout};
   sub = prepare_submission(a.run.submission, b);
   if (!sub.error.empty()) return o;
-  harness::RemoteOptions r{.host_program = kernel_host_program(), .library = sub.library, .box = o.box,
+  harness::RemoteOptions r{.host_program = kernel_host_program(o.scratch->path()), .library = sub.library, .box = o.box,
                            .call_timeout_s = a.call_timeout};
   o.remote = std::make_unique<harness::RemoteKernel>(r);
   if (!o.remote->ready()) {

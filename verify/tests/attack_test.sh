@@ -49,7 +49,7 @@ check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output 
 # checks above can see an escape.
 timeout 300 "$rope2d" verify "$attacks/forge_at_load.cu" --quick --rounds 1 --quiet --no-sandbox --out "$work/control" \
   >"$work/control.log" 2>&1
-sleep 6
+for _ in $(seq 40); do [ -f "$marks/daemon.txt" ] && break; sleep 0.5; done  # its daemon writes after 5 s
 if [ -f "$marks/escaped.txt" ] && [ -f "$marks/daemon.txt" ]; then
   echo "ok   control: unconfined, the attack escaped as expected"; passes=$((passes + 1))
 else

@@ -60,8 +60,22 @@ TEST(Sandbox, WritesOnlyItsScratchFolder) {
 
 TEST(Sandbox, HiddenFoldersLookEmpty) {
   NEED_BOX();
-  Scratch s, secret;
+  Scratch s;
+  // Outside /tmp (the box's /tmp is its own), readable by everyone: only hiding keeps it out.
+  std::string dir = "/var/tmp/rope2d-hidden-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+  struct Remove {
+    std::string d;
+    ~Remove() { fs::remove_all(d); }
+  } remove{dir};
+  struct Secret {
+    std::string path() const { return dir; }
+    std::string dir;
+  } secret{dir};
   std::ofstream(fs::path(secret.path()) / "key") << "the secret";
+  fs::permissions(fs::path(dir) / "key", fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
   BoxPolicy p = policy(s);
   p.hide = {secret.path()};
   const BoxResult r = sh(p, "cat " + secret.path() + "/key || echo HIDDEN");
@@ -69,7 +83,7 @@ TEST(Sandbox, HiddenFoldersLookEmpty) {
   EXPECT_EQ(r.output.find("the secret"), std::string::npos);
   EXPECT_NE(r.output.find("HIDDEN"), std::string::npos);
   p.hide.clear();  // negative control: not hidden, it is read
-  if (::geteuid() != 0) EXPECT_NE(sh(p, "cat " + secret.path() + "/key").output.find("the secret"), std::string::npos);
+  EXPECT_NE(sh(p, "cat " + secret.path() + "/key").output.find("the secret"), std::string::npos);
 }
 
 TEST(Sandbox, InheritsOnlyTheDescriptorsNamed) {
@@ -113,7 +127,8 @@ TEST(Sandbox, NothingOutlivesTheBox) {
   // Negative control: unconfined, a detached process does outlive its parent's run.
   BoxPolicy p = policy(s);
   p.confine = false;
-  ASSERT_TRUE(sh(p, "(setsid sleep 31.75 > /dev/null 2>&1 &); exit 0").ok());
+  ASSERT_TRUE(sh(p, "(setsid sleep 31.75 > /dev/null 2>&1 &); sleep 0.5; exit 0").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_TRUE(running("sleep 31.75"));
   std::system("pkill -f 'sleep 31.75'");
 }
@@ -136,5 +151,7 @@ TEST(Sandbox, NoNetworkAndNoPrivilege) {
   ASSERT_TRUE(r.ok()) << r.exit_text();
   // Only the box's own loopback (down) exists in its network namespace.
   EXPECT_EQ(r.output.rfind("lo \n", 0), 0u) << r.output;
-  if (::geteuid() == 0) EXPECT_NE(r.output.find("\n" + std::to_string(box_uid)), std::string::npos) << r.output;
+  if (::geteuid() == 0) {
+    EXPECT_NE(r.output.find("\n" + std::to_string(box_uid)), std::string::npos) << r.output;
+  }
 }

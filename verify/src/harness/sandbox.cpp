@@ -42,6 +42,24 @@ std::string find_program(const std::string& name) {
   return "";
 }
 
+// Whether the box's user can read `path` and search every folder above it: the caller's own
+// rights, or, dropping from root to box_uid, the permission bits for others (or box_uid as
+// owner). A path it cannot reach is not revealed (bwrap would refuse to start).
+bool box_can_reach(const std::string& path, bool dropping) {
+  if (!dropping) return ::access(path.c_str(), R_OK) == 0;
+  std::string prefix;
+  for (const auto& part : fs::path(path)) {
+    prefix = (fs::path(prefix) / part).string();
+    struct stat st{};
+    if (::stat(prefix.c_str(), &st) != 0) return false;
+    const bool mine = st.st_uid == box_uid;
+    const bool last = prefix == path;
+    if (S_ISDIR(st.st_mode) && !(st.st_mode & (mine ? S_IXUSR : S_IXOTH))) return false;
+    if (last && !(st.st_mode & (mine ? S_IRUSR : S_IROTH))) return false;
+  }
+  return true;
+}
+
 // The mounts and namespaces, then the command.
 std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p, int info_fd,
                                     const std::vector<std::string>& argv) {
@@ -66,7 +84,7 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
   for (const std::string& r : p.reveal) {
     std::error_code ec;
     const std::string real = fs::canonical(r, ec).string();
-    if (!ec) a.insert(a.end(), {"--ro-bind", real, real});
+    if (!ec && box_can_reach(real, ::geteuid() == 0)) a.insert(a.end(), {"--ro-bind", real, real});
   }
   if (!p.scratch.empty()) a.insert(a.end(), {"--bind", p.scratch, p.scratch, "--chdir", p.scratch});
   a.insert(a.end(), {"--info-fd", std::to_string(info_fd), "--"});
@@ -277,6 +295,14 @@ Scratch::Scratch() {
   path_ = tmpl;
   if (::geteuid() == 0 && ::chown(path_.c_str(), box_uid, box_uid) != 0)
     throw std::runtime_error("cannot give the scratch folder " + path_ + " to the box's user: " + std::strerror(errno));
+}
+
+void give_to_box(const std::string& path) {
+  if (::geteuid() != 0) return;
+  std::error_code ec;
+  (void)!::lchown(path.c_str(), box_uid, box_uid);
+  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+    (void)!::lchown(it->path().c_str(), box_uid, box_uid);
 }
 
 Scratch::~Scratch() {

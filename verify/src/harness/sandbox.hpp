@@ -68,6 +68,10 @@ class Scratch {
   std::string path_;
 };
 
+// Files this process put in a scratch folder made the box user's (when started as root), so
+// that what runs there may write beside them (caches, builds) as it would in its own folder.
+void give_to_box(const std::string& path);
+
 struct BoxResult {
   bool started = false;
   std::string start_error;

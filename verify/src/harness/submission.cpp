@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/safetensors.hpp"
@@ -20,41 +21,57 @@ namespace {
 
 bool ends_with(const std::string& s, const std::string& e) { return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0; }
 
-// Only characters no shell gives a meaning to.
-bool shell_safe(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '+';
-  });
+// The headers a source may include from beside it, copied into the box's scratch folder with
+// their relative paths (regular files of header suffixes, three folders deep, at most 512
+// files and 32 MiB): the box never needs to see the submission's own folder.
+void copy_headers(const fs::path& from, const fs::path& to, Submission& s) {
+  static const std::set<std::string> suffixes{".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc"};
+  std::size_t files = 0, bytes = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(from, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it.depth() > 2) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec) || it->is_symlink(ec) || !suffixes.count(it->path().extension().string())) continue;
+    const std::size_t size = it->file_size(ec);
+    if (++files > 512 || (bytes += size) > (32u << 20)) {
+      s.warnings.push_back("only the first headers beside the source were copied for its build (at most 512 files, 32 MiB)");
+      return;
+    }
+    const fs::path dst = to / fs::relative(it->path(), from, ec);
+    fs::create_directories(dst.parent_path(), ec);
+    fs::copy_file(it->path(), dst, fs::copy_options::overwrite_existing, ec);
+  }
 }
 
 // nvcc runs its sub-steps through `sh -c` with absolute paths in double quotes, where $(...)
 // and backticks expand: the source is compiled as a copy named submission.cu in the scratch
-// folder, whose path we choose, inside the box. No name taken from the submission, the report
-// folder or a config reaches nvcc. False (s.error set) on failure.
+// folder, beside copies of its headers and of the ABI header, inside the box, with relative
+// paths only. No name taken from the submission, the report folder or a config reaches nvcc.
+// False (s.error set) on failure.
 bool build_in_box(Submission& s, const std::string& path, const BuildOptions& o) {
-  const std::string work = o.box.scratch;
+  const fs::path work = o.box.scratch;
   std::error_code ec;
-  fs::copy_file(path, fs::path(work) / "submission.cu", fs::copy_options::overwrite_existing, ec);
+  copy_headers(fs::absolute(path).parent_path(), work, s);
+  fs::create_directories(work / "include" / "rope2d", ec);
+  fs::copy_file(fs::path(o.include_dir) / "rope2d" / "rope2d_backward.h", work / "include" / "rope2d" / "rope2d_backward.h",
+                fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::copy_file(path, work / "submission.cu", fs::copy_options::overwrite_existing, ec);
   if (ec) {
     s.error = path + ": cannot copy it to build it (" + ec.message() + ")";
     return false;
   }
-  std::vector<std::string> argv{o.nvcc, "-O3", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC"};
-  if (shell_safe(o.include_dir)) argv.push_back("-I" + o.include_dir);
-  else s.warnings.push_back("the ABI header's folder is not on the include path: its name holds characters that nvcc's shell would interpret");
-  const std::string src_dir = fs::absolute(path).parent_path().string();
-  if (shell_safe(src_dir)) argv.push_back("-I" + src_dir);  // headers beside the source
-  else s.warnings.push_back("headers beside the source are not on the include path: its folder's name holds characters "
-                            "that nvcc's shell would interpret");
+  std::vector<std::string> argv{o.nvcc, "-O3", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC", "-Iinclude", "-I."};
   for (const auto& f : o.nvcc_flags) {
     argv.push_back(f);
     if (f.find("fast_math") != std::string::npos || f.find("fast-math") != std::string::npos)
       s.warnings.push_back("compiled with " + f + ": sin/cos become hardware approximations, inaccurate beyond a few radians");
   }
   argv.insert(argv.end(), {"-o", "submission.so", "submission.cu"});
-  s.compile_command = ref::shell_join(argv);  // quoted so it can be pasted
+  s.compile_command = ref::shell_join(argv);  // quoted so it can be pasted (in a folder holding the copies)
   harness::BoxPolicy box = o.box;
-  box.reveal.insert(box.reveal.end(), {o.include_dir, src_dir});
   box.limits.wall_s = o.timeout_s;
   const harness::BoxResult r = harness::run_boxed(argv, box);
   s.compile_log = r.output;
@@ -120,7 +137,6 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
 
 std::string probe_submission(const Submission& s, const std::string& host_program, const harness::BoxPolicy& box) {
   harness::BoxPolicy p = box;
-  p.reveal.push_back(fs::path(host_program).parent_path().string());
   if (p.limits.wall_s <= 0) p.limits.wall_s = 120;
   const harness::BoxResult r = harness::run_boxed({host_program, "probe", s.library}, p);
   if (r.ok()) return "";
@@ -131,10 +147,16 @@ std::string probe_submission(const Submission& s, const std::string& host_progra
   return "the load check ended with " + r.exit_text() + (said.empty() ? "" : ": " + said);
 }
 
-std::string kernel_host_program() {
+std::string kernel_host_program(const std::string& scratch) {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? "rope2d-kernel-host" : (exe.parent_path() / "rope2d-kernel-host").string();
+  const fs::path installed = ec ? fs::path("rope2d-kernel-host") : exe.parent_path() / "rope2d-kernel-host";
+  const fs::path copy = fs::path(scratch) / "host";
+  fs::copy_file(installed, copy, fs::copy_options::overwrite_existing, ec);
+  if (ec) throw std::runtime_error("cannot copy the kernel host " + installed.string() + " into the box: " + ec.message());
+  fs::permissions(copy, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                            fs::perms::others_exec, ec);
+  return copy.string();
 }
 
 }  // namespace rope2d::verify

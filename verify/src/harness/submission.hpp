@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "harness/sandbox.hpp"
-#include "rope2d/verify/device.hpp"
+#include "rope2d/rope2d_backward.h"
 
 namespace rope2d::verify {
 
@@ -21,8 +21,8 @@ struct Submission {
   std::string compile_log;
   std::vector<std::string> warnings;
   std::string library;         // the shared object to load, in the box's scratch folder
-  BackwardFn backward = nullptr;
-  FusedFn fused = nullptr;     // optional entry point
+  rope2d_backward_fn backward = nullptr;
+  rope2d_backward_fused_fn fused = nullptr;  // optional entry point
   std::string error;           // why it cannot be run (build, load, symbol)
 };
 
@@ -43,7 +43,8 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o);
 // exports rope2d_backward, else why not. The box's word (its exit), not a judgement.
 std::string probe_submission(const Submission& s, const std::string& host_program, const harness::BoxPolicy& box);
 
-// The kernel host program installed beside this one (rope2d-kernel-host).
-std::string kernel_host_program();
+// The kernel host program installed beside this one (rope2d-kernel-host), copied into the
+// box's scratch folder (the box need not see where the verifier lives); its path there.
+std::string kernel_host_program(const std::string& scratch);
 
 }  // namespace rope2d::verify
