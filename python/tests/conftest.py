@@ -1,11 +1,16 @@
 """Shared inputs for the Python API tests: randn-like grads and angles drawn with NumPy (the
 reference, not these inputs, decides every expected value), and the two kernels the tests
 judge: an accurate one (float64 sin/cos, rounded once) and a defective one (float16 sin/cos);
-and the plugin's fixture rope2d_check, as an installed package registers it (pytest11)."""
+the plugin's fixture rope2d_check, as an installed package registers it (pytest11); and where
+the rope2d program of the same build is."""
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import rope2d
+from rope2d import _lib
 from rope2d.pytest_plugin import rope2d_check  # noqa: F401  (a fixture, by import)
 
 
@@ -36,3 +41,9 @@ def fp16_sincos(gc, gs, th, out):
     with np.errstate(all="ignore"):
         t = th.astype(np.float16).astype(np.float64)
         out[...] = (-widen(gc) * np.sin(t) + widen(gs) * np.cos(t)).astype(np.float32)
+
+
+def program():
+    """The rope2d program of the same build: $ROPE2D_PROGRAM, else beside build/python/lib."""
+    env = os.environ.get("ROPE2D_PROGRAM")
+    return Path(env) if env else _lib.library_path().parent.parent.parent / "verify" / "rope2d"

@@ -1,24 +1,15 @@
 """The package as a whole: one version with the program (`rope2d --version`), well formed
 (semantic version + commit), and the plugin's fixture rope2d_check judging like
 rope2d.testing.assert_close (an accurate kernel passes, a defective one fails with FAIL lines)."""
-import os
 import re
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import rope2d
-from rope2d import _lib
 
-from conftest import accurate, fp16_sincos
-
-
-def program():
-    """The rope2d program of the same build: $ROPE2D_PROGRAM, else beside build/python/lib."""
-    env = os.environ.get("ROPE2D_PROGRAM")
-    return Path(env) if env else _lib.library_path().parent.parent.parent / "verify" / "rope2d"
+from conftest import accurate, fp16_sincos, program
 
 
 def test_version_is_semver_plus_commit():
