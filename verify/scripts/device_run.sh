@@ -2,7 +2,8 @@
 # One call on a GPU machine: GPU properties, the verifier and the benchmark, logs under $OUT.
 # Binaries come prebuilt in .device/bin (the GPU image lacks MPFR, Boost, Eigen, RapidCheck):
 #   cmake --build build -j2 --target tests   # kernel_prop and the GPU tests are not in the default build
-#   mkdir -p .device/bin && cp build/verify/rope2d build/properties/kernel_prop build/cuda/librope2d_kernel.so .device/bin/
+#   mkdir -p .device/bin && cp build/verify/rope2d build/verify/rope2d-kernel-host build/properties/kernel_prop build/cuda/librope2d_kernel.so .device/bin/
+#   mkdir -p .device/debs && (cd .device/debs && apt-get download bubblewrap)   # the box for submissions
 #   cp -r build/python/lib/* .device/bin/  # librope2d_py.so with its MPFR and GMP and worst/, for the python step
 #   cp build/verify/gpu_check_gpu_test .device/bin/   # for the gpucheck step
 #   cp build/verify/counter_gpu_test .device/bin/     # for the counter step
@@ -13,6 +14,11 @@ set -uo pipefail
 # script is in, whatever the working directory; $OUT and $SOLX_HARNESS as given.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(realpath -m "${OUT:-$root/reports/device}")
+# Submissions run in a bubblewrap box: the .deb carried in .device/debs is unpacked into a folder
+# of its own (never over /: its libraries would replace the machine's) and put on the PATH.
+for deb in "$root"/.device/debs/bubblewrap*.deb; do
+  [ -e "$deb" ] && dpkg -x "$deb" /opt/bubblewrap && export PATH=/opt/bubblewrap/usr/bin:$PATH
+done
 [ -n "${SOLX_HARNESS:-}" ] && SOLX_HARNESS=$(realpath -m "$SOLX_HARNESS")
 cd "$root" || exit 1
 mkdir -p "$out"
