@@ -132,7 +132,8 @@ class Host {
   void unmap(std::uint32_t id) {
     auto it = regions_.find(id);
     if (it == regions_.end()) return;
-    cudaDeviceSynchronize();
+    // The calls' streams, not the device: a captured call's graph may still wait for a replay.
+    for (const auto& [slot, s] : slots_) cudaStreamSynchronize(s);
     const Region& r = it->second;
     d_.unmap(r.va, r.bytes);
     d_.release(r.handle);
@@ -176,10 +177,9 @@ class Host {
     const int rc = ok ? invoke(q, p, s) : cudaErrorInvalidValue;
     d_.write_value(reinterpret_cast<CUstream>(s), done, v, 0);
     reply(wire::Stage::launched, q.seq, rc);
-    // The call's device work (on any stream) waited for apart, so the next request is served.
+    // The call's work on its stream waited for apart, so the next request is served.
     std::thread([this, s, seq = q.seq] {
-      cudaError_t e = cudaStreamSynchronize(s);
-      if (e == cudaSuccess) e = cudaDeviceSynchronize();
+      const cudaError_t e = cudaStreamSynchronize(s);
       reply(wire::Stage::finished, seq, 0, static_cast<int>(e));
     }).detach();
   }

@@ -52,9 +52,16 @@ struct RemoteKernel::Impl {
   std::string death;                         // why the host is gone
   std::map<std::uint64_t, int> launched;     // seq -> rc
   std::map<std::uint32_t, int> mapped;       // region -> rc
+  // Replies the judge waits for: any other reply is not the protocol (a host cannot fill the
+  // judge's memory with replies, nor answer a call before it is made).
+  std::set<std::uint64_t> awaiting_launch;
+  std::set<std::uint32_t> awaiting_map;
   std::set<std::uint64_t> unfinished;        // calls whose "finished" has not come
+  std::set<std::uint64_t> captured;          // captured calls: done when the judge's graph is replayed
+  std::map<std::uint64_t, std::chrono::steady_clock::time_point> running;  // launched, not finished: since when
   std::vector<std::string> errors;           // reported since the last settle
-  std::thread reader;
+  std::thread reader, watchdog;
+  bool stopping = false;
 
   struct Region {
     std::uint32_t id;
@@ -63,6 +70,7 @@ struct RemoteKernel::Impl {
   };
   std::vector<Region> regions;
   std::uint32_t next_region = wire::flags_region;
+  std::vector<std::uint32_t> free_regions;  // ids the host has unmapped, given out again
   detail::EdgeAllocation flags;
   std::uint64_t seq = 0;
   std::map<cudaStream_t, std::uint32_t> slots;
@@ -74,14 +82,34 @@ struct RemoteKernel::Impl {
   }
   std::uint32_t* done_word(std::uint64_t s) const { return go_word(s) + 1; }
 
-  // Writes the done word of every call still waited for: the judge's streams go on.
+  // Writes the done word of every call still waited for (captured ones too): the judge's
+  // streams and graphs go on.
   void release_waiters() {
     const detail::DriverApi& d = detail::driver_api();
     cudaSetDevice(device);
-    for (std::uint64_t s : unfinished)
-      d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)),
-                    static_cast<std::uint32_t>(s), 0);
+    for (const auto* set : {&unfinished, &captured})
+      for (std::uint64_t s : *set)
+        d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)),
+                      static_cast<std::uint32_t>(s), 0);
     cudaStreamSynchronize(rescue);
+  }
+
+  // A call whose "finished" has not come within the call time limit after its launch (a kernel
+  // that never ends, a host that never writes "done"): the host is killed, and the reader's end
+  // of file releases every wait. Nothing of the judge's then waits for ever.
+  void watch() {
+    std::unique_lock lk(m);
+    while (!stopping && !dead) {
+      cv.wait_for(lk, std::chrono::milliseconds(200));
+      const auto now = std::chrono::steady_clock::now();
+      for (const auto& [seq, since] : running)
+        if (std::chrono::duration<double>(now - since).count() > opt.call_timeout_s) {
+          if (death.empty())
+            death = "a call did not finish within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s (killed)";
+          if (box) ::kill(-box->pid(), SIGKILL);
+          return;
+        }
+    }
   }
 
   void read_replies() {
@@ -98,20 +126,30 @@ struct RemoteKernel::Impl {
         cv.notify_all();
         return;
       }
-      const std::optional<wire::Reply> r = wire::parse_reply({buf, static_cast<std::size_t>(k)});
-      if (!r) {  // not the protocol: the host is not to be talked to any more
+      std::optional<wire::Reply> r = wire::parse_reply({buf, static_cast<std::size_t>(k)});
+      const bool expected =
+          r && (r->stage == wire::Stage::hello ? !hello
+                : r->stage == wire::Stage::mapped ? awaiting_map.erase(static_cast<std::uint32_t>(r->seq)) > 0
+                : r->stage == wire::Stage::launched ? awaiting_launch.erase(r->seq) > 0
+                                                    : running.count(r->seq) > 0);
+      if (!expected) {  // not the protocol: the host is not to be talked to any more, and is killed
         dead = true;
-        death = "the kernel host sent a record that is not a valid reply (" + std::to_string(k) + " bytes)";
+        death = "the kernel host sent a record that is not a reply the judge awaited (" + std::to_string(k) + " bytes)";
         release_waiters();
         cv.notify_all();
         ::shutdown(sock, SHUT_RDWR);
+        if (box) ::kill(-box->pid(), SIGKILL);
         return;
       }
       switch (r->stage) {
         case wire::Stage::hello: hello = true, fused = r->rc == 1; break;
         case wire::Stage::mapped: mapped[static_cast<std::uint32_t>(r->seq)] = r->rc; break;
-        case wire::Stage::launched: launched[r->seq] = r->rc; break;
+        case wire::Stage::launched:
+          launched[r->seq] = r->rc;
+          if (unfinished.count(r->seq)) running[r->seq] = std::chrono::steady_clock::now();
+          break;
         case wire::Stage::finished:
+          running.erase(r->seq);
           if (unfinished.erase(r->seq) && r->cuda_error) {
             errors.push_back(cuda_error_name(r->cuda_error) + " after the call (reported by the kernel host)");
             faulted = true;
@@ -175,7 +213,8 @@ struct RemoteKernel::Impl {
     const auto v = static_cast<std::uint32_t>(me);
     d.write_value(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(go_word(me)), v, 0);
     d.wait_value(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(done_word(me)), v, CU_STREAM_WAIT_VALUE_EQ);
-    unfinished.insert(me);
+    (req.capture ? captured : unfinished).insert(me);
+    awaiting_launch.insert(me);
     if (!wire::send_record(sock, &req, sizeof req)) {
       dead = true;
       if (death.empty()) death = "the kernel host's socket is closed";
@@ -189,8 +228,6 @@ struct RemoteKernel::Impl {
     }
     const int rc = launched[me];
     launched.erase(me);
-    // A captured call finishes when the judge's graph is replayed: no "finished" comes for it.
-    if (req.capture) unfinished.erase(me);
     return rc;
   }
 
@@ -203,8 +240,14 @@ struct RemoteKernel::Impl {
     std::unique_lock lk(m);
     wire::Request req;
     req.op = wire::Op::map;
-    req.region = next_region++;
+    if (free_regions.empty() || next_region == wire::flags_region) {
+      req.region = next_region++;
+    } else {
+      req.region = free_regions.back();
+      free_regions.pop_back();
+    }
     req.bytes = a.size();
+    awaiting_map.insert(req.region);
     const bool sent = !dead && wire::send_record(sock, &req, sizeof req, fd);
     ::close(fd);
     if (!sent || !wait(lk, opt.call_timeout_s, [&] { return mapped.count(req.region) > 0; })) {
@@ -250,11 +293,15 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
   m.box = std::make_unique<BoxedProcess>(std::vector<std::string>{o.host_program, "serve", o.library}, p);
   ::close(sv[1]);
   m.sock = sv[0];
+  // A host that stops reading makes a send fail after the call time limit, never block for ever.
+  const timeval limit{static_cast<time_t>(o.call_timeout_s), 0};
+  ::setsockopt(m.sock, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
   if (!m.box->started()) {
     m.error = "cannot start the kernel host: " + m.box->start_error();
     return;
   }
   m.reader = std::thread([&m] { m.read_replies(); });
+  m.watchdog = std::thread([&m] { m.watch(); });
   {
     std::unique_lock lk(m.m);
     if (!m.wait(lk, o.start_timeout_s, [&] { return m.hello; })) {
@@ -271,7 +318,8 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
     m.error = "cannot share the flag words with the kernel host: " + why;
     return;
   }
-  cudaMemset(m.flags.begin(), 0, m.flags.size());
+  cudaMemsetAsync(m.flags.begin(), 0, m.flags.size(), m.rescue);
+  cudaStreamSynchronize(m.rescue);
   current.store(this);
 }
 
@@ -299,6 +347,7 @@ void RemoteKernel::unshare(const void* begin) {
       req.op = wire::Op::unmap;
       req.region = it->id;
       if (!m.dead) wire::send_record(m.sock, &req, sizeof req);
+      m.free_regions.push_back(it->id);
       m.regions.erase(it);
       return;
     }
@@ -364,6 +413,12 @@ RemoteKernel::End RemoteKernel::finish() {
     bye.op = wire::Op::bye;
     wire::send_record(m.sock, &bye, sizeof bye);
   }
+  {
+    std::lock_guard lk(m.m);
+    m.stopping = true;
+  }
+  m.cv.notify_all();
+  if (m.watchdog.joinable()) m.watchdog.join();
   e.result = m.box->finish(5);
   if (m.sock >= 0) ::shutdown(m.sock, SHUT_RDWR);
   if (m.reader.joinable()) m.reader.join();

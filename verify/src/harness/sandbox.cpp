@@ -336,19 +336,20 @@ BoxResult run_boxed(const std::vector<std::string>& argv, const BoxPolicy& p,
   for (;;) {
     if (open) open = drain(l.out_fd, r.output, r.output_bytes, p.output_cap, on_output, 100);
     else std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (!exited) {
-      const pid_t w = ::waitpid(l.pid, &r.status, WNOHANG);
-      if (w == l.pid) exited = true, exited_at = elapsed();
+    if (!exited) {  // seen ended but not reaped (WNOWAIT): its process group id stays its own
+      siginfo_t info{};
+      if (::waitid(P_PID, static_cast<id_t>(l.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == l.pid)
+        exited = true, exited_at = elapsed();
     }
     if (exited && (!open || elapsed() > exited_at + 1)) break;  // what it left holding the pipe is killed below
     if (!exited && p.limits.wall_s > 0 && elapsed() > p.limits.wall_s) {
       r.timed_out = true;
       ::kill(-l.pid, SIGKILL);
-      ::waitpid(l.pid, &r.status, 0);
       exited = true, exited_at = elapsed();
     }
   }
   ::kill(-l.pid, SIGKILL);  // unconfined leftovers in its group (a box ends with its first process)
+  ::waitpid(l.pid, &r.status, 0);
   ::close(l.out_fd);
   ::close(l.info_fd);
   return r;
@@ -398,17 +399,16 @@ BoxResult BoxedProcess::finish(double grace_s) {
   const auto t0 = std::chrono::steady_clock::now();
   bool exited = false;
   while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < grace_s) {
-    if (::waitpid(pid_, &r.status, WNOHANG) == pid_) {
+    siginfo_t info{};  // ended but not reaped (WNOWAIT): the group id below is still its own
+    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_) {
       exited = true;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ::kill(-pid_, SIGKILL);
-  if (!exited) {
-    ::waitpid(pid_, &r.status, 0);
-    r.timed_out = grace_s > 0;
-  }
+  ::waitpid(pid_, &r.status, 0);
+  r.timed_out = !exited && grace_s > 0;
   // The box is gone, and with it every writer of the pipe: the drain ends at end of file (or,
   // unconfined, at the first quiet moment, whatever a leftover of the child still holds).
   stop_ = true;
