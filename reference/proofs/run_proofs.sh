@@ -4,11 +4,14 @@
 # replaced by its value, and gappa must prove the result with no warning (a hint it could not
 # check). Then each proof's negative controls, one per "# goal: NAME LOWER" line of the script
 # (NAME's constant lowered by 2^-30 relative; by a quarter, QUARTER, where the bound is not
-# tight), must fail: a proof that proves nothing is caught.
-# Usage: run_proofs.sh CONSTANTS GAPPA [NAME-FILTER]   (exit 0: all proved, all controls fail)
+# tight), must fail: a proof that proves nothing is caught. TEMPLATES is the folder of the
+# *.g.in with their @formula(args)@ already expanded from formulas.def (gen_formulas.py, run by
+# CMake into the build folder).
+# Usage: run_proofs.sh CONSTANTS GAPPA TEMPLATES [NAME-FILTER]
+#   (exit 0: all proved, all controls fail; with a filter, only the matching instances)
 set -uo pipefail
-constants=$1 gappa=$2 filter=${3:-}
-here=$(cd "$(dirname "$0")" && pwd)
+constants=$1 gappa=$2 here=$3 filter=${4:-}
+if grep -l '@[a-z][a-z0-9_]*(' "$here"/*.g.in; then echo "FAIL: unexpanded @formula(...)@ in $here"; exit 1; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$constants" >"$work/constants.txt" || { echo "FAIL: $constants did not run"; exit 1; }
@@ -96,8 +99,8 @@ prove "$here/eta_result_window_one_term.g.in" "eta_result_window_one_term"
 
 # Every instance above, counted: a loop or filter change that proves less cannot pass.
 expected=37
-if [ "$proved" != "$expected" ]; then
+if [ -z "$filter" ] && [ "$proved" != "$expected" ]; then
   echo "FAIL: $proved instances proved, expected $expected"; failures=$((failures + 1))
 fi
 echo "$proved proved, $controls negative controls failed as they must, $failures failures"
-[ $failures = 0 ]
+[ $failures = 0 ] && [ $proved -gt 0 ]
