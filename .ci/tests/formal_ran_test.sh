@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # No silent skip of the proofs: .ci/formal_ran.sh accepts a ctest log only where every formal
 # test passed, and refuses one where it was skipped, failed, absent, or the label is empty;
-# reference/proofs/gappa_missing.sh (formal_proofs without gappa) fails under CI=true and
+# reference/proofs/prover_missing.sh (a formal test without its prover) fails under CI=true and
 # skips (77) otherwise. Usage: formal_ran_test.sh REPO_ROOT
 set -uo pipefail
 root=$1
-check=$root/.ci/formal_ran.sh missing=$root/reference/proofs/gappa_missing.sh
+check=$root/.ci/formal_ran.sh missing=$root/reference/proofs/prover_missing.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -35,5 +35,7 @@ expect 1 "no log" "$check" "$work/none.log" formal_proofs
 expect 1 "gappa missing, CI=true" env CI=true sh "$missing"
 expect 77 "gappa missing, no CI" env -u CI sh "$missing"
 expect 77 "gappa missing, CI=false" env CI=false sh "$missing"
+expect 1 "coqc missing, CI=true" env CI=true sh "$missing" "coqc (apt-get install coq)"
+expect 77 "coqc missing, no CI" env -u CI sh "$missing" "coqc (apt-get install coq)"
 echo "$failures failures"
 [ $failures = 0 ]
