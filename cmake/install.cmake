@@ -79,6 +79,8 @@ set_target_properties(rope2d_py PROPERTIES INSTALL_RPATH "")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/cuda/include/ ${PROJECT_SOURCE_DIR}/reference/include/
                   ${PROJECT_SOURCE_DIR}/verify/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+# The header generated from reference/proofs/formulas.def.
+install(FILES ${ROPE2D_GENERATED_INCLUDE}/rope2d/ref/bound_formulas.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rope2d/ref)
 
 # The data the program reads, under the paths it has in the repository.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/data/golden-smoke DESTINATION ${ROPE2D_INSTALL_DATADIR}/data)

@@ -36,5 +36,6 @@ int main() {
   // HALF_SPACING of sin t (exact: small multiples of 2^-150).
   print("SIN_ABS", b.k_ulp * 0x1p-149 + rope2d::ref::subnormal_half_spacing);
   print("EF", rope2d::ref::double_sincos_rel);
+  print("TINY", 0x1p-126);  // the smallest normal float32 (formulas.def's TINY)
   return 0;
 }

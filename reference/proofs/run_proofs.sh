@@ -4,11 +4,19 @@
 # replaced by its value, and gappa must prove the result with no warning (a hint it could not
 # check). Then each proof's negative controls, one per "# goal: NAME LOWER" line of the script
 # (NAME's constant lowered by 2^-30 relative; by a quarter, QUARTER, where the bound is not
-# tight), must fail: a proof that proves nothing is caught.
-# Usage: run_proofs.sh CONSTANTS GAPPA [NAME-FILTER]   (exit 0: all proved, all controls fail)
+# tight), must fail: a proof that proves nothing is caught. TEMPLATES is the folder of the
+# *.g.in with their @formula(args)@ already expanded from formulas.def (gen_formulas.py, run by
+# CMake into the build folder).
+# With ROPE2D_COQC set (a coqc that has Debian's libcoq-flocq and libcoq-gappa), each proved
+# instance's Coq certificate (gappa -Bcoq) is checked by coqc instead of the negative controls
+# (formal_proofs runs those), and a tampered certificate (rounding_subnormal's claimed error
+# bound halved) must be refused by coqc.
+# Usage: run_proofs.sh CONSTANTS GAPPA TEMPLATES [NAME-FILTER]
+#   (exit 0: all proved, all controls fail; with a filter, only the matching instances)
 set -uo pipefail
-constants=$1 gappa=$2 filter=${3:-}
-here=$(cd "$(dirname "$0")" && pwd)
+constants=$1 gappa=$2 here=$3 filter=${4:-}
+coqc=${ROPE2D_COQC:-} certified=0 coq_seconds=0
+if grep -l '@[a-z][a-z0-9_]*(' "$here"/*.g.in; then echo "FAIL: unexpanded @formula(...)@ in $here"; exit 1; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$constants" >"$work/constants.txt" || { echo "FAIL: $constants did not run"; exit 1; }
@@ -25,6 +33,20 @@ instantiate() {
   if grep -q '@[A-Z0-9_]*@' "$out"; then echo "FAIL: $out: unreplaced $(grep -o '@[A-Z0-9_]*@' "$out" | head -1)"; return 1; fi
 }
 
+# Checks SCRIPT's Coq certificate with coqc (a module name of its own: labels hold '.' and '-').
+certify() {
+  local script=$1 label=$2 v="$work/cert$((certified + 1)).v" start=$SECONDS
+  if ! "$gappa" -Eprecision=600 -Bcoq "$script" >"$v" 2>"$work/$label.coq.log"; then
+    echo "FAIL: $label: gappa -Bcoq failed"; sed 's/^/    /' "$work/$label.coq.log" | head; failures=$((failures + 1)); return
+  fi
+  if ! (cd "$work" && "$coqc" -q "$(basename "$v")") >"$work/$label.coqc.log" 2>&1; then
+    echo "FAIL: $label: coqc refused the certificate"; sed 's/^/    /' "$work/$label.coqc.log" | head; failures=$((failures + 1)); return
+  fi
+  certified=$((certified + 1)) coq_seconds=$((coq_seconds + SECONDS - start))
+  [ "$label" = rounding_subnormal ] && cp "$v" "$work/tamper_source.v"
+  echo "certified: $label (coqc $((SECONDS - start)) s)"
+}
+
 # Proves one instance, then its negative control.
 prove() {
   local template=$1 label=$2; shift 2
@@ -36,6 +58,7 @@ prove() {
     failures=$((failures + 1)); return
   fi
   proved=$((proved + 1))
+  if [ -n "$coqc" ]; then certify "$script" "$label"; return; fi
   local goal how lowered lowered_names=""
   while read -r _ _ goal how; do
     [ -n "$control_how" ] && how=$control_how
@@ -96,8 +119,31 @@ prove "$here/eta_result_window_one_term.g.in" "eta_result_window_one_term"
 
 # Every instance above, counted: a loop or filter change that proves less cannot pass.
 expected=37
-if [ "$proved" != "$expected" ]; then
+if [ -z "$filter" ] && [ "$proved" != "$expected" ]; then
   echo "FAIL: $proved instances proved, expected $expected"; failures=$((failures + 1))
 fi
+if [ -n "$coqc" ]; then
+  # Negative control: the certificate of |RN(x) - x| <= 2^-150 below 2^-126, its bound
+  # rewritten to 2^-151 (false: 2^-150 is reached), must not check.
+  if [ -f "$work/tamper_source.v" ]; then
+    sed -e 's/Float2 (-1) (-150)/Float2 (-1) (-151)/' -e 's/Float2 (1) (-150)/Float2 (1) (-151)/' \
+      "$work/tamper_source.v" >"$work/tampered.v"
+    if cmp -s "$work/tamper_source.v" "$work/tampered.v"; then
+      echo "FAIL: the tampering changed nothing"; failures=$((failures + 1))
+    elif (cd "$work" && "$coqc" -q tampered.v) >"$work/tampered.log" 2>&1; then
+      echo "FAIL: coqc accepted a tampered certificate (rounding_subnormal at 2^-151)"; failures=$((failures + 1))
+    else
+      echo "refused: the tampered certificate: $(tr -s '\n ' ' ' <"$work/tampered.log" | cut -c1-200)"
+    fi
+  elif [ -z "$filter" ]; then
+    echo "FAIL: no rounding_subnormal certificate to tamper with"; failures=$((failures + 1))
+  fi
+  if [ -z "$filter" ] && [ "$certified" != "$expected" ]; then
+    echo "FAIL: $certified certificates checked, expected $expected"; failures=$((failures + 1))
+  fi
+  echo "$certified certificates checked by coqc in $coq_seconds s, $failures failures"
+  [ $failures = 0 ] && [ $certified -gt 0 ]
+  exit
+fi
 echo "$proved proved, $controls negative controls failed as they must, $failures failures"
-[ $failures = 0 ]
+[ $failures = 0 ] && [ $proved -gt 0 ]

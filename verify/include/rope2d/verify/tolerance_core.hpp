@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "rope2d/ref/bound_formulas.hpp"
 #include "rope2d/ref/float32_bound.hpp"
 #include "rope2d/ref/hd.hpp"
 #include "rope2d/verify/tier.hpp"
@@ -21,6 +22,21 @@ inline constexpr double bound_eta_grad = ref::cuda_sincosf_bound.eta_grad;
 inline constexpr double bound_eta_abs = ref::cuda_sincosf_bound.eta_abs;
 // Where a product g * f may be subnormal in the float32 evaluation (float32_bound.hpp).
 inline constexpr double product_window = ref::cuda_sincosf_bound.product_window;
+inline constexpr double tiny = 0x1p-126;  // smallest normal float32
+
+// The constants of the formulas written once in reference/proofs/formulas.def (the subnormal
+// term, the bound, the result window), from which bound_formulas.hpp and the Gappa scripts
+// are generated; CU = c u is exact (a power-of-two scaling).
+ROPE2D_HD constexpr ref::formula::BoundConstants bound_constants() {
+  ref::formula::BoundConstants k{};
+  k.U = u24;
+  k.CU = bound_c * u24;
+  k.D = bound_d;
+  k.ETA_GRAD = bound_eta_grad;
+  k.ETA_ABS = bound_eta_abs;
+  k.TINY = tiny;
+  return k;
+}
 
 struct TierCoeffs {
   double scale_coeff;  // times S = |gc sin t| + |gs cos t|
@@ -90,7 +106,7 @@ ROPE2D_HD inline double allowance(Tier t, double ref, double scale, double gc) {
   if (!r.bound_based) return r.atol + r.ref_coeff * fabs(ref);
   // The subnormal-range term of the proven bound (eta), for every bound-based tier, plus
   // half the smallest subnormal spacing for the reference's own rounding there.
-  const double eta = bound_eta_grad * fabs(gc) + bound_eta_abs + ref::subnormal_half_spacing;
+  const double eta = ref::formula::eta(bound_constants(), fabs(gc)) + ref::subnormal_half_spacing;
   return r.scale_coeff * scale + r.ref_coeff * fabs(ref) + eta;
 }
 
@@ -121,8 +137,6 @@ ROPE2D_HD inline int angle_bin(float t) {
   return b < 25 ? b : 25;
 }
 
-inline constexpr double tiny = 0x1p-126;  // smallest normal float32
-
 ROPE2D_HD inline bool subnormal(double x) { return x != 0 && fabs(x) < tiny; }
 
 // The result window. Flush-to-zero returns zero for a result below 2^-126, and an honest
@@ -133,8 +147,9 @@ ROPE2D_HD inline bool subnormal(double x) { return x != 0 && fabs(x) < tiny; }
 // (reference/proofs/result_window); where a product, grad or the angle may be subnormal too
 // (subnormal_terms), the bound's subnormal term eta is added.
 ROPE2D_HD inline double result_window_margin(double ref, double scale, double gc, bool subnormal_terms) {
-  const double eta = subnormal_terms ? bound_eta_grad * fabs(gc) + bound_eta_abs : 0;
-  return fabs(ref) * (1 - u24) - bound_c * u24 * scale - eta - tiny;  // <= 0: a flushed result is honest
+  constexpr ref::formula::BoundConstants k = bound_constants();
+  const double eta = subnormal_terms ? ref::formula::eta(k, fabs(gc)) : 0;
+  return ref::formula::result_window_margin(k, fabs(ref), scale, eta);  // <= 0: a flushed result is honest
 }
 ROPE2D_HD inline bool result_may_be_subnormal(double ref, double scale, double gc, bool subnormal_terms) {
   return ref != 0 && isfinite(ref) && result_window_margin(ref, scale, gc, subnormal_terms) <= 0;
