@@ -4,9 +4,9 @@
 # must fail to compile with the diagnostic that names the missing entry; with every entry (and
 # unpatched) it must compile. Syntax checks only, no CUDA. The Python copies of the ABI codes
 # are compared with the header.
-# Usage: change_table_test.sh CXX SOURCE_DIR
+# Usage: change_table_test.sh CXX SOURCE_DIR GENERATED_INCLUDE_DIR (bound_formulas.hpp, made at configure time)
 set -uo pipefail
-cxx=$1 src=$2
+cxx=$1 src=$2 generated=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -38,7 +38,7 @@ compile() {
   case $1 in control | abi*) tus="judge/tolerance.cpp element.cpp" ;; esac
   for tu in $tus; do
     "$cxx" -std=c++20 -fsyntax-only -Wall -Werror=switch -I"$d/reference-include" -I"$d/verify-include" \
-      -I"$d/cuda-include" -I"$d/verify/src" "$d/verify/src/$tu" >>"$tmp/$1.log" 2>&1 || rc=1
+      -I"$d/cuda-include" -I"$d/verify/src" -I"$generated" "$d/verify/src/$tu" >>"$tmp/$1.log" 2>&1 || rc=1
   done
   return $rc
 }
