@@ -50,6 +50,8 @@ harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratc
     for (char** e = environ; *e; ++e) p.env.emplace_back(*e);
   }
   std::error_code ec;
+  // The report folder made now, so that it is there to hide (the report writers make it too).
+  if (!a.out_dir.empty() && !fs::exists(fs::symlink_status(a.out_dir, ec))) fs::create_directories(a.out_dir, ec);
   for (const std::string& h : {a.out_dir, a.golden, std::string(std::getenv("HOME") ? std::getenv("HOME") : "")})
     if (!h.empty()) p.hide.push_back(fs::absolute(h, ec).string());
   // What the box needs where it may lie under a hidden folder: the Python runner and the call
@@ -142,7 +144,15 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   // sources in its scratch folder; nothing of the report folder is visible.
   harness::Scratch scratch;
   harness::BoxPolicy box = submission_box(a, scratch.path(), true);
-  if (const std::string py = python_prefix(run.python); !py.empty()) box.reveal.push_back(py);
+  // The Python's own folder (a venv under home, say), unless it holds a hidden folder itself
+  // (a python3 in ~/bin would reveal the whole home).
+  if (const std::string py = python_prefix(run.python); !py.empty()) {
+    const std::string prefix = std::filesystem::weakly_canonical(py).string() + "/";
+    bool holds_hidden = false;
+    for (const std::string& h : box.hide)
+      holds_hidden = holds_hidden || (std::filesystem::weakly_canonical(h).string() + "/").rfind(prefix, 0) == 0;
+    if (!holds_hidden) box.reveal.push_back(py);
+  }
   Solution boxed = sol;
   boxed.dir = (std::filesystem::path(scratch.path()) / "solution").string();
   std::filesystem::copy(sol.dir, boxed.dir, std::filesystem::copy_options::recursive);
@@ -218,6 +228,7 @@ Opened open_submission(const VerifyArgs& a) {
   }
   o.scratch = std::make_unique<harness::Scratch>();
   o.box = submission_box(a, o.scratch->path(), true);
+  o.box.limits.cpu_s = 7 * 86400;  // the kernel host lives as long as the run; its waits spin on the CPU
   BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
                  .build_dir = a.out_dir + "/build", .box = o.box, .timeout_s = a.build_timeout};
   sub = prepare_submission(a.run.submission, b);
