@@ -353,34 +353,30 @@ void RemoteKernel::unshare(const void* begin) {
     }
 }
 
-int RemoteKernel::backward(const void* gc, const void* gs, const float* theta, float* out, std::int64_t n, int grad_dtype,
-                           cudaStream_t stream) {
+int RemoteKernel::forward(wire::Entry entry, std::int64_t count, int head_dim, int grad_dtype,
+                          std::initializer_list<const void*> args, cudaStream_t stream) {
   RemoteKernel* r = active();
   if (!r) return host_gone_rc;
+  Impl& m = *r->impl_;
   wire::Request q;
   q.op = wire::Op::call;
-  q.entry = static_cast<std::int32_t>(wire::Entry::plain);
+  q.entry = static_cast<std::int32_t>(entry);
   q.grad_dtype = grad_dtype;
-  q.count = n;
-  Impl& m = *r->impl_;
-  q.arg[0] = m.ref_of(gc), q.arg[1] = m.ref_of(gs), q.arg[2] = m.ref_of(theta), q.arg[3] = m.ref_of(out);
+  q.count = count;
+  q.head_dim = head_dim;
+  int k = 0;
+  for (const void* a : args) q.arg[k++] = m.ref_of(a);
   return m.call(q, stream);
+}
+
+int RemoteKernel::backward(const void* gc, const void* gs, const float* theta, float* out, std::int64_t n, int grad_dtype,
+                           cudaStream_t stream) {
+  return forward(wire::Entry::plain, n, 0, grad_dtype, {gc, gs, theta, out}, stream);
 }
 
 int RemoteKernel::fused(const void* gc, const void* gs, const std::int32_t* positions, const float* theta, float* out,
                         std::int64_t tokens, int head_dim, int grad_dtype, cudaStream_t stream) {
-  RemoteKernel* r = active();
-  if (!r) return host_gone_rc;
-  wire::Request q;
-  q.op = wire::Op::call;
-  q.entry = static_cast<std::int32_t>(wire::Entry::fused);
-  q.grad_dtype = grad_dtype;
-  q.count = tokens;
-  q.head_dim = head_dim;
-  Impl& m = *r->impl_;
-  q.arg[0] = m.ref_of(gc), q.arg[1] = m.ref_of(gs), q.arg[2] = m.ref_of(positions), q.arg[3] = m.ref_of(theta),
-  q.arg[4] = m.ref_of(out);
-  return m.call(q, stream);
+  return forward(wire::Entry::fused, tokens, head_dim, grad_dtype, {gc, gs, positions, theta, out}, stream);
 }
 
 std::string RemoteKernel::settle() {

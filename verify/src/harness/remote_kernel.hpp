@@ -13,9 +13,11 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
+#include "harness/host_protocol.hpp"
 #include "harness/sandbox.hpp"
 #include "rope2d/rope2d_backward.h"
 
@@ -71,6 +73,9 @@ class RemoteKernel {
   End finish();
 
  private:
+  // A call of the active host's entry point with these pointers (as regions and offsets).
+  static int forward(wire::Entry entry, std::int64_t count, int head_dim, int grad_dtype,
+                     std::initializer_list<const void*> args, cudaStream_t stream);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
