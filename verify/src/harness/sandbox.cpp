@@ -437,7 +437,10 @@ std::vector<std::string> box_environment(const std::string& scratch) {
   }
   path += "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
   std::vector<std::string> env{"PATH=" + path, "LANG=C.UTF-8", "HOME=" + scratch, "TMPDIR=/tmp"};
-  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"})
+  // The device selection and library path, and the sanitizer runtimes' settings of a sanitized
+  // build of the verifier (whose kernel host is sanitized too): nothing of the verifier's own.
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+                           "LSAN_OPTIONS"})
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
   return env;
 }
