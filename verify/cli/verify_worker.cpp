@@ -69,16 +69,8 @@ namespace {
 // The folder of the Python that runs solutions (a venv's, say: bin/python3's grandparent),
 // shown read-only in the box where it lies under a hidden folder.
 std::string python_prefix(const std::string& python) {
-  namespace fs = std::filesystem;
-  const char* env = std::getenv("PATH");
-  const std::string path = env ? env : "";
-  for (std::size_t b = 0, e = 0; b <= path.size(); b = e + 1) {
-    e = std::min(path.find(':', b), path.size());
-    const fs::path p = fs::path(path.substr(b, e - b)) / python;
-    std::error_code ec;
-    if (p.is_absolute() && fs::exists(p, ec)) return p.parent_path().parent_path().string();
-  }
-  return "";
+  const std::string found = harness::find_program(python);
+  return found.empty() ? "" : std::filesystem::path(found).parent_path().parent_path().string();
 }
 
 // The report's time line: what ran where, and what overlapped.

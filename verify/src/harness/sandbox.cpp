@@ -26,8 +26,6 @@ namespace rope2d::verify::harness {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 std::string find_program(const std::string& name) {
   const char* env = std::getenv("PATH");
   std::string path = env ? env : "";
@@ -41,6 +39,8 @@ std::string find_program(const std::string& name) {
   }
   return "";
 }
+
+namespace {
 
 // Whether the box's user can read `path` and search every folder above it: the caller's own
 // rights, or, dropping from root to box_uid, the permission bits for others (or box_uid as

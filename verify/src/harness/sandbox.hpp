@@ -47,6 +47,9 @@ struct SandboxProbe {
 };
 const SandboxProbe& probe_sandbox();
 
+// A program's path from the PATH's absolute entries (then /usr/bin and /bin); "" when none.
+std::string find_program(const std::string& name);
+
 // The report's words for what confined (or did not confine) a child run under `p`.
 std::string describe(const BoxPolicy& p);
 
