@@ -59,7 +59,7 @@ dtype_h=reference-include/rope2d/ref/dtype.hpp
 abi_h=cuda-include/rope2d/rope2d_backward.h
 # The edits, each building on the one before.
 tier_enum='s/^  solexecbench,$/  solexecbench,\n  fake_tier,/'
-tier_coeffs='s/^\(    case Tier::solexecbench: return .*\)$/\1\n    case Tier::fake_tier: return {u24, u24, 0, true};/'
+tier_coeffs='s/^\(    case Tier::solexecbench: return .*\)$/\1\n    case Tier::fake_tier: return {u24, u24, 0, true, bound_rules};/'
 tier_list='s/^\(                                     Tier::solexecbench\)};$/\1, Tier::fake_tier};/'
 tier_row='s/^constexpr TierRule table\[\] = {$/&\n    row(Tier::fake_tier, "fake-tier", "", 1.0, "a test"),/'
 tier_row_last='s/^};$/    row(Tier::fake_tier, "fake-tier", "", 1.0, "a test"),\n};/'

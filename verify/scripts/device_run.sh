@@ -8,6 +8,8 @@
 #   cp build/verify/gpu_check_gpu_test .device/bin/   # for the gpucheck step
 #   cp build/verify/counter_gpu_test .device/bin/     # for the counter step
 #   cp build/verify/flush_edge_gpu_test build/verify/librope2d_accurate_ftz.so .device/bin/   # for the ftzedge step
+#   cp build/verify/sincosf_ulp build/verify/premise_check .device/bin/   # for the sincosf step
+#   cp build/verify/flushing_judge_gpu_test .device/bin/   # for the ftzjudge step
 # then run this script there with .device carried. Each step's log is kept even if one fails.
 set -uo pipefail
 # The project's files (.device/bin, verify/python, data/golden-smoke) are the checkout's this
@@ -152,7 +154,13 @@ PY
                -o "$out/trace/golden_official.jsonl" >"$out/trace/golden_official.out" 2>&1; echo "official CLI on the golden export: exit $?"
              tail -n 30 "$out/trace/golden_official.out"
              python3 verify/scripts/official_trace_check.py "$out/trace/golden_official.jsonl" 2>&1 ) | tee -a "$out/trace/trace.log" ;;
-    sincosf) timeout 300 $bin/sincosf_ulp 2>&1 | tee "$out/sincosf_ulp.log" ;;
+    sincosf) # The premise measured and compared (copy build/verify/sincosf_ulp and premise_check to $bin):
+             # sincosf_ulp.json is the measurement; copy it to reports/premise/sincosf_ulp.json to record it.
+             { timeout 300 $bin/sincosf_ulp --json "$out/sincosf_ulp.json"; echo "sincosf_ulp: exit $?"
+               $bin/premise_check "$out/sincosf_ulp.json"; echo "premise_check: exit $?"; } 2>&1 | tee "$out/sincosf_ulp.log" ;;
+    ftzjudge) # A judge built with -ftz=true on purpose: its canary must refuse every pass (copy
+              # build/verify/flushing_judge_gpu_test to $bin).
+              $bin/flushing_judge_gpu_test 2>&1 | tee "$out/flushing_judge.log"; echo "flushing_judge_gpu_test: exit ${PIPESTATUS[0]}" ;;
     verifyq) /usr/bin/time -f "verify --quick wall %e s" $bin/rope2d verify --quick --quiet ${VERIFY_FLAGS:-} --out "$out/verifyq" 2>&1 | tail -n 30 | tee "$out/verifyq.log" ;;
     solx) # SOL-ExecBench's own CLI, offline (docs/golden.md): .solexecbench (a copy of its sources)
           # and .solx (a copy of shared/sol-execbench: the harness's stand-ins and problem 090) carried.

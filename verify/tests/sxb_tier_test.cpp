@@ -141,7 +141,7 @@ TEST(SxbTier, EachRoundOnItsOwn) {
   b.close_round();
   a.merge(b, 10);
   EXPECT_EQ(a.sxb.rounds, 2);
-  EXPECT_EQ(a.sxb.failed_rounds, 1);
+  EXPECT_EQ(a.failed_rounds[core::sxb_tier], 1);
   EXPECT_FALSE(a.passes(Tier::solexecbench));
 }
 
@@ -173,4 +173,73 @@ TEST(SxbTier, AgreesWithTheWholeTensorRulesOnEveryRegime) {
     }
   EXPECT_GT(fails, 5);  // both verdicts are exercised
   EXPECT_GT(passes, 5);
+}
+
+TEST(SxbTier, ANewRowWithItsRulesJudgesAsItDoes) {
+  // Rules as data: a row that is not the solexecbench tier (another name, another tier's slot)
+  // but carries its numbers and rule kinds gives every element and set verdict that tier gives,
+  // with nothing testing which tier it is; the same row with one rule kind or number changed
+  // judges otherwise, so the kinds, not the name, decide.
+  TierRule copy = rule(Tier::solexecbench);
+  copy.tier = Tier::float32_bound;
+  copy.name = "official-copy";
+  copy.old_name = "";
+  const int k = core::sxb_tier;
+  int element_passes = 0, element_fails = 0, set_passes = 0, set_fails = 0, nan_matched_loose = 0;
+  TierRule loose = copy;  // the bound's rules for non-finite values and the element test
+  loose.rules.nonfinite = NonFinite::must_match;
+  loose.rules.element = ElementTest::allowance;
+  for (ref::Regime r : ref::all_regimes)
+    for (int variant = 0; variant < 4; ++variant) {
+      const Problem p = regime_problem(r, 300 + variant, variant % 2 ? ref::Dtype::fp32 : ref::Dtype::bf16);
+      const Expected x = compute_expected(p);
+      std::vector<float> out = x.fp32;
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        if (variant == 1) out[i] = std::nextafter(out[i], INFINITY);
+        if (variant == 2 && i % 64 == 0) out[i] = out[i] * 1.001f + 1e-4f;
+        if (variant == 3 && i % 97 == 0) out[i] = i % 2 ? NAN : INFINITY;
+      }
+      const std::string what = p.spec.name() + " variant " + std::to_string(variant);
+      for (std::int64_t i = 0; i < p.n(); ++i) {
+        const ref::Element e = p.element(i);
+        const bool official = within(Tier::solexecbench, e, x.fp32[i], x.scale[i], out[i]);
+        ASSERT_EQ(within(copy, e, x.fp32[i], x.scale[i], out[i]), official) << what << " i=" << i;
+        (official ? element_passes : element_fails)++;
+        nan_matched_loose += !official && std::isnan(out[i]) && std::isnan(x.fp32[i]) && within(loose, e, x.fp32[i], x.scale[i], out[i]);
+      }
+      // Two rounds, the second the reference's own bits; each round's verdict under the copy's
+      // rules, then the merged set's, equal to the official tier's.
+      Metrics a = judged(p, x, out), b = judged(p, x, x.fp32);
+      const std::int64_t failed = !a.round_passes(copy, a.over[k]) + !b.round_passes(copy, b.over[k]);
+      a.close_round();
+      b.close_round();
+      a.merge(b, 10);
+      EXPECT_EQ(failed, a.failed_rounds[k]) << what;
+      EXPECT_EQ(a.verdict(copy, a.over[k], failed), a.passes(Tier::solexecbench)) << what;
+      (a.passes(Tier::solexecbench) ? set_passes : set_fails)++;
+    }
+  EXPECT_GT(element_passes, 0);
+  EXPECT_GT(element_fails, 0);
+  EXPECT_GT(set_passes, 5);  // both verdicts exercised
+  EXPECT_GT(set_fails, 5);
+  EXPECT_GT(nan_matched_loose, 0) << "a matched NaN passes under NonFinite::must_match";
+  // The ratio is the row's: 2% over fails the official 0.99 and passes a copy asking 0.95;
+  // judged as one merged comparison under Rounds::merged, a round of 2% and one of 0% pass 0.99.
+  const std::vector<ref::Element> es(100, ref::Element{0.0, 1.0, 0.0f});
+  const Problem p = problem_of("one", ref::Dtype::fp32, es);
+  const Expected x = compute_expected(p);
+  std::vector<float> bad(p.n(), 1.0f);
+  bad[0] = bad[1] = 2.0f;
+  Metrics a = judged(p, x, bad), b = judged(p, x, x.fp32);
+  TierRule lenient = copy, merged = copy;
+  lenient.ratio = 0.95;
+  merged.rules.rounds = Rounds::merged;
+  EXPECT_FALSE(a.round_passes(copy, a.over[k]));
+  EXPECT_TRUE(a.round_passes(lenient, a.over[k]));
+  const std::int64_t failed = !a.round_passes(copy, a.over[k]) + !b.round_passes(copy, b.over[k]);
+  a.close_round();
+  b.close_round();
+  a.merge(b, 10);
+  EXPECT_FALSE(a.verdict(copy, a.over[k], failed));
+  EXPECT_TRUE(a.verdict(merged, a.over[k], failed));
 }

@@ -11,9 +11,12 @@
 // 2^-27 float32 ulp, and every printed figure (two decimals) is exact to that. The correctly
 // rounded value is taken as the double result rounded to float: it can differ only when the
 // exact value lies within 2^-27 ulp of a rounding midpoint, which the MPFR re-check covers at
-// the argmax. Exit 1 if a function breaks the premise the float32 bound rests on (more than
-// 2 floats from the correctly rounded value, or more than 2.5 ulp from the exact value); 77
-// without a GPU.
+// the argmax. Exit 1 if a function breaks the premise the float32 bound rests on, as the
+// header states it (float32_bound.hpp's cuda_sincosf_bound: more than k floats from the
+// correctly rounded value, more than k + 1/2 ulp from the exact value, or a result outside
+// [-1, 1]); 77 without a GPU. `--json FILE` also writes the measurement in machine-readable form
+// (schema rope2d.sincosf_ulp/1: device, date, CUDA versions, range, per function the figures
+// above), which premise_check compares with the header's premise.
 #include <cuda_runtime.h>
 #include <mpfr.h>
 
@@ -21,6 +24,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+
+#include "rope2d/ref/float32_bound.hpp"
 
 namespace {
 
@@ -123,6 +129,40 @@ double mpfr_ulp_error(float x, float got, bool cosine) {
   return out;
 }
 
+// The measurement as JSON (rope2d.sincosf_ulp/1); premise_check reads it.
+struct Measured {
+  float max_ulp, at_x;
+  double mpfr_ulp;
+  unsigned int floats;
+  unsigned long long beyond_one;
+};
+
+bool write_json(const char* path, const Measured (&m)[kFns], int runtime, double seconds) {
+  cudaDeviceProp prop{};
+  int device = 0, driver = 0;
+  cudaGetDevice(&device);
+  cudaGetDeviceProperties(&prop, device);
+  cudaDriverGetVersion(&driver);
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  std::FILE* f = std::fopen(path, "w");
+  if (!f) return false;
+  std::fprintf(f, "{\n  \"schema\": \"rope2d.sincosf_ulp/1\",\n  \"source\": \"sincosf_ulp --json\",\n");
+  std::fprintf(f, "  \"date\": \"%s\",\n  \"device\": \"%s\",\n  \"compute_capability\": \"%d.%d\",\n", date, prop.name,
+               prop.major, prop.minor);
+  std::fprintf(f, "  \"cuda_runtime\": \"%d.%d\",\n  \"cuda_driver\": \"%d.%d\",\n  \"seconds\": %.3f,\n", runtime / 1000,
+               runtime % 1000 / 10, driver / 1000, driver % 1000 / 10, seconds);
+  std::fprintf(f, "  \"range\": \"every finite float32 input (all 2^32 bit patterns but Inf and NaN)\",\n  \"functions\": {\n");
+  for (int k = 0; k < kFns; ++k)
+    std::fprintf(f,
+                 "    \"%s\": {\"max_ulp_from_exact\": %.9g, \"at_x\": \"%a\", \"mpfr_recheck_ulp\": %.9g, "
+                 "\"max_floats_from_correctly_rounded\": %u, \"outside_unit_interval\": %llu}%s\n",
+                 kNames[k], m[k].max_ulp, m[k].at_x, m[k].mpfr_ulp, m[k].floats, m[k].beyond_one, k + 1 < kFns ? "," : "");
+  std::fprintf(f, "  }\n}\n");
+  return std::fclose(f) == 0;
+}
+
 int check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return 0;
   std::fprintf(stderr, "sincosf_ulp: %s: %s\n", what, cudaGetErrorString(e));
@@ -131,7 +171,18 @@ int check(cudaError_t e, const char* what) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const char* json_path = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: sincosf_ulp [--json FILE]\n");
+      return 2;
+    }
+  }
+  // The premise the float32 bound is proved under (float32_bound.hpp), in floats from the
+  // correctly rounded value, and what it implies from the exact value (half an ulp more).
+  const double k_ulp = rope2d::ref::cuda_sincosf_bound.k_ulp;
   Result* d = nullptr;
   float* dv = nullptr;
   if (check(cudaMalloc(&d, sizeof(Result)), "cudaMalloc") || check(cudaMalloc(&dv, 4 * sizeof(float)), "cudaMalloc") ||
@@ -153,13 +204,14 @@ int main() {
   std::printf("# sinf / cosf / sincosf over all 2^32 float32 inputs (finite ones), CUDA runtime %d.%d, %.2f s\n",
               rt / 1000, rt % 1000 / 10, ms / 1000);
   std::printf("%-12s %12s %-16s %12s %22s\n", "function", "max ulp", "at x", "MPFR re-check", "floats from corr. rnd");
+  Measured m[kFns];
   for (int f = 0; f < kFns; ++f) {
     const float x = as_float(static_cast<unsigned int>(r.key[f]));
     float v[kFns];
     evaluate<<<1, 1>>>(x, dv);
     if (check(cudaMemcpy(v, dv, sizeof v, cudaMemcpyDeviceToHost), "evaluate")) return 3;
-    std::printf("%-12s %12.4f %-16a %12.4f %22u\n", kNames[f], as_float(static_cast<unsigned int>(r.key[f] >> 32)), x,
-                mpfr_ulp_error(x, v[f], f % 2 == 1), r.steps[f]);
+    m[f] = {as_float(static_cast<unsigned int>(r.key[f] >> 32)), x, mpfr_ulp_error(x, v[f], f % 2 == 1), r.steps[f], r.beyond_one[f]};
+    std::printf("%-12s %12.4f %-16a %12.4f %22u\n", kNames[f], m[f].max_ulp, x, m[f].mpfr_ulp, r.steps[f]);
   }
   std::printf("\n# max ulp error by binade of |x| (exponent field; 0 = subnormal and zero)\n");
   std::printf("%-22s", "binade");
@@ -185,9 +237,18 @@ int main() {
     }
   }
   for (int f = 0; f < kFns; ++f)
-    if (r.steps[f] > 2 || as_float(static_cast<unsigned int>(r.key[f] >> 32)) > 2.5f) {
-      std::printf("PREMISE BROKEN: %s is %u floats from the correctly rounded value\n", kNames[f], r.steps[f]);
+    if (r.steps[f] > k_ulp || m[f].max_ulp > k_ulp + 0.5 || m[f].mpfr_ulp > k_ulp + 0.5) {
+      std::printf("PREMISE BROKEN: %s is %u floats from the correctly rounded value and %.4f ulp from the exact one "
+                  "(float32_bound.hpp assumes at most %g and %g)\n",
+                  kNames[f], r.steps[f], m[f].max_ulp, k_ulp, k_ulp + 0.5);
       broken = 1;
     }
+  if (json_path) {
+    if (!write_json(json_path, m, rt, ms / 1000)) {
+      std::fprintf(stderr, "sincosf_ulp: cannot write %s\n", json_path);
+      return 2;
+    }
+    std::printf("\nmeasurement written to %s\n", json_path);
+  }
   return broken;
 }

@@ -144,9 +144,9 @@ ROPE2D_HD inline Verdict judge_with(double gc, double gs, float t, float got, do
   }
   const double err = fabs(static_cast<double>(got) - ref);
   for (int k = 0; k < tier_count; ++k) {
-    const Tier tier = static_cast<Tier>(k);
-    if (tier == Tier::solexecbench) {  // float32 values only: the same on both sides, never near a threshold
-      if (core::sxb_over(got, ref)) v.over |= 1u << k;
+    const core::TierCoeffs tier = core::tier_coeffs(static_cast<Tier>(k));
+    if (tier.rules.element == ElementTest::float32_atol_rtol) {  // float32 values only: the same on both sides, never near a threshold
+      if (core::atol_rtol_over(tier, got, ref)) v.over |= 1u << k;
       continue;
     }
     const double allow = core::allowance(tier, ref, scale, gc);

@@ -36,24 +36,48 @@ std::string Metrics::subnormal_mode() const {
 
 bool Metrics::passes(Tier t) const { return passes(t, subnormals); }
 
-bool Metrics::sxb_round_passes() const {
+bool Metrics::round_passes(const TierRule& r, std::int64_t over_count) const {
   if (count == 0) return true;
+  if (poisoned > 0 || nonfinite_mismatch > 0) return false;
   // nonfinite_mismatch and overflow_accepted count elements that sxb.nonfinite counts too (a
   // report.json written before sxb was recorded holds only them).
-  if (sxb.nonfinite > 0 || nonfinite_mismatch > 0 || overflow_accepted > 0 || poisoned > 0 || sxb.all_zero) return false;
-  // correctness.py: matched_ratio = 1 - exceeds / total, in double; fails below the ratio.
-  const double matched = 1.0 - static_cast<double>(over[core::sxb_tier]) / static_cast<double>(count);
-  return !(matched < rule(Tier::solexecbench).ratio);
+  if (r.rules.nonfinite == NonFinite::fails && sxb.nonfinite > 0) return false;
+  if (!r.bound_based && overflow_accepted > 0) return false;  // only a bound accepts an Inf
+  if (r.rules.zero == ZeroTest::float32_norm ? sxb.all_zero : all_zero) return false;
+  if (r.rules.ratio_test == RatioTest::matched_not_below) {
+    // correctness.py: matched_ratio = 1 - exceeds / total, in double; fails below the ratio.
+    const double matched = 1.0 - static_cast<double>(over_count) / static_cast<double>(count);
+    return !(matched < r.ratio);
+  }
+  const double passed = static_cast<double>(count - over_count) / count;
+  return passed >= r.ratio;
 }
+
+bool Metrics::verdict(const TierRule& r, std::int64_t over_count, std::int64_t failed_round_count) const {
+  if (r.rules.rounds == Rounds::each) return failed_round_count == 0 && (sxb.rounds > 0 || round_passes(r, over_count));
+  return round_passes(r, over_count);
+}
+
+namespace {
+
+// The elements over tier t with subnormals judged as s. A tier without flushed alternatives
+// counts the same elements either way (over == over_ieee where both are computed; a report
+// read back holds only over).
+std::int64_t counted_over(const Metrics& m, Tier t, Subnormals s) {
+  const bool ieee = s == Subnormals::ieee && rule(t).rules.flushed_alternatives;
+  return (ieee ? m.over_ieee : m.over)[static_cast<int>(t)];
+}
+
+}  // namespace
 
 void Metrics::close_round() {
   sxb.rounds = 1;
-  sxb.failed_rounds = sxb_round_passes() ? 0 : 1;
+  for (Tier t : all_tiers) failed_rounds[static_cast<int>(t)] = round_passes(rule(t), counted_over(*this, t, subnormals)) ? 0 : 1;
 }
 
 std::string Metrics::sxb_disagreement(Tier t) const {
   const bool ours = passes(t), theirs = passes(Tier::solexecbench);
-  if (t == Tier::solexecbench || ours == theirs) return "";
+  if (ours == theirs) return "";
   if (!theirs) {
     if (sxb.nonfinite > 0)
       return std::to_string(sxb.nonfinite) + " NaN/Inf values (in the output or the reference): SOL-ExecBench fails any, even where the exact result is one";
@@ -65,13 +89,7 @@ std::string Metrics::sxb_disagreement(Tier t) const {
 }
 
 bool Metrics::passes(Tier t, Subnormals s) const {
-  if (t == Tier::solexecbench) return sxb.failed_rounds == 0 && (sxb.rounds > 0 || sxb_round_passes());
-  if (count == 0) return true;
-  if (all_zero || nonfinite_mismatch > 0 || poisoned > 0) return false;
-  if (!rule(t).bound_based && overflow_accepted > 0) return false;  // SOL-ExecBench fails any Inf
-  const auto& o = s == Subnormals::ieee ? over_ieee : over;
-  const double passed = static_cast<double>(count - o[static_cast<int>(t)]) / count;
-  return passed >= rule(t).ratio;
+  return verdict(rule(t), counted_over(*this, t, s), failed_rounds[static_cast<int>(t)]);
 }
 
 void Metrics::merge(const Metrics& o, std::size_t max_failures) {
@@ -85,7 +103,7 @@ void Metrics::merge(const Metrics& o, std::size_t max_failures) {
   sxb.max_rel = std::max(sxb.max_rel, o.sxb.max_rel);
   sxb.all_zero |= o.sxb.all_zero;
   sxb.rounds += o.sxb.rounds;
-  sxb.failed_rounds += o.sxb.failed_rounds;
+  for (int t = 0; t < tier_count; ++t) failed_rounds[t] += o.failed_rounds[t];
   poisoned += o.poisoned;
   overflow_accepted += o.overflow_accepted;
   subnormal_unexplained += o.subnormal_unexplained;
@@ -119,7 +137,8 @@ Judged judge_element(const ref::Element& e, float ref, double scale, float got) 
   const double err = std::fabs(static_cast<double>(got) - ref);
   for (Tier t : all_tiers) {
     const int k = static_cast<int>(t);
-    j.any[k] = j.ieee[k] = finite && t != Tier::solexecbench ? err <= allowance(t, ref, scale, e.gc) : within(t, e, ref, scale, got);
+    j.any[k] = j.ieee[k] = finite && rule(t).rules.element == ElementTest::allowance ? err <= allowance(t, ref, scale, e.gc)
+                                                                                       : within(t, e, ref, scale, got);
     all_ieee &= j.ieee[k];
   }
   if (!may_involve_subnormal(e, ref) || !involves_subnormal(e, ref)) return j;
@@ -130,8 +149,8 @@ Judged judge_element(const ref::Element& e, float ref, double scale, float got) 
   for (const FlushedProblem& a : alts)
     for (Tier t : all_tiers) {
       const int k = static_cast<int>(t);
-      // SOL-ExecBench compares with one reference: no flushed alternative.
-      if (j.any[k] || t == Tier::solexecbench || !within(t, a.e, a.ref, a.scale, got)) continue;
+      // A tier without flushed alternatives (SOL-ExecBench's) compares with the one reference.
+      if (j.any[k] || !rule(t).rules.flushed_alternatives || !within(t, a.e, a.ref, a.scale, got)) continue;
       j.any[k] = true;
       if (t == Tier::float32_bound && j.mode < 0) j.mode = static_cast<int>(a.mask);
     }

@@ -17,7 +17,7 @@ namespace {
 // each row says where its numbers come from.
 constexpr TierRule row(Tier t, std::string_view name, std::string_view old_name, double ratio, std::string_view source) {
   const core::TierCoeffs c = core::tier_coeffs(t);
-  return {t, name, old_name, c.scale_coeff, c.ref_coeff, c.atol, ratio, c.bound_based, source};
+  return {t, name, old_name, c.scale_coeff, c.ref_coeff, c.atol, ratio, c.bound_based, c.rules, source};
 }
 
 constexpr TierRule table[] = {
@@ -103,19 +103,29 @@ double judged_allowance(Tier t, const ref::Element& e, float ref, double scale) 
   return allowance(t, ref, scale, e.gc);
 }
 
-bool within(Tier t, const ref::Element& e, float ref, double scale, float got) {
-  // SOL-ExecBench's element test, exactly: float32 arithmetic, any NaN or Inf over (even the
-  // same one on both sides), against the one reference it is given.
-  if (t == Tier::solexecbench) return std::isfinite(ref) && std::isfinite(got) && !core::sxb_over(got, ref);
+namespace {
+
+core::TierCoeffs coeffs_of(const TierRule& r) { return {r.scale_coeff, r.ref_coeff, r.atol, r.bound_based, r.rules}; }
+
+}  // namespace
+
+bool within(Tier t, const ref::Element& e, float ref, double scale, float got) { return within(rule(t), e, ref, scale, got); }
+
+bool within(const TierRule& r, const ref::Element& e, float ref, double scale, float got) {
+  // NonFinite::fails: any NaN or Inf over, even the same one on both sides (SOL-ExecBench).
+  if (r.rules.nonfinite == NonFinite::fails && (!std::isfinite(ref) || !std::isfinite(got))) return false;
+  const core::TierCoeffs c = coeffs_of(r);
+  // SOL-ExecBench's element test, exactly: float32 arithmetic, against the one reference given.
+  if (r.rules.element == ElementTest::float32_atol_rtol) return !core::atol_rtol_over(c, got, ref);
   const double err = judged_error(e, ref, got);
   if (err == 0) return true;
   if (!std::isfinite(err)) return false;
   if (overflow_case(e, ref, got)) {
     // Only a bound on an evaluation's error says what it may return near overflow.
-    if (!rule(t).bound_based) return false;
-    return err <= allowance(t, ref::unrounded_value(e), scale, e.gc);
+    if (!r.bound_based) return false;
+    return err <= core::allowance(c, ref::unrounded_value(e), scale, e.gc);
   }
-  return err <= allowance(t, ref, scale, e.gc);
+  return err <= core::allowance(c, ref, scale, e.gc);
 }
 
 }  // namespace rope2d::verify

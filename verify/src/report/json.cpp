@@ -46,8 +46,12 @@ ojson result_json(const SetResult& x, Tier gate) {
   e["all_zero"] = m.all_zero;
   // What SOL-ExecBench's rules (the solexecbench tier) judge beyond the element counts.
   e["nonfinite"] = m.sxb.nonfinite;
-  e["solexecbench"] = {{"all_zero", m.sxb.all_zero}, {"rounds", m.sxb.rounds},   {"failed_rounds", m.sxb.failed_rounds},
-                       {"nan", m.sxb.nan},           {"max_abs", finite_or_inf(m.sxb.max_abs)}, {"max_rel", finite_or_inf(m.sxb.max_rel)}};
+  e["solexecbench"] = {{"all_zero", m.sxb.all_zero},
+                       {"rounds", m.sxb.rounds},
+                       {"failed_rounds", m.failed_rounds[static_cast<int>(Tier::solexecbench)]},
+                       {"nan", m.sxb.nan},
+                       {"max_abs", finite_or_inf(m.sxb.max_abs)},
+                       {"max_rel", finite_or_inf(m.sxb.max_rel)}};
   for (Tier t : all_tiers) e["tiers"][std::string(name(t))] = {{"over", m.over[static_cast<int>(t)]}, {"pass", m.passes(t)}};
   // Subnormal behaviour observed (counts indexed by flush mask, 0 = IEEE) and how it was judged.
   e["subnormals"] = m.subnormals == Subnormals::ieee ? "ieee" : "flush_allowed";
@@ -172,13 +176,16 @@ Metrics read_metrics(const Reader& rd, const ojson& e, const std::string& p, boo
     const std::string xp = p + ".solexecbench";
     m.sxb.all_zero = rd.boolean(*x, xp, "all_zero");
     m.sxb.rounds = rd.integer(*x, xp, "rounds");
-    m.sxb.failed_rounds = rd.integer(*x, xp, "failed_rounds");
+    // The solexecbench object records that tier's rounds and failed rounds: the format holds the
+    // failed rounds of this tier only (another row judged by rounds would read back with none).
+    std::int64_t& failed = m.failed_rounds[static_cast<int>(Tier::solexecbench)];
+    failed = rd.integer(*x, xp, "failed_rounds");
     m.sxb.nan = rd.integer(*x, xp, "nan");
     m.sxb.max_abs = rd.number(*x, xp, "max_abs");
     m.sxb.max_rel = rd.number(*x, xp, "max_rel");
     if (m.sxb.nan < 0 || m.sxb.nan > m.sxb.nonfinite) rd.fail(xp + ".nan", "a count between 0 and nonfinite", std::to_string(m.sxb.nan));
-    if (m.sxb.rounds < 0 || m.sxb.failed_rounds < 0 || m.sxb.failed_rounds > m.sxb.rounds)
-      rd.fail(xp + ".failed_rounds", "a count between 0 and rounds", std::to_string(m.sxb.failed_rounds));
+    if (m.sxb.rounds < 0 || failed < 0 || failed > m.sxb.rounds)
+      rd.fail(xp + ".failed_rounds", "a count between 0 and rounds", std::to_string(failed));
   }
   if (m.sxb.nonfinite < 0) rd.fail(p + ".nonfinite", "a count >= 0", std::to_string(m.sxb.nonfinite));
   const ojson* tiers = rd.get(e, p, "tiers", true);

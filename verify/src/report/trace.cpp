@@ -66,7 +66,7 @@ ojson correctness(const SetResult& x, Tier gate) {
                 {"max_abs_error_infinite", !std::isfinite(m.sxb.max_abs)},
                 {"over_solexecbench", m.over[static_cast<int>(Tier::solexecbench)]},
                 {"rounds", m.sxb.rounds},
-                {"failed_rounds", m.sxb.failed_rounds},
+                {"failed_rounds", m.failed_rounds[static_cast<int>(Tier::solexecbench)]},
                 {"all_zero", m.sxb.all_zero},
                 {"integrity", x.integrity.empty() ? "ok" : x.integrity}};
   if (!x.reproduce.empty()) c["extra"]["reproduce"] = x.reproduce;

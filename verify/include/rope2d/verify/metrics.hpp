@@ -32,15 +32,16 @@ struct Metrics {
   std::int64_t nonfinite_mismatch = 0;  // NaN/Inf where the reference has none, or the reverse
   std::int64_t poisoned = 0;            // still holding the poison pattern: never written
   bool all_zero = false;                // every output zero while the reference is not
-  // SOL-ExecBench's rules (the solexecbench tier, correctness.py): NaN or Inf anywhere fails a
-  // round, matched or not; so does an output whose float32 norm is zero (core::sxb_norm_nonzero)
-  // where the reference's is not. Each round is judged on its own (close_round); a Metrics
-  // of one comparison not yet closed is judged as one round.
+  // What SOL-ExecBench's rules look at (the solexecbench tier's rule kinds, tier.hpp; any row
+  // with those kinds reads them): NaN or Inf anywhere, matched or not (NonFinite::fails); an
+  // output whose float32 norm is zero (core::sxb_norm_nonzero) where the reference's is not
+  // (ZeroTest::float32_norm); the rounds closed (close_round; a Metrics of one comparison not
+  // yet closed is judged as one round).
   struct Sxb {
     std::int64_t nonfinite = 0;  // elements where the output or the reference is NaN or Inf
     std::int64_t nan = 0;        // of which NaN (correctness.py's has_nan; has_inf otherwise)
     bool all_zero = false;       // the output's float32 norm is zero, the reference's is not
-    std::int64_t rounds = 0, failed_rounds = 0;
+    std::int64_t rounds = 0;
     // Its error metrics over the finite elements, in float32 as correctness.py computes them:
     // |out - ref| and |out - ref| / max(|ref|, atol).
     double max_abs = 0, max_rel = 0;
@@ -48,6 +49,8 @@ struct Metrics {
   double max_scaled = 0, sum_sq_scaled = 0, max_ulp = 0;
   std::array<std::int64_t, tier_count> over{};       // elements over each tier's allowance
   std::array<std::int64_t, tier_count> over_ieee{};  // the same with subnormals judged IEEE only
+  // Rounds each tier's rules failed, each round judged on its own (Rounds::each reads them).
+  std::array<std::int64_t, tier_count> failed_rounds{};
   Subnormals subnormals = Subnormals::flush_allowed;  // how `over` was judged
   // Elements where a subnormal value takes part (flush.hpp), by the evaluation closest to
   // what the kernel returned within the float32-bound tier: IEEE (mask 0) or the flushed
@@ -71,9 +74,13 @@ struct Metrics {
   // The verdict with subnormals judged as asked (ieee: the flushed alternatives do not count).
   bool passes(Tier t, Subnormals s) const;
   void merge(const Metrics& other, std::size_t max_failures);
-  // SOL-ExecBench's verdict of these counts taken as one round.
-  bool sxb_round_passes() const;
-  // Marks these counts as one whole round (before merging it with the others).
+  // The verdict of any row (its numbers and rules alone) given its count of elements over and
+  // of failed rounds; passes(t, s) is verdict(rule(t), ...) with tier t's counts.
+  bool verdict(const TierRule& r, std::int64_t over_count, std::int64_t failed_round_count) const;
+  // A row's verdict of these counts taken as one round (whatever its Rounds rule).
+  bool round_passes(const TierRule& r, std::int64_t over_count) const;
+  // Marks these counts as one whole round (before merging it with the others): each tier's
+  // round verdict goes into failed_rounds.
   void close_round();
   // Why the solexecbench tier and tier t disagree on this set, or "" when they agree.
   std::string sxb_disagreement(Tier t) const;

@@ -24,6 +24,7 @@ struct TierRule {
   double atol;                // absolute
   double ratio;               // fraction of elements that must pass
   bool bound_based;           // a bound on the error of an evaluation (accepts overflow to inf)
+  TierRules rules;            // how it judges an element and a set (tier.hpp)
   std::string_view source;
 };
 
@@ -44,6 +45,8 @@ double allowance(Tier t, double ref, double scale, double gc);
 // under tier t, IEEE evaluation only: within the allowance, NaN for NaN, the same infinity
 // for non-finite inputs, and near overflow what a bounded-error evaluation can return.
 bool within(Tier t, const ref::Element& e, float ref, double scale, float got);
+// The same for any row, by its numbers and rules alone (within(t, ...) is within(rule(t), ...)).
+bool within(const TierRule& r, const ref::Element& e, float ref, double scale, float got);
 
 // The error of got in the tier's terms: |got - ref|, or near overflow the distance of exact
 // from the nearest unrounded value that gives got (ref/overflow.hpp). Infinity when no

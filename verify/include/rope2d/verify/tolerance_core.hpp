@@ -40,9 +40,10 @@ ROPE2D_HD constexpr ref::formula::BoundConstants bound_constants() {
 
 struct TierCoeffs {
   double scale_coeff;  // times S = |gc sin t| + |gs cos t|
-  double ref_coeff;    // times |ref|
+  double ref_coeff;    // times |ref| (rtol for ElementTest::float32_atol_rtol)
   double atol;         // absolute
   bool bound_based;    // a bound on an evaluation's error: the subnormal term, overflow accepted
+  TierRules rules;     // how it judges (tier.hpp)
 };
 
 // Judged against the correctly rounded ref rather than the exact value, every tier but
@@ -52,13 +53,13 @@ struct TierCoeffs {
 ROPE2D_HD constexpr TierCoeffs tier_coeffs(Tier t) {
   switch (t) {  // no default: a new Tier is a compile error here (-Werror=switch)
     // float32-bound: d |exact| <= d (1 + u) |ref|, and ref is within u |ref| of exact: 2u + u^2
-    case Tier::float32_bound: return {bound_c * u24, bound_d * (1 + u24) + u24, 0, true};
-    case Tier::bf16_noise: return {0x1p-8, u24, 0, true};
-    case Tier::fp16_noise: return {0x1p-11, u24, 0, true};
-    case Tier::fp32_noise: return {u24, u24, 0, true};
-    case Tier::solexecbench: return {0, 1e-5, 1e-5, false};
+    case Tier::float32_bound: return {bound_c * u24, bound_d * (1 + u24) + u24, 0, true, bound_rules};
+    case Tier::bf16_noise: return {0x1p-8, u24, 0, true, bound_rules};
+    case Tier::fp16_noise: return {0x1p-11, u24, 0, true, bound_rules};
+    case Tier::fp32_noise: return {u24, u24, 0, true, bound_rules};
+    case Tier::solexecbench: return {0, 1e-5, 1e-5, false, sxb_rules};
   }
-  return {-1, -1, -1, false};  // not a Tier: negative numbers, which listed_in_order() looks for
+  return {-1, -1, -1, false, bound_rules};  // not a Tier: negative numbers, which listed_in_order() looks for
 }
 
 // all_tiers (tier.hpp) holds every enumerator in the enum's order: entry k is Tier(k) and has
@@ -85,6 +86,14 @@ ROPE2D_HD inline bool sxb_over(float got, float ref, float atol = sxb_atol, floa
   const float bound = static_cast<float>(static_cast<double>(atol) + static_cast<double>(scaled));
   return diff > bound || !isfinite(diff);
 }
+// ElementTest::float32_atol_rtol with a row's numbers, converted to float32 as PyTorch converts
+// a Python scalar (for the solexecbench row: sxb_atol and sxb_rtol exactly).
+ROPE2D_HD inline bool atol_rtol_over(const TierCoeffs& r, float got, float ref) {
+  return sxb_over(got, ref, static_cast<float>(r.atol), static_cast<float>(r.ref_coeff));
+}
+static_assert(static_cast<float>(tier_coeffs(Tier::solexecbench).atol) == sxb_atol &&
+                  static_cast<float>(tier_coeffs(Tier::solexecbench).ref_coeff) == sxb_rtol,
+              "the solexecbench row's atol and rtol are correctness.py's, as float32");
 // correctness.py's reported errors of one finite element: |out - ref| and that over
 // max(|ref|, atol), each rounded to float32.
 struct SxbErrors {
@@ -101,14 +110,14 @@ ROPE2D_HD inline bool sxb_norm_nonzero(float x) { return fabsf(x) > 0x1p-75f; }
 
 // The largest |out - ref| tier t accepts for one element (ref correctly rounded, or the exact
 // value near overflow; S its condition scale; gc the grad, for the subnormal term).
-ROPE2D_HD inline double allowance(Tier t, double ref, double scale, double gc) {
-  const TierCoeffs r = tier_coeffs(t);
+ROPE2D_HD inline double allowance(const TierCoeffs& r, double ref, double scale, double gc) {
   if (!r.bound_based) return r.atol + r.ref_coeff * fabs(ref);
   // The subnormal-range term of the proven bound (eta), for every bound-based tier, plus
   // half the smallest subnormal spacing for the reference's own rounding there.
   const double eta = ref::formula::eta(bound_constants(), fabs(gc)) + ref::subnormal_half_spacing;
   return r.scale_coeff * scale + r.ref_coeff * fabs(ref) + eta;
 }
+ROPE2D_HD inline double allowance(Tier t, double ref, double scale, double gc) { return allowance(tier_coeffs(t), ref, scale, gc); }
 
 // ulp of a float32 reference (the subnormal spacing below 2^-126).
 ROPE2D_HD inline double ulp_of(float r) {
