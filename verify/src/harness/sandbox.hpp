@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "rope2d/verify/spawn.hpp"
+
 namespace rope2d::verify::harness {
 
 struct Limits {
@@ -47,8 +49,8 @@ struct SandboxProbe {
 };
 const SandboxProbe& probe_sandbox();
 
-// A program's path from the PATH's absolute entries (then /usr/bin and /bin); "" when none.
-std::string find_program(const std::string& name);
+// A program's path from the PATH: the io wing's find_program (spawn.hpp), the one lookup.
+using verify::find_program;
 
 // The report's words for what confined (or did not confine) a child run under `p`.
 std::string describe(const BoxPolicy& p);
