@@ -6,7 +6,8 @@
 //   3. a sweep of every float32 angle in [from, to) with fixed grads against the certified
 //      reference (default [0, 2^14): about 1.2 billion angles), time-boxed;
 //   4. a dated report under reports/nightly/<date>/ compared with the previous one: new
-//      failures, worse max errors or slower runs are called out at the top.
+//      failures, worse max errors or slower runs are called out at the top; then the
+//      dashboard over every night, reports/nightly/index.html.
 // --shard i/N does shard i's share of that (nightly_shard.hpp) and writes shard-i-of-N.json;
 // `rope2d nightly merge` makes the report of the shards; --gpus runs one shard per GPU as child
 // processes and merges them. One process without either is the merge of one shard.
@@ -30,6 +31,7 @@
 #include "rope2d/verify/nightly_input.hpp"
 #include "rope2d/verify/nightly_report.hpp"
 #include "rope2d/verify/nightly_run.hpp"
+#include "rope2d/verify/nightly_site.hpp"
 #include "rope2d/verify/validate.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
@@ -90,6 +92,13 @@ NightlyGpu this_gpu() {
 int finish(const std::string& root, const NightSummary& n, const std::vector<std::pair<std::string, std::string>>& extra = {}) {
   const NightReport r = write_nightly_report(root, n, extra);
   std::cout << r.markdown << "\nreport: " << r.path << "\n";
+  // The dashboard over every night under root, this one included; a page that cannot be
+  // written is said, never a failure of the night.
+  try {
+    std::cout << "dashboard: " << write_nightly_site(root) << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "rope2d nightly: dashboard not written: " << e.what() << "\n";
+  }
   return r.ok ? Exit::ok : Exit::incorrect;
 }
 

@@ -1,11 +1,13 @@
 // rope2d report DIR [--out DIR2] [--file NAME...]: draws a report again from its report.json
-// (Markdown, JUnit, plots), e.g. after a writer was fixed. The JSON is validated as it is
+// (Markdown, HTML, JUnit, plots), e.g. after a writer was fixed. The JSON is validated as it is
 // read: a missing or wrong-typed field exits 2 naming the file and the field.
+// rope2d report --site ROOT: the nightly dashboard over every night under ROOT, ROOT/index.html.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
+#include "rope2d/verify/nightly_site.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/validate.hpp"
 
@@ -17,11 +19,22 @@ using namespace rope2d::verify;
 namespace fs = std::filesystem;
 
 struct ReportArgs {
-  std::string dir, out;
+  std::string dir, out, site;
   std::vector<std::string> files;
 };
 
+int run_site(const ReportArgs& a) {
+  if (!a.dir.empty() || !a.out.empty() || !a.files.empty())
+    throw std::invalid_argument("--site: expected no report folder, --out or --file beside it, found one");
+  require_output_folder(a.site, "--site");
+  if (!fs::is_directory(a.site)) throw std::invalid_argument("--site: expected a nightly root folder, found nothing at " + a.site);
+  std::cout << "wrote " << write_nightly_site(a.site) << "\n";
+  return Exit::ok;
+}
+
 int run(const ReportArgs& a) {
+  if (!a.site.empty()) return run_site(a);
+  if (a.dir.empty()) throw std::invalid_argument("report: expected a report folder (or --site ROOT), found none");
   const std::string source = (fs::path(a.dir) / "report.json").string();
   const Report r = read_report_json(source);
   const fs::path out(a.out.empty() ? a.dir : a.out);
@@ -57,9 +70,10 @@ int run(const ReportArgs& a) {
 
 Action add_report(CLI::App& app) {
   auto a = std::make_shared<ReportArgs>();
-  app.add_option("dir", a->dir, "a report folder holding report.json")->required();
+  app.add_option("dir", a->dir, "a report folder holding report.json");
+  app.add_option("--site", a->site, "a nightly root: write the dashboard over its nights, ROOT/index.html");
   app.add_option("--out", a->out, "write here instead of DIR");
-  app.add_option("--file", a->files, "only these files (report.md, junit.xml, error_histogram.svg, error_by_angle.svg)");
+  app.add_option("--file", a->files, "only these files (report.md, report.html, junit.xml, trace.jsonl, error_histogram.svg, error_by_angle.svg)");
   return [a] { return run(*a); };
 }
 

@@ -88,6 +88,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
                      .build_dir = a.out_dir + "/build", .box = box, .timeout_s = a.build_timeout};
       Submission sub = prepare_submission(a.run.submission, b);
       if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
+      if (box.confine) std::cout << "  submission " << a.run.submission << ": refused by the box: " << sub.refused.words() << "\n";
       if (!sub.error.empty()) {
         std::cout << "  submission " << a.run.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
                   << sub.error.substr(0, 4000) << "\n";

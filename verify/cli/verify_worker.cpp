@@ -60,6 +60,7 @@ harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratc
                                fs::path(repo_file("python/rope2d/_call_checks.py")).parent_path().string()})
     p.reveal.push_back(r);
   p.limits.wall_s = 0;  // each use sets its own
+  if (p.confine) p.watcher = kernel_host_program(scratch);  // counts what the box refuses (harness/watch.hpp)
   return p;
 }
 
@@ -151,11 +152,13 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   harness::give_to_box(boxed.dir);
   rep.header.push_back({"confinement", harness::describe(box)});
   run.work_dir = scratch.path();
-  run.launch = [&box](const std::vector<std::string>& argv, double timeout_s,
+  harness::Refusals refused;  // over every run of the runner
+  run.launch = [&box, &refused](const std::vector<std::string>& argv, double timeout_s,
                       const std::function<void(const char*, std::size_t)>& on_output, std::string* tail) {
     harness::BoxPolicy p = box;
     p.limits.wall_s = timeout_s;
     const harness::BoxResult r = harness::run_boxed(argv, p, on_output);
+    refused.add(r.refused);
     *tail = r.output.size() > 4000 ? r.output.substr(r.output.size() - 4000) : r.output;
     SpawnResult s;
     s.started = r.started, s.start_error = r.start_error, s.status = r.status, s.timed_out = r.timed_out;
@@ -188,6 +191,7 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   run.notes = &notes;
   rep.results = run_solution(boxed, specs, run);
   rep.warnings.insert(rep.warnings.end(), notes.begin(), notes.end());
+  if (box.confine) rep.header.push_back({"refused by the box", refused.words()});
   const RunOptions opts = a.run;
   for (SetResult& r : rep.results) {
     r.reproduce = reproduce_line(opts, r.name);
@@ -242,6 +246,9 @@ void close_box(Opened& o, Report& rep) {
   if (!o.remote) return;
   const harness::RemoteKernel::End e = o.remote->finish();
   rep.header.push_back({"kernel host", e.result.exit_text() + ", " + std::to_string(e.result.output_bytes) + " bytes of output"});
+  harness::Refusals refused = o.sub.refused;
+  refused.add(e.result.refused);
+  if (o.box.confine) rep.header.push_back({"refused by the box", refused.words()});
   if (e.left_running > 0)
     rep.warnings.push_back("the submission left " + std::to_string(e.left_running) +
                            " process(es) running in its box at the end: all ended with the box");
@@ -262,6 +269,7 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   if (!a.run.submission.empty()) rep.header.push_back({"confinement", harness::describe(opened.box)});
   proto::send(fd, proto::Device{dev.name});
   if (!sub.error.empty()) {
+    if (opened.box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
     SetResult r;
     r.name = "load";
     r.set = "build";

@@ -175,9 +175,21 @@ PY
                 -o "/tmp/solx-090-$s.jsonl" 2>&1 | tail -n 3
               echo "exit ${PIPESTATUS[0]}"
             done; } 2>&1 | tee "$out/solx.log" ;;
+    attacks) # The attack corpus (verify/tests/attacks): the .cu attacks at call time, then the same attacks
+             # as Python and cuda_cpp solutions through the runner (where torch has CUDA); ATTACK_ONLY=REGEX for some.
+             rm -rf /tmp/attacks
+             PATH=/usr/local/cuda/bin:$PATH verify/tests/attack_test.sh $bin/rope2d verify/tests/attacks /tmp/attacks 2>&1 | tee "$out/attacks.log"
+             mkdir -p "$out/attacks" && for d in /tmp/attacks/*/; do n=$(basename "$d")
+               cp "$d/report.md" "$out/attacks/$n.md" 2>/dev/null; cp "/tmp/attacks/$n.log" "$out/attacks/$n.log" 2>/dev/null; done ;;
+    boxed) # A boxed .cu submission (the accurate sample kernel) through the whole default run, then --bench:
+           # the time against the project's in-process kernel (the verify step).
+           k=${BOXED_KERNEL:-verify/tests/kernels/accurate_vector.cu}
+           PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "boxed verify wall %e s" $bin/rope2d verify "$k" --quiet --out "$out/boxed" 2>&1 | tail -n 20 | tee "$out/boxed.log"
+           PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "boxed verify --bench wall %e s" $bin/rope2d verify "$k" --quick --bench --quiet --out "$out/boxedbench" 2>&1 | tail -n 30 | tee -a "$out/boxed.log"
+           grep -h -A3 "refused by the box\|confinement\|bench clock" "$out/boxed/report.md" "$out/boxedbench/report.md" 2>/dev/null | head -n 30 | tee -a "$out/boxed.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards shards1 exhaustive pysolutions trace 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards shards1 exhaustive pysolutions trace attacks boxed boxedbench 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0

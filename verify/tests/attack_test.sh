@@ -27,16 +27,22 @@ check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output 
   # ATTACK_ONLY=REGEX runs only the matching attacks.
   if [ -n "${ATTACK_ONLY:-}" ] && ! [[ $name =~ $ATTACK_ONLY ]]; then return; fi
   local t0=$SECONDS
-  timeout 600 "$rope2d" verify "$attacks/$file" --quick --rounds 1 --quiet --call-timeout 10 --out "$work/$name" "$@" \
+  case $file in /*) ;; *) file=$attacks/$file ;; esac
+  timeout 600 "$rope2d" verify "$file" --quick --rounds 1 --quiet --call-timeout "${CALL_TIMEOUT:-10}" --out "$work/$name" "$@" \
     >"$work/$name.log" 2>&1
   local rc=$?
   sleep 6  # a daemon writes 5 s after it started
   local bad=""
   [[ $rc =~ ^($want)$ ]] || bad="exit $rc, expected $want"
   [ -z "$bad" ] && ! grep -qE -- "$pattern" "$work/$name.log" "$work/$name/report.md" 2>/dev/null && bad="neither output nor report says '$pattern'"
+  # ALSO=REGEX: a second phrase, such as what the box counted as refused.
+  [ -z "$bad" ] && [ -n "${ALSO:-}" ] && ! grep -qE -- "$ALSO" "$work/$name.log" "$work/$name/report.md" 2>/dev/null \
+    && bad="neither output nor report says '$ALSO'"
   [ -z "$bad" ] && [ -n "$(ls -A "$marks")" ] && bad="escaped: $(ls "$marks" | tr '\n' ' ')"
   [ -z "$bad" ] && [ "$rc" -ge 128 ] && bad="the verifier died (exit $rc)"
-  local left; left=$(pgrep -u 65534 -c 2>/dev/null || true)
+  # A process that outlived its box was handed to init (pid 1); those of other boxes running
+  # now (a parallel test) still have their box's first process as parent.
+  local left; left=$(ps -u 65534 -o ppid= 2>/dev/null | awk '$1 == 1' | wc -l)
   [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of the box's user left running"
   if [ -n "$bad" ]; then
     echo "FAIL $name: $bad"; tail -n 8 "$work/$name.log"; fails=$((fails + 1))
@@ -57,15 +63,16 @@ else
 fi
 rm -rf "${marks:?}"/*
 if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
-  check forge_at_load forge_at_load.cu 0 "loaded in the box"
+  # What the box refused is counted from outside (harness/watch.hpp) and named.
+  ALSO="refused by the box: [0-9]+ write\(s\) outside .*rope2d-attack/escaped.txt" check forge_at_load forge_at_load.cu 0 "loaded in the box"
   check forge_in_call forge_in_call.cu 0 "loaded in the box"
   check fork_bomb fork_bomb.cu 0 "loaded in the box"
   check loud loud.cu 0 "loaded in the box"
-  check network network.cu 0 "loaded in the box"
+  ALSO="refused by the box: .*network connection\(s\) \(127.0.0.1:47811" check network network.cu 0 "loaded in the box"
   check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20
 else
   # Forged records on its own socket end its host: failed, never passed.
-  check forge_at_load forge_at_load.cu "1|3" "Verdict: (incorrect|failed)"
+  ALSO="refused by the box.*[0-9]+ write\(s\) outside .*rope2d-attack" check forge_at_load forge_at_load.cu "1|3" "Verdict: (incorrect|failed)"
   check forge_in_call forge_in_call.cu "1|3" "Verdict: (incorrect|failed)"
   check hang_in_call hang_in_call.cu 3 "did not return within"
   check crash_in_call crash_in_call.cu 3 "kernel host"
@@ -73,8 +80,18 @@ else
   # Its forks take the box's process limit; the host, short of threads, may then fail.
   check fork_bomb fork_bomb.cu "1|3" "Verdict: (incorrect|failed)"
   check loud loud.cu 1 "Verdict: incorrect"
-  check network network.cu 1 "Verdict: incorrect"
+  ALSO="refused by the box.*127.0.0.1:47811" check network network.cu 1 "Verdict: incorrect"
   check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20
+  # The same attacks as Python and cuda_cpp solutions, through the runner that imports them.
+  if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    python3 "$attacks/solutions.py" "$work/solutions" >"$work/solutions.txt" || fails=$((fails + 1))
+    while IFS=$'\t' read -r name exits phrase refused; do
+      [ "$refused" = - ] && refused=""
+      ALSO=$refused CALL_TIMEOUT=30 check "$name" "$work/solutions/$name/solution.json" "$exits" "$phrase" --grad-dtypes bf16
+    done <"$work/solutions.txt"
+  else
+    echo "SKIPPED: the Python and cuda_cpp attacks (no torch with CUDA)"
+  fi
 fi
 echo "attacks: $passes passed, $fails failed"
 [ $fails -eq 0 ]

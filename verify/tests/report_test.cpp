@@ -3,6 +3,8 @@
 // <skipped> elements, JSON must parse (nlohmann), and report.json must read back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -101,6 +103,85 @@ TEST_F(Written, EveryXmlFileParsesWithNamesIntact) {
   ASSERT_TRUE(svg.load_file((dir / "error_histogram.svg").c_str()));
   EXPECT_TRUE(svg.select_node("//rect/title[starts-with(., 'bf16 <=2^-8: ')]")) << read(dir / "error_histogram.svg");
   EXPECT_EQ(read(dir / "error_histogram.svg").find("<=2^"), std::string::npos);
+}
+
+// The plots people read: values on both axes (tick labels), the gate's allowance as a dashed
+// line, a log scale where the values span decades, and a note where nothing can be drawn.
+std::vector<std::string> texts(const pugi::xml_document& doc) {
+  std::vector<std::string> t;
+  for (const auto& n : doc.select_nodes("//text")) t.push_back(n.node().text().get());
+  return t;
+}
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::any_of(v.begin(), v.end(), [&](const std::string& x) { return x.find(s) != std::string::npos; });
+}
+
+TEST(Plots, AxesWithValuesTheAllowanceAndALogScaleWhereTheDataSpansDecades) {
+  const Report r = sample("x");
+  for (const std::string& svg : {render_error_histogram_svg(r), render_error_by_angle_svg(r)}) {
+    pugi::xml_document doc;
+    ASSERT_TRUE(doc.load_string(svg.c_str()));
+    const std::vector<std::string> t = texts(doc);
+    EXPECT_TRUE(has(t, "allowance 6")) << svg;
+    EXPECT_TRUE(doc.select_node("//line[@stroke-dasharray]")) << "the allowance is drawn";
+    EXPECT_FALSE(has(t, "Every element exact"));
+    // Tick labels on the value axis: at least two round numbers.
+    int ticks = 0;
+    for (const auto& n : doc.select_nodes("//text[@text-anchor='end']")) ticks += std::isdigit(static_cast<unsigned char>(n.node().text().get()[0])) != 0;
+    EXPECT_GE(ticks, 2) << svg;
+  }
+  // Counts 500 and 5 (the fp32 set's 10 elements) span a factor of 100: a log scale.
+  pugi::xml_document hist;
+  ASSERT_TRUE(hist.load_string(render_error_histogram_svg(r).c_str()));
+  EXPECT_TRUE(has(texts(hist), "elements (log scale)"));
+  // Largest errors 40.5 and 1.25 (and the allowance 6): within a factor of 100, linear from zero.
+  pugi::xml_document angle;
+  ASSERT_TRUE(angle.load_string(render_error_by_angle_svg(r).c_str()));
+  EXPECT_FALSE(has(texts(angle), "(log scale)"));
+  EXPECT_TRUE(has(texts(angle), "40")) << "the axis reaches the largest error";
+}
+
+TEST(Plots, ANoteWhereEveryElementIsExactOrNoSetRan) {
+  Report exact;
+  SetResult s{"randn/bf16/1x64", "randn", "bf16", {}, "ok"};
+  s.metrics.count = s.metrics.correctly_rounded = 8192;
+  s.metrics.histogram[0] = 8192;
+  exact.results = {s};
+  Report none;
+  none.results = {SetResult{"odd/fp16/7", "odd", "fp16", {}, "", "kernel faulted"}};
+  for (const auto& [r, note] : {std::pair{exact, "Every element exact"}, std::pair{none, "No set ran"}})
+    for (const std::string& svg : {render_error_histogram_svg(r), render_error_by_angle_svg(r)}) {
+      pugi::xml_document doc;
+      ASSERT_TRUE(doc.load_string(svg.c_str()));
+      EXPECT_TRUE(has(texts(doc), note)) << svg;
+    }
+}
+
+TEST(ReportHtml, OnePageThatLoadsNothingWithNamesEscapedAndThePlotsInline) {
+  const std::string page = render_html(sample(nasty));
+  EXPECT_TRUE(page.starts_with("<!DOCTYPE html>"));
+  EXPECT_NE(page.find("Content-Security-Policy\" content=\"default-src 'none'"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find(" src="), std::string::npos);
+  EXPECT_EQ(page.find("<?xml"), std::string::npos) << "SVG inlined without its declaration";
+  std::size_t svgs = 0;
+  for (std::size_t at = 0; (at = page.find("<svg", at)) != std::string::npos; ++at) ++svgs;
+  EXPECT_EQ(svgs, 2u);
+  // The name's markup never reaches the page as markup; its bytes that are not text show as \xNN.
+  EXPECT_EQ(page.find("<a&b"), std::string::npos);
+  EXPECT_NE(page.find("&lt;a&amp;b&quot;c&#39;d]]&gt;e\\x01\\x1b\\x7f\\xff"), std::string::npos);
+  EXPECT_NE(page.find("FAIL layout/bf16/"), std::string::npos) << "the failure lines";
+  EXPECT_NE(page.find("Verdict: failed"), std::string::npos);
+}
+
+TEST(ReportMarkdown, ShowsThePlotsAndLinksThePage) {
+  const std::string md = render_markdown(sample("x"));
+  EXPECT_NE(md.find("![Elements by error, per grad dtype](error_histogram.svg)"), std::string::npos);
+  EXPECT_NE(md.find("(error_by_angle.svg)"), std::string::npos);
+  EXPECT_NE(md.find("[report.html](report.html)"), std::string::npos);
+  Report old = sample("x");
+  old.has_plot_data = false;
+  EXPECT_EQ(render_markdown(old).find("](error_histogram.svg)"), std::string::npos) << "no image of a plot that is not drawn";
 }
 
 TEST_F(Written, JUnitCarriesFailureErrorAndSkippedElements) {

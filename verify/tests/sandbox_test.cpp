@@ -78,10 +78,11 @@ TEST(Sandbox, HiddenFoldersLookEmpty) {
   fs::permissions(fs::path(dir) / "key", fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
   BoxPolicy p = policy(s);
   p.hide = {secret.path()};
-  const BoxResult r = sh(p, "cat " + secret.path() + "/key || echo HIDDEN");
+  const BoxResult r = sh(p, "cat " + secret.path() + "/key || echo HIDDEN; echo x > " + secret.path() + "/w || echo READONLY");
   ASSERT_TRUE(r.ok()) << r.exit_text();
   EXPECT_EQ(r.output.find("the secret"), std::string::npos);
   EXPECT_NE(r.output.find("HIDDEN"), std::string::npos);
+  EXPECT_NE(r.output.find("READONLY"), std::string::npos) << "a hidden folder is writable memory: " << r.output;
   p.hide.clear();  // negative control: not hidden, it is read
   EXPECT_NE(sh(p, "cat " + secret.path() + "/key").output.find("the secret"), std::string::npos);
 }
@@ -144,6 +145,18 @@ TEST(Sandbox, OutputIsCappedNotBlocked) {
   EXPECT_EQ(r.output_bytes, 10000000u);
 }
 
+// The box's /tmp is memory of a bounded size: 8 MiB asked for, 32 MiB written is refused.
+TEST(Sandbox, PrivateTmpIsBounded) {
+  NEED_BOX();
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.limits.tmp_bytes = 8ull << 20;
+  const BoxResult r = sh(p, "head -c 33554432 /dev/zero > /tmp/fill || echo FULL; wc -c < /tmp/fill");
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  EXPECT_NE(r.output.find("FULL"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("8388608"), std::string::npos) << r.output;
+}
+
 TEST(Sandbox, NoNetworkAndNoPrivilege) {
   NEED_BOX();
   Scratch s;
@@ -154,4 +167,79 @@ TEST(Sandbox, NoNetworkAndNoPrivilege) {
   if (::geteuid() == 0) {
     EXPECT_NE(r.output.find("\n" + std::to_string(box_uid)), std::string::npos) << r.output;
   }
+}
+
+// The heap limit binds a boxed process: 256 MiB allowed, a 512 MiB allocation is refused while
+// a 64 MiB one succeeds (python3's own MemoryError; the test skips without python3).
+TEST(Sandbox, HeapLimitBinds) {
+  NEED_BOX();
+  if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.limits.memory_bytes = 256ull << 20;
+  const std::string grab = "python3 -c 'import sys; b = bytearray(int(sys.argv[1]) << 20); print(len(b) >> 20)' ";
+  const BoxResult small = sh(p, grab + "64");
+  ASSERT_TRUE(small.ok()) << small.exit_text() << small.output;
+  EXPECT_NE(small.output.find("64"), std::string::npos) << small.output;
+  const BoxResult big = sh(p, grab + "512");
+  EXPECT_FALSE(big.ok()) << big.output;
+  EXPECT_NE(big.output.find("MemoryError"), std::string::npos) << big.output;
+  // Negative control: the same allocation with the default limit (three quarters of memory).
+  p.limits.memory_bytes = 0;
+  const BoxResult again = sh(p, grab + "512");
+  EXPECT_TRUE(again.ok()) << again.exit_text() << again.output;
+}
+
+// The process limit binds whoever runs the box: 40 processes beyond the user's own, and a
+// program that starts 200 sleeping ones is refused part of the way (as root, for box_uid
+// alone). python3's os.fork, which reports the refusal (a shell gives up at the first).
+TEST(Sandbox, ProcessLimitBinds) {
+  NEED_BOX();
+  if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.limits.processes = 40;
+  const std::string spawn =
+      "python3 -c 'import os, signal, time\nkids = []\nfor _ in range(200):\n    try:\n        pid = os.fork()\n"
+      "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    kids.append(pid)\n"
+      "print(\"started\", len(kids))\nfor k in kids:\n    os.kill(k, signal.SIGKILL)\n'";
+  const BoxResult r = sh(p, spawn);
+  const auto at = r.output.rfind("started ");
+  ASSERT_NE(at, std::string::npos) << r.exit_text() << r.output;
+  const int started = std::atoi(r.output.c_str() + at + 8);
+  EXPECT_GT(started, 0) << r.output;
+  EXPECT_LT(started, 60) << r.output;
+  // Negative control: with the default limit the 200 start.
+  const BoxResult free_run = sh(policy(s), spawn);
+  EXPECT_NE(free_run.output.find("started 200"), std::string::npos) << free_run.output;
+}
+// The watch (harness/watch.hpp) counts, from outside, what the box refused: a write outside the
+// scratch folder and /tmp (named), a connection (its address); writes inside are not counted.
+TEST(Sandbox, WatchCountsWhatTheBoxRefused) {
+  NEED_BOX();
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.watcher = ROPE2D_KERNEL_HOST;
+  const std::string outside = "/var/tmp/rope2d-watch-test-" + std::to_string(::getpid());
+  std::string script = "echo x > " + outside + "; echo y > inside; mkdir -p /tmp/a && echo z > /tmp/a/b; ";
+  const bool python = !find_program("python3").empty();
+  if (python)
+    script += "python3 -c 'import socket; s = socket.socket(); s.settimeout(1)\ntry: s.connect((\"127.0.0.1\", 9))\n"
+              "except OSError: pass'; ";
+  const BoxResult r = sh(p, script + "true");
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  ASSERT_TRUE(r.refused.watched) << r.output;
+  EXPECT_EQ(r.refused.writes, 1u) << r.refused.words();
+  ASSERT_FALSE(r.refused.write_paths.empty());
+  EXPECT_EQ(r.refused.write_paths[0], outside);
+  if (python) {
+    EXPECT_EQ(r.refused.connections, 1u) << r.refused.words();
+    EXPECT_NE(r.refused.words().find("127.0.0.1:9"), std::string::npos) << r.refused.words();
+  }
+  EXPECT_FALSE(fs::exists(outside));
+  // Negative control: without the watcher nothing is counted, and the report says so.
+  p.watcher.clear();
+  const BoxResult unwatched = sh(p, script + "true");
+  EXPECT_FALSE(unwatched.refused.watched);
+  EXPECT_NE(unwatched.refused.words().find("not counted"), std::string::npos);
 }

@@ -7,12 +7,20 @@
 //   rope2d-kernel-host serve LIB.so   (CUDA builds) serve calls on descriptor 3, a socket to
 //                                     the judge (host_protocol.hpp): map the judge's memory,
 //                                     make each call on the GPU between the judge's flag words
+//   rope2d-kernel-host watch FD -- PROG ARGS...
+//                                     the box's first program (watch.hpp): install the watch of
+//                                     refused writes and connections, hand it to the judge over
+//                                     descriptor FD, then become PROG (found on the PATH)
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+
+#include "harness/watch.hpp"
 
 #include "rope2d/rope2d_backward.h"
 
@@ -231,6 +239,16 @@ int serve(const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 5 && std::strcmp(argv[1], "watch") == 0 && std::strcmp(argv[3], "--") == 0) {
+    char* end = nullptr;
+    const long fd = std::strtol(argv[2], &end, 10);
+    if (*end != '\0' || fd < 3 || fd > 1000) return 2;
+    if (const std::string why = rope2d::verify::harness::install_watch(static_cast<int>(fd)); !why.empty())
+      std::fprintf(stderr, "watch: %s (refused writes and connections not counted)\n", why.c_str());
+    ::execvp(argv[4], argv + 4);
+    std::fprintf(stderr, "cannot run %s: %s\n", argv[4], std::strerror(errno));
+    return 127;
+  }
   if (argc == 3 && std::strcmp(argv[1], "probe") == 0) {
     Loaded l;
     const int rc = load(argv[2], l);
@@ -244,6 +262,6 @@ int main(int argc, char** argv) {
     ::_exit(rc);  // no destructors of the submission's after the judge said bye
   }
 #endif
-  std::fprintf(stderr, "usage: rope2d-kernel-host probe|serve LIB.so (run by rope2d verify, inside its box)\n");
+  std::fprintf(stderr, "usage: rope2d-kernel-host probe|serve LIB.so, or watch FD -- PROG ARGS... (run by rope2d verify, inside its box)\n");
   return 2;
 }

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,8 +50,11 @@ bool box_can_reach(const std::string& path, bool dropping) {
 // The mounts and namespaces, then the command.
 std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p, int info_fd,
                                     const std::vector<std::string>& argv) {
-  std::vector<std::string> a{bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-                             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"};
+  // The box's /tmp is memory: the smaller of its own limit and an eighth of the machine's memory.
+  const std::uint64_t tmp_bytes = std::min<std::uint64_t>(p.limits.tmp_bytes, default_memory_limit() / 6);
+  std::vector<std::string> a{bwrap,     "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                             "--ro-bind", "/",           "/",                 "--dev",         "/dev",       "--proc",
+                             "/proc",     "--size",      std::to_string(tmp_bytes), "--tmpfs", "/tmp"};
   if (p.gpu) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator("/dev", ec)) {
@@ -58,14 +62,19 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
       if (name.rfind("nvidia", 0) == 0) a.insert(a.end(), {"--dev-bind", e.path().string(), e.path().string()});
     }
   }
+  std::vector<std::string> hidden;  // empty folders, read-only once what is revealed in them is mounted
   for (const std::string& h : p.hide) {
     std::error_code ec;
     const fs::file_status s = fs::symlink_status(h, ec);
     if (ec || !fs::exists(s)) continue;
     const std::string real = fs::canonical(h, ec).string();
     if (ec || real == "/") continue;
-    if (fs::is_directory(s) || fs::is_directory(real)) a.insert(a.end(), {"--tmpfs", real});
-    else a.insert(a.end(), {"--ro-bind", "/dev/null", real});
+    if (fs::is_directory(s) || fs::is_directory(real)) {
+      a.insert(a.end(), {"--size", "1048576", "--tmpfs", real});
+      hidden.push_back(real);
+    } else {
+      a.insert(a.end(), {"--ro-bind", "/dev/null", real});
+    }
   }
   for (const std::string& r : p.reveal) {
     std::error_code ec;
@@ -73,6 +82,7 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
     if (!ec && box_can_reach(real, ::geteuid() == 0)) a.insert(a.end(), {"--ro-bind", real, real});
   }
   if (!p.scratch.empty()) a.insert(a.end(), {"--bind", p.scratch, p.scratch, "--chdir", p.scratch});
+  for (const std::string& h : hidden) a.insert(a.end(), {"--remount-ro", h});
   a.insert(a.end(), {"--info-fd", std::to_string(info_fd), "--"});
   a.insert(a.end(), argv.begin(), argv.end());
   return a;
@@ -83,11 +93,22 @@ const std::string& bwrap_program() {
   return path;
 }
 
+// Where a boxed child may write (its refused writes are the others).
+std::vector<std::string> writable(const BoxPolicy& p) {
+  std::vector<std::string> w{"/tmp", "/dev", "/proc"};
+  if (!p.scratch.empty()) {
+    std::error_code ec;
+    w.push_back(p.scratch);
+    w.push_back(fs::weakly_canonical(p.scratch, ec).string());
+  }
+  return w;
+}
+
 thread_local bool probing = false;  // the trial run of probe_sandbox: no probe of the probe
 
 struct Launch {
   pid_t pid = -1;
-  int out_fd = -1, info_fd = -1;
+  int out_fd = -1, info_fd = -1, watch_fd = -1;
   std::string error;
 };
 
@@ -119,10 +140,18 @@ Launch launch(const std::vector<std::string>& argv, const BoxPolicy& p) {
     return l;
   }
   const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const int n_keep = static_cast<int>(p.keep_fds.size());
+  // The watch (watch.hpp): a socket for the watcher's descriptor, after the kept ones.
+  std::vector<int> keep = p.keep_fds;
+  std::vector<std::string> command = argv;
+  int watch[2] = {-1, -1};
+  if (p.confine && !p.watcher.empty() && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, watch) == 0) {
+    command.insert(command.begin(), {p.watcher, "watch", std::to_string(3 + keep.size()), "--"});
+    keep.push_back(watch[1]);
+  }
+  const int n_keep = static_cast<int>(keep.size());
   const int info_target = 3 + n_keep;
   // Everything the child needs, made before the fork.
-  const std::vector<std::string> full = p.confine ? bwrap_argv(bwrap, p, info_target, argv) : argv;
+  const std::vector<std::string> full = p.confine ? bwrap_argv(bwrap, p, info_target, command) : command;
   std::vector<char*> args, envp;
   for (const auto& s : full) args.push_back(const_cast<char*>(s.c_str()));
   args.push_back(nullptr);
@@ -130,17 +159,22 @@ Launch launch(const std::vector<std::string>& argv, const BoxPolicy& p) {
   envp.push_back(nullptr);
   const std::string exe = full[0].find('/') == std::string::npos ? find_program(full[0]) : full[0];
   const bool drop = p.confine && ::geteuid() == 0;
+  // Processes are counted per user: dropping to box_uid, the box's alone; otherwise the
+  // limit starts from those the caller's user runs already.
+  const rlim_t nproc = p.limits.processes + (drop ? 0 : tasks_of_user(::getuid()));
+  const rlim_t data = p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit();
   const rlimit cpu{p.limits.cpu_s, p.limits.cpu_s}, files{p.limits.open_files, p.limits.open_files},
-      procs{p.limits.processes, p.limits.processes}, fsize{p.limits.file_bytes, p.limits.file_bytes}, core{0, 0};
+      procs{nproc, nproc}, fsize{p.limits.file_bytes, p.limits.file_bytes}, core{0, 0}, memory{data, data};
   const pid_t parent = ::getpid();
   const std::string chdir_to = p.confine ? "" : p.scratch;
-  std::vector<int> sources(p.keep_fds);
+  std::vector<int> sources(keep);
   sources.insert(sources.end(), {devnull, out[1], info[1]});
 
   const pid_t pid = ::fork();
   if (pid < 0) {
     l.error = std::string("fork: ") + std::strerror(errno);
-    for (int fd : {out[0], out[1], info[0], info[1], devnull}) ::close(fd);
+    for (int fd : {out[0], out[1], info[0], info[1], devnull, watch[0], watch[1]})
+      if (fd >= 0) ::close(fd);
     return l;
   }
   if (pid == 0) {
@@ -160,17 +194,18 @@ Launch launch(const std::vector<std::string>& argv, const BoxPolicy& p) {
     ::setrlimit(RLIMIT_NOFILE, &files);
     ::setrlimit(RLIMIT_FSIZE, &fsize);
     ::setrlimit(RLIMIT_CORE, &core);
-    if (drop) {
-      if (::setgroups(0, nullptr) != 0 || ::setgid(box_uid) != 0 || ::setuid(box_uid) != 0) ::_exit(126);
-      ::setrlimit(RLIMIT_NPROC, &procs);  // counted for box_uid alone, so it binds
-    }
+    ::setrlimit(RLIMIT_DATA, &memory);
+    if (drop && (::setgroups(0, nullptr) != 0 || ::setgid(box_uid) != 0 || ::setuid(box_uid) != 0)) ::_exit(126);
+    ::setrlimit(RLIMIT_NPROC, &procs);  // after the drop: root is not held by it
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // after the drop, which clears it
     if (::getppid() != parent) ::_exit(126);
     if (!chdir_to.empty() && ::chdir(chdir_to.c_str()) != 0) ::_exit(126);
     ::execve(exe.c_str(), args.data(), envp.data());
     ::_exit(127);
   }
-  for (int fd : {out[1], info[1], devnull}) ::close(fd);
+  for (int fd : {out[1], info[1], devnull, watch[1]})
+    if (fd >= 0) ::close(fd);
+  l.watch_fd = watch[0];
   l.pid = pid;
   l.out_fd = out[0];
   l.info_fd = info[0];
@@ -256,6 +291,38 @@ const SandboxProbe& probe_sandbox() {
   return probe;
 }
 
+std::uint64_t default_memory_limit() {
+#if defined(__SANITIZE_ADDRESS__)
+  return RLIM_INFINITY;  // AddressSanitizer's shadow is terabytes of private mappings: its programs need no limit
+#else
+  const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || size <= 0) return 16ull << 30;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) / 4 * 3;
+#endif
+}
+
+std::uint64_t tasks_of_user(uid_t uid) {
+  std::uint64_t n = 0;
+  DIR* d = ::opendir("/proc");
+  if (!d) return 0;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    struct stat st{};
+    const std::string task = std::string("/proc/") + e->d_name + "/task";
+    if (::stat(task.c_str(), &st) != 0 || st.st_uid != uid) continue;
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(task, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) ++n;
+  }
+  ::closedir(d);
+  return n;
+}
+
+namespace {
+std::string memory_words(std::uint64_t bytes) {
+  return bytes == RLIM_INFINITY ? "no heap limit (a sanitized build), " : std::to_string(bytes >> 20) + " MiB of heap, ";
+}
+}  // namespace
+
 std::string describe(const BoxPolicy& p) {
   if (!p.confine)
     return "NOT CONFINED (--no-sandbox): the submission ran with the caller's rights, its file system and network; "
@@ -267,8 +334,11 @@ std::string describe(const BoxPolicy& p) {
   if (!p.hide.empty()) s += ", " + std::to_string(p.hide.size()) + " folders hidden (report folder, home, golden data)";
   s += "; limits: " + (p.limits.wall_s > 0 ? std::to_string(static_cast<long>(p.limits.wall_s)) + " s wall, " : std::string()) +
        std::to_string(p.limits.cpu_s) + " s CPU, " + std::to_string(p.limits.open_files) + " open files, " +
-       (::geteuid() == 0 ? std::to_string(p.limits.processes) + " processes, " : std::string()) +
-       std::to_string(p.limits.file_bytes >> 20) + " MiB a file; every process it starts ends with it";
+       std::to_string(p.limits.processes) + " processes, " +
+       memory_words(p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit()) +
+       std::to_string(p.limits.file_bytes >> 20) + " MiB a file, " +
+       std::to_string(std::min<std::uint64_t>(p.limits.tmp_bytes, default_memory_limit() / 6) >> 20) +
+       " MiB of /tmp; every process it starts ends with it";
   return s;
 }
 
@@ -315,6 +385,7 @@ BoxResult run_boxed(const std::vector<std::string>& argv, const BoxPolicy& p,
     return r;
   }
   r.started = true;  // l.info_fd stays open to the end: bwrap writes to it (a closed pipe would kill it)
+  std::unique_ptr<Watch> watch = l.watch_fd >= 0 ? std::make_unique<Watch>(l.watch_fd, writable(p)) : nullptr;
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   bool open = true, exited = false;
@@ -336,6 +407,7 @@ BoxResult run_boxed(const std::vector<std::string>& argv, const BoxPolicy& p,
   }
   ::kill(-l.pid, SIGKILL);  // unconfined leftovers in its group (a box ends with its first process)
   ::waitpid(l.pid, &r.status, 0);
+  if (watch) r.refused = watch->finish();
   ::close(l.out_fd);
   ::close(l.info_fd);
   return r;
@@ -347,6 +419,7 @@ BoxedProcess::BoxedProcess(const std::vector<std::string>& argv, const BoxPolicy
   if (l.pid < 0) return;
   pid_ = l.pid;
   out_fd_ = l.out_fd;
+  if (l.watch_fd >= 0) watch_ = std::make_unique<Watch>(l.watch_fd, writable(p));
   if (p.confine) read_info(l.info_fd, ns_inode_, inner_);
   else ::close(l.info_fd);
   drainer_ = std::thread([this] {
@@ -394,6 +467,7 @@ BoxResult BoxedProcess::finish(double grace_s) {
   }
   ::kill(-pid_, SIGKILL);
   ::waitpid(pid_, &r.status, 0);
+  if (watch_) r.refused = watch_->finish();
   r.timed_out = !exited && grace_s > 0;
   // The box is gone, and with it every writer of the pipe: the drain ends at end of file (or,
   // unconfined, at the first quiet moment, whatever a leftover of the child still holds).

@@ -12,11 +12,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "harness/watch.hpp"
 #include "rope2d/verify/spawn.hpp"
 
 namespace rope2d::verify::harness {
@@ -25,8 +27,11 @@ struct Limits {
   double wall_s = 0;                         // 0: none (the caller watches the time itself)
   std::uint64_t cpu_s = 3600;                // RLIMIT_CPU
   std::uint64_t open_files = 4096;           // RLIMIT_NOFILE
-  std::uint64_t processes = 2048;            // RLIMIT_NPROC (threads count too), for the unprivileged user
+  std::uint64_t processes = 2048;            // RLIMIT_NPROC (threads count too), beyond those the user has already
   std::uint64_t file_bytes = 16ull << 30;    // RLIMIT_FSIZE
+  std::uint64_t memory_bytes = 0;            // RLIMIT_DATA (the heap and private mappings; device memory is not
+                                             // counted); 0: three quarters of the machine's memory
+  std::uint64_t tmp_bytes = 4ull << 30;      // the box's /tmp (memory), at most a sixth of the memory limit
 };
 
 struct BoxPolicy {
@@ -39,6 +44,9 @@ struct BoxPolicy {
   std::vector<std::string> env;     // the child's whole environment, NAME=value
   Limits limits;
   std::size_t output_cap = 1u << 20;  // bytes of stdout+stderr kept; the rest is counted, not kept
+  // The program inside the box that installs the watch of refused writes and connections
+  // (watch.hpp) before the command starts: a copy of rope2d-kernel-host; "" for none.
+  std::string watcher;
 };
 
 // Whether the box can be built here: bwrap found and a trial run inside it succeeded.
@@ -51,6 +59,12 @@ const SandboxProbe& probe_sandbox();
 
 // A program's path from the PATH: the io wing's find_program (spawn.hpp), the one lookup.
 using verify::find_program;
+
+// The memory limit when Limits::memory_bytes is 0: three quarters of the machine's memory.
+std::uint64_t default_memory_limit();
+
+// The tasks (processes and threads) that `uid` runs now, as RLIMIT_NPROC counts them.
+std::uint64_t tasks_of_user(uid_t uid);
 
 // The report's words for what confined (or did not confine) a child run under `p`.
 std::string describe(const BoxPolicy& p);
@@ -84,6 +98,7 @@ struct BoxResult {
   bool timed_out = false;
   std::string output;            // stdout and stderr, at most output_cap bytes
   std::uint64_t output_bytes = 0;  // all it wrote
+  Refusals refused;                // what the box refused it (with a watcher)
   std::string exit_text() const;   // "exit 1", "signal 9 (Killed)", "killed after 120 s (time limit)"
   bool ok() const;                 // started, exited 0, in time
 };
@@ -118,6 +133,7 @@ class BoxedProcess {
   std::uint64_t output_bytes_ = 0;
   std::uint64_t ns_inode_ = 0;  // the box's PID namespace (0: unknown or unconfined)
   pid_t inner_ = -1;            // the box's first process, as bwrap reports it
+  std::unique_ptr<Watch> watch_;
 };
 
 // Runs argv in the box to its end (or the wall-clock limit), calling on_output with each

@@ -74,6 +74,7 @@ bool build_in_box(Submission& s, const std::string& path, const BuildOptions& o)
   harness::BoxPolicy box = o.box;
   box.limits.wall_s = o.timeout_s;
   const harness::BoxResult r = harness::run_boxed(argv, box);
+  s.refused.add(r.refused);
   s.compile_log = r.output;
   if (r.output_bytes > r.output.size())
     s.compile_log += "\n[" + std::to_string(r.output_bytes - r.output.size()) + " more bytes of output not kept]";
@@ -135,10 +136,11 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
   return s;
 }
 
-std::string probe_submission(const Submission& s, const std::string& host_program, const harness::BoxPolicy& box) {
+std::string probe_submission(Submission& s, const std::string& host_program, const harness::BoxPolicy& box) {
   harness::BoxPolicy p = box;
   if (p.limits.wall_s <= 0) p.limits.wall_s = 120;
   const harness::BoxResult r = harness::run_boxed({host_program, "probe", s.library}, p);
+  s.refused.add(r.refused);
   if (r.ok()) return "";
   const std::string said = r.output.substr(0, 4000);
   if (r.timed_out) return "loading did not end within " + std::to_string(static_cast<long>(p.limits.wall_s)) + " s (killed)";

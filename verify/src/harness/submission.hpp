@@ -24,6 +24,7 @@ struct Submission {
   rope2d_backward_fn backward = nullptr;
   rope2d_backward_fused_fn fused = nullptr;  // optional entry point
   std::string error;           // why it cannot be run (build, load, symbol)
+  harness::Refusals refused;   // what its build and load check tried that the box refused
 };
 
 struct BuildOptions {
@@ -41,7 +42,7 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o);
 
 // Loads the library in the box with the kernel host (no GPU needed): "" when it loads and
 // exports rope2d_backward, else why not. The box's word (its exit), not a judgement.
-std::string probe_submission(const Submission& s, const std::string& host_program, const harness::BoxPolicy& box);
+std::string probe_submission(Submission& s, const std::string& host_program, const harness::BoxPolicy& box);
 
 // The kernel host program installed beside this one (rope2d-kernel-host), copied into the
 // box's scratch folder (the box need not see where the verifier lives); its path there.

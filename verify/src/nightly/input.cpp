@@ -39,15 +39,19 @@ const json& shard_shape() {
   return shape;
 }
 
-// What nightly_regressions reads of an earlier night; every field optional, as summaries of
-// older builds lack some.
+// What nightly_regressions and the dashboard (nightly_site.hpp) read of an earlier night;
+// every field optional, as summaries of older builds lack some.
 const json& summary_shape() {
   static const json shape = json::parse(R"({
     "date?": "string", "commit?": "string:200", "wall_seconds?": "number:0:1e7",
+    "status?": "string:64", "shards?": "int:1:4096", "gpu?": "bool", "previous?": "string:64",
+    "problems?": ["string:20000"], "regressions?": ["string:20000"], "warnings?": ["string:20000"],
     "verify?": [{"kernel?": "string:4096", "grad_dtype?": "string:16|null", "seconds?": "number:0:1e7",
+                 "verdict?": "string", "exit?": "int", "report?": "bool",
                  "sets?": {"*": {"disposition?": "string", "max?": "any", "elements?": "int"}}}],
-    "golden?": {"results?": [{"problem?": "string", "disposition?": "string"}]},
-    "sweep?": {"ran?": "bool", "max_scaled_error?": "number"}
+    "golden?": {"skipped?": "string:20000", "results?": [{"problem?": "string", "disposition?": "string"}]},
+    "sweep?": {"ran?": "bool", "max_scaled_error?": "number", "seconds?": "number:0:1e7", "complete?": "bool",
+               "over_float32_bound?": "int", "over_strict?": "int"}
   })");
   return shape;
 }

@@ -47,8 +47,8 @@ std::string layout_svg(const ref::Layout& layout, const std::string& caption) {
          {{"font-size", "14"}});
   double lx = 10;
   for (auto k : {ref::Segment::Kind::text, ref::Segment::Kind::image, ref::Segment::Kind::marker}) {
-    c.rect(lx, 32, 10, 10, kind_color(k));
-    c.text(lx + 14, 41, kind_name(k));
+    c.rect(lx, 30, 12, 12, kind_color(k)).append_attribute("stroke").set_value("#333333");
+    c.text(lx + 16, 41, kind_name(k));
     lx += 70;
   }
   for (std::size_t b = 0; b < layout.batch.size(); ++b) {
@@ -57,6 +57,7 @@ std::string layout_svg(const ref::Layout& layout, const std::string& caption) {
     const double y = top + b * (band + gap);
     c.text(10, y + band / 2 + 4, fmt::format("seq {}", b));
     std::int64_t at = 0;
+    std::vector<std::pair<double, double>> markers;  // x and width: drawn over the later segments
     for (const auto& s : seq) {
       Span p{at, at + s.tokens()};
       p.y0 = p.x0 = INT64_MAX;
@@ -66,12 +67,19 @@ std::string layout_svg(const ref::Layout& layout, const std::string& caption) {
         p.x0 = std::min(p.x0, pos[i].x), p.x1 = std::max(p.x1, pos[i].x);
       }
       if (p.last == p.first) p.y0 = p.y1 = p.x0 = p.x1 = 0;
-      // At least half a pixel, so a one-token marker in a long sequence still shows.
-      const double x = left + p.first * scale, w = std::max(0.5, (p.last - p.first) * scale);
-      c.rect(x, y, w, band, kind_color(s.kind), describe(s, p)).append_attribute("stroke").set_value("white");
+      const double x = left + p.first * scale, w = (p.last - p.first) * scale;
+      if (s.kind == ref::Segment::Kind::marker) {
+        // Markers are a token or a few among thousands: drawn at least 3 px wide, reaching above
+        // the band, with no white edge (which hid them), and again on top of the band below.
+        c.rect(x, y - 6, std::max(3.0, w), band + 6, kind_color(s.kind), describe(s, p));
+        markers.push_back({x, std::max(3.0, w)});
+      } else {
+        c.rect(x, y, std::max(0.5, w), band, kind_color(s.kind), describe(s, p)).append_attribute("stroke").set_value("white");
+      }
       if (w > 60) c.text(x + 3, y + band + 12, fmt::format("{}..{}", std::min(p.y0, p.x0), std::max(p.y1, p.x1)), {{"font-size", "9"}});
       at = p.last;
     }
+    for (const auto& [mx, mw] : markers) c.rect(mx, y - 6, mw, band + 6, kind_color(ref::Segment::Kind::marker));
     c.line(left, y + band, left + plot_w, y + band, "#888888");
   }
   return c.str();

@@ -1,4 +1,4 @@
-// report.md: the verdict, the header, one table row per set, every failure as a line of hex
+// report.md: the verdict, the header, the plots (image links), one table row per set, every failure as a line of hex
 // floats with its reproduce command, the worst element of every set, and the tiers.
 #include <fmt/format.h>
 
@@ -109,6 +109,13 @@ std::string render_markdown(const Report& r) {
   md << "# " << r.title << "\n\n**Verdict: " << name(r.verdict()) << "** (gate: `" << name(r.gate) << "`)\n\n";
   for (const auto& [k, v] : r.header) md << "- " << k << ": `" << v << "`\n";
   for (const auto& w : r.warnings) md << "\n> **Warning:** " << w << "\n";
+  // The plots, shown where report.md is rendered (they lie beside it), and the page for a browser.
+  md << "\n## Plots\n\n";
+  if (r.has_plot_data)
+    md << "![Elements by error, per grad dtype](error_histogram.svg)\n\n![Largest error by angle binade, per grad dtype]"
+          "(error_by_angle.svg)\n\n";
+  else md << "Not drawn: this report was read back from a report.json written before error histograms were recorded.\n\n";
+  md << "The whole report in one page for a browser: [report.html](report.html).\n";
   md << "\n## Results\n\nErrors in units of 2^-24 S, S = |gc sin t| + |gs cos t|; ulps of the correctly rounded float32 result.\n\n";
   results_table(md, r);
   failures(md, r);
@@ -119,7 +126,6 @@ std::string render_markdown(const Report& r) {
   md << "```\n";
   md << "\n## Tolerance tiers\n\n";
   for (Tier t : all_tiers) md << "- `" << name(t) << "`: " << rule(t).source << "\n";
-  md << "\nPlots: `error_histogram.svg`, `error_by_angle.svg`.\n";
   return md.str();
 }
 

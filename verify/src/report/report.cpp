@@ -21,6 +21,7 @@ namespace {
 constexpr ReportWriter writers[] = {
     {"report.json", render_json},
     {"report.md", render_markdown},
+    {"report.html", render_html},
     {"junit.xml", render_junit},
     {"trace.jsonl", render_trace},
     {"error_histogram.svg", render_error_histogram_svg, true},

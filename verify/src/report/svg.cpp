@@ -1,25 +1,22 @@
-// The report plots as SVG: the error histogram per grad dtype and the largest error by angle
-// binade, both bar charts drawn on the shared canvas.
+// The shared SVG canvas (svg.hpp) and its value axis: round ticks on a linear axis from zero,
+// decades on a logarithmic one, chosen by how far the values spread.
 #include "svg.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <map>
 
-#include "rope2d/verify/report.hpp"
-
-namespace rope2d::verify {
-
-namespace svg {
+namespace rope2d::verify::svg {
 
 std::string num(double v) { return fmt::format("{:.1f}", v); }
 
 Canvas::Canvas(double width, double height, int font_size) {
   root_ = xml::add(doc_, "svg",
                    {{"xmlns", "http://www.w3.org/2000/svg"}, {"width", num(width)}, {"height", num(height)},
-                    {"font-family", "sans-serif"}, {"font-size", std::to_string(font_size)}});
+                    {"viewBox", "0 0 " + num(width) + " " + num(height)}, {"font-family", "sans-serif"},
+                    {"font-size", std::to_string(font_size)}});
 }
 
 pugi::xml_node Canvas::rect(double x, double y, double w, double h, const std::string& fill, std::string_view tooltip) {
@@ -38,72 +35,70 @@ pugi::xml_node Canvas::line(double x1, double y1, double x2, double y2, const st
   return xml::add(root_, "line", {{"x1", num(x1)}, {"y1", num(y1)}, {"x2", num(x2)}, {"y2", num(y2)}, {"stroke", stroke}});
 }
 
-}  // namespace svg
+double Axis::at(double v) const {
+  if (log) {
+    if (!(v > lo)) return 0;
+    return std::min(1.0, std::log10(v / lo) / std::log10(hi / lo));
+  }
+  return std::clamp((v - lo) / (hi - lo), 0.0, 1.0);
+}
 
-namespace {
-
-using Series = std::vector<std::pair<std::string, std::vector<double>>>;
-
-// A bar chart: one series per label, bars side by side.
-std::string bar_svg(const std::string& title, const std::vector<std::string>& xlabels, const Series& series, bool log_scale,
-                    const std::string& ylabel) {
-  const double w = 900, h = 360, left = 60, bottom = 60, top = 40;
-  const double plot_w = w - left - 20, plot_h = h - top - bottom;
-  double ymax = 0;
-  for (const auto& [name, v] : series)
-    for (double y : v) ymax = std::max(ymax, log_scale ? std::log10(1 + y) : y);
-  if (ymax <= 0) ymax = 1;
-  const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"};
-  svg::Canvas c(w, h);
-  c.text(left, 20, title, {{"font-size", "14"}});
-  const std::string mid = svg::num(top + plot_h / 2);
-  c.text(10, top + plot_h / 2, ylabel, {{"transform", "rotate(-90 10 " + mid + ")"}});
-  const double slot = plot_w / std::max<std::size_t>(1, xlabels.size());
-  const double bar = slot * 0.8 / std::max<std::size_t>(1, series.size());
-  for (std::size_t si = 0; si < series.size(); ++si) {
-    const auto& [name, v] = series[si];
-    for (std::size_t i = 0; i < v.size() && i < xlabels.size(); ++i) {
-      const double y = log_scale ? std::log10(1 + v[i]) : v[i];
-      const double bh = plot_h * y / ymax;
-      c.rect(left + i * slot + si * bar, top + plot_h - bh, bar, bh, colors[si % 4], fmt::format("{} {}: {}", name, xlabels[i], v[i]));
+Axis value_axis(double min_positive, double max, bool allow_log) {
+  Axis a;
+  if (!(max > 0) || !std::isfinite(max)) max = 1;
+  if (allow_log && min_positive > 0 && max / min_positive >= 100) {
+    a.log = true;
+    // Decades around the data, the lowest strictly below the smallest value so its bar shows.
+    int lo = static_cast<int>(std::floor(std::log10(min_positive)));
+    if (std::pow(10.0, lo) >= min_positive) --lo;
+    const int hi = static_cast<int>(std::ceil(std::log10(max)));
+    a.lo = std::pow(10.0, lo);
+    a.hi = std::pow(10.0, std::max(hi, lo + 1));
+    const int step = std::max(1, (hi - lo + 7) / 8);  // at most about 8 labelled decades
+    for (int k = lo; k <= hi; k += step) a.ticks.push_back(std::pow(10.0, k));
+    return a;
+  }
+  // A round step giving 4 to 10 ticks from zero.
+  const double raw = max / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
     }
-    c.rect(w - 160, top + 14 * si, 10, 10, colors[si % 4]);
-    c.text(w - 145, top + 9 + 14 * si, name);
+  a.hi = std::ceil(max / step - 1e-9) * step;
+  for (int k = 0; k * step <= a.hi * (1 + 1e-9); ++k) a.ticks.push_back(k * step);
+  return a;
+}
+
+std::string tick_label(double v) {
+  if (v != 0 && (std::fabs(v) >= 1e5 || std::fabs(v) < 1e-3)) return fmt::format("{:.0e}", v);
+  return fmt::format("{:g}", v);
+}
+
+void draw_y_axis(Canvas& c, const Frame& f, const Axis& a, const std::string& title) {
+  for (double t : a.ticks) {
+    const double y = f.bottom() - f.height * a.at(t);
+    c.line(f.left, y, f.left + f.width, y, "#e0e0e0");
+    c.line(f.left - 4, y, f.left, y);
+    c.text(f.left - 6, y + 4, tick_label(t), {{"text-anchor", "end"}});
   }
-  for (std::size_t i = 0; i < xlabels.size(); ++i) {
-    const double x = left + i * slot, y = h - bottom + 14;
-    c.text(x, y, xlabels[i], {{"transform", fmt::format("rotate(45 {} {})", svg::num(x), svg::num(y))}});
-  }
-  c.line(left, top + plot_h, w - 20, top + plot_h);
-  return c.str();
+  c.line(f.left, f.top, f.left, f.bottom());
+  c.line(f.left, f.bottom(), f.left + f.width, f.bottom());
+  const double mid = f.top + f.height / 2;
+  c.text(14, mid, title + (a.log ? " (log scale)" : ""),
+         {{"text-anchor", "middle"}, {"transform", fmt::format("rotate(-90 14 {})", num(mid))}});
 }
 
-// Every set that ran, merged per grad dtype.
-std::map<std::string, Metrics> by_dtype(const Report& r) {
-  std::map<std::string, Metrics> m;
-  for (const auto& s : r.results)
-    if (s.ran()) m[s.dtype].merge(s.metrics, 0);
-  return m;
+void draw_note(Canvas& c, const Frame& f, const std::string& note) {
+  const double w = std::min(f.width - 20, 7.0 * note.size() + 24), x = f.left + (f.width - w) / 2, y = f.top + f.height / 2 - 18;
+  c.rect(x, y, w, 36, "#fffbe6").append_attribute("stroke").set_value("#b58900");
+  c.text(f.left + f.width / 2, y + 23, note, {{"text-anchor", "middle"}, {"font-size", "13"}, {"class", "note"}});
 }
 
-}  // namespace
-
-std::string render_error_histogram_svg(const Report& r) {
-  // Bin 0 is exact; bin k in 1..18 holds scaled errors up to 2^(k-9) (Metrics::histogram).
-  std::vector<std::string> xs{"exact"};
-  for (int k = 1; k < 19; ++k) xs.push_back(fmt::format("<=2^{}", k - 9));
-  xs.push_back("beyond");
-  Series s;
-  for (const auto& [d, m] : by_dtype(r)) s.push_back({d, std::vector<double>(m.histogram.begin(), m.histogram.end())});
-  return bar_svg("Error histogram (units of 2^-24 S), per grad dtype", xs, s, true, "log10(1 + count)");
+const std::string& series_color(std::size_t i) {
+  static const std::array<std::string, 6> colors = {"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00"};
+  return colors[i % colors.size()];
 }
 
-std::string render_error_by_angle_svg(const Report& r) {
-  std::vector<std::string> xs{"|t|<1"};
-  for (int k = 1; k < 26; ++k) xs.push_back(fmt::format("2^{}", k - 1));
-  Series s;
-  for (const auto& [d, m] : by_dtype(r)) s.push_back({d, std::vector<double>(m.max_by_angle.begin(), m.max_by_angle.end())});
-  return bar_svg("Largest error by angle binade (units of 2^-24 S)", xs, s, false, "max error");
-}
-
-}  // namespace rope2d::verify
+}  // namespace rope2d::verify::svg

@@ -1,5 +1,6 @@
-// Verification reports: Markdown for people, JSON for tools, JUnit XML for CI, and two SVG
-// plots (error histogram per grad dtype, worst error by angle binade). Every result gets a
+// Verification reports: Markdown and a self-contained HTML page for people, JSON for tools,
+// JUnit XML for CI, and two SVG plots (error histogram per grad dtype, worst error by angle
+// binade). Every result gets a
 // disposition: passed, incorrect (accuracy or integrity), failed (did not build/load/run) or
 // not supported. Each format is one writer in report_writers(); a new format is one more.
 #pragma once
@@ -69,6 +70,9 @@ struct ReportWriter {
 std::span<const ReportWriter> report_writers();
 
 std::string render_markdown(const Report& r);
+// report.html: the same report as one self-contained page (plots inline, no script, nothing
+// fetched; report/html.cpp).
+std::string render_html(const Report& r);
 std::string render_json(const Report& r);
 std::string render_junit(const Report& r);
 // SOL-ExecBench's Trace JSON lines, one per set that ran (report/trace.cpp).

@@ -1,0 +1,304 @@
+// The watch (watch.hpp): the judge's side answers seccomp notifications through the kernel's
+// ioctls; the filter itself is built with libseccomp in the watcher (ROPE2D_HAVE_SECCOMP).
+#include "harness/watch.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#ifdef ROPE2D_HAVE_SECCOMP
+#include <seccomp.h>
+#endif
+
+namespace rope2d::verify::harness {
+
+namespace {
+
+constexpr std::size_t kept = 3;         // paths and addresses kept of each kind
+constexpr std::size_t path_max = 4096;  // bytes of a path read from the child
+
+// Where a call that may write names its paths: (path argument, its directory argument or -1).
+struct PathArgs {
+  long nr;
+  int path, dir, path2, dir2;
+};
+
+// The calls the filter notifies that name files, for this machine's architecture.
+const std::vector<PathArgs>& path_calls() {
+  static const std::vector<PathArgs> calls = {
+#ifdef SYS_open
+      {SYS_open, 0, -1, -1, -1},
+#endif
+#ifdef SYS_creat
+      {SYS_creat, 0, -1, -1, -1},
+#endif
+#ifdef SYS_mkdir
+      {SYS_mkdir, 0, -1, -1, -1},
+#endif
+#ifdef SYS_rmdir
+      {SYS_rmdir, 0, -1, -1, -1},
+#endif
+#ifdef SYS_unlink
+      {SYS_unlink, 0, -1, -1, -1},
+#endif
+#ifdef SYS_rename
+      {SYS_rename, 0, -1, 1, -1},
+#endif
+#ifdef SYS_link
+      {SYS_link, 1, -1, -1, -1},
+#endif
+#ifdef SYS_symlink
+      {SYS_symlink, 1, -1, -1, -1},
+#endif
+      {SYS_openat, 1, 0, -1, -1},      {SYS_openat2, 1, 0, -1, -1},     {SYS_mkdirat, 1, 0, -1, -1},
+      {SYS_unlinkat, 1, 0, -1, -1},    {SYS_renameat, 1, 0, 3, 2},      {SYS_renameat2, 1, 0, 3, 2},
+      {SYS_linkat, 3, 2, -1, -1},      {SYS_symlinkat, 2, 1, -1, -1},   {SYS_truncate, 0, -1, -1, -1},
+  };
+  return calls;
+}
+
+// Bytes of the child's memory at `addr`, page by page (a string may end before an unmapped
+// page); fewer than asked where the memory ends.
+std::string read_memory(int pid, std::uint64_t addr, std::size_t len, bool to_nul) {
+  std::string out;
+  const int fd = ::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  while (out.size() < len) {
+    char buf[4096];
+    const std::size_t page_left = 4096 - (addr + out.size()) % 4096;
+    const std::size_t want = std::min<std::size_t>({page_left, len - out.size(), sizeof buf});
+    const ssize_t got = ::pread(fd, buf, want, static_cast<off_t>(addr + out.size()));
+    if (got <= 0) break;
+    const void* nul = to_nul ? std::memchr(buf, 0, static_cast<std::size_t>(got)) : nullptr;
+    out.append(buf, nul ? static_cast<const char*>(nul) - buf : got);
+    if (nul) break;
+  }
+  ::close(fd);
+  return out;
+}
+
+std::string link_target(const std::string& link) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::read_symlink(link, ec);
+  return ec ? std::string() : p.string();
+}
+
+// The absolute path a call names: `path` as given, or under its directory descriptor or the
+// child's working folder.
+std::string absolute(int pid, const std::string& path, long dirfd) {
+  if (!path.empty() && path[0] == '/') return std::filesystem::path(path).lexically_normal().string();
+  const std::string proc = "/proc/" + std::to_string(pid);
+  const std::string base = static_cast<int>(dirfd) == AT_FDCWD || dirfd < 0 ? link_target(proc + "/cwd")
+                                                                            : link_target(proc + "/fd/" + std::to_string(dirfd));
+  if (base.empty()) return path;
+  return (std::filesystem::path(base) / path).lexically_normal().string();
+}
+
+bool under(const std::string& path, const std::string& folder) {
+  return path == folder || (path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
+                            (folder.back() == '/' || path[folder.size()] == '/'));
+}
+
+std::string address_words(const std::string& raw) {
+  if (raw.size() < sizeof(sa_family_t)) return "";
+  sa_family_t family;
+  std::memcpy(&family, raw.data(), sizeof family);
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (family == AF_INET && raw.size() >= sizeof(sockaddr_in)) {
+    sockaddr_in a;
+    std::memcpy(&a, raw.data(), sizeof a);
+    ::inet_ntop(AF_INET, &a.sin_addr, text, sizeof text);
+    return std::string(text) + ":" + std::to_string(ntohs(a.sin_port));
+  }
+  if (family == AF_INET6 && raw.size() >= sizeof(sockaddr_in6)) {
+    sockaddr_in6 a;
+    std::memcpy(&a, raw.data(), sizeof a);
+    ::inet_ntop(AF_INET6, &a.sin6_addr, text, sizeof text);
+    return "[" + std::string(text) + "]:" + std::to_string(ntohs(a.sin6_port));
+  }
+  return "";  // a Unix socket (the box's own) or another family: not a network connection
+}
+
+int receive_fd(int sock) {
+  char data[1];
+  iovec io{data, sizeof data};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  msghdr msg{};
+  msg.msg_iov = &io;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  if (::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) <= 0) return -1;
+  const cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int))) return -1;
+  int fd;
+  std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return fd;
+}
+
+}  // namespace
+
+std::string Refusals::words() const {
+  if (!watched) return "not counted (no watch ran in the box)";
+  if (!writes && !connections) return "nothing (no write outside the scratch folder and /tmp, no network connection)";
+  auto list = [](const std::vector<std::string>& v) {
+    std::string t;
+    for (const std::string& x : v) t += (t.empty() ? "" : ", ") + x;
+    return t;
+  };
+  std::string s;
+  if (writes) s += std::to_string(writes) + " write(s) outside the scratch folder and /tmp (" + list(write_paths) + ")";
+  if (connections) s += (s.empty() ? "" : "; ") + std::to_string(connections) + " network connection(s) (" + list(addresses) + ")";
+  return s;
+}
+
+void Refusals::add(const Refusals& o) {
+  watched = watched || o.watched;
+  writes += o.writes;
+  connections += o.connections;
+  for (const std::string& p : o.write_paths)
+    if (write_paths.size() < kept) write_paths.push_back(p);
+  for (const std::string& a : o.addresses)
+    if (addresses.size() < kept) addresses.push_back(a);
+}
+
+std::string install_watch(int fd) {
+#ifdef ROPE2D_HAVE_SECCOMP
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("no_new_privs: ") + std::strerror(errno);
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) return "seccomp_init failed";
+  int rc = 0;
+  for (const char* name : {"creat", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "renameat2",
+                           "link", "linkat", "symlink", "symlinkat", "truncate", "openat2", "connect"}) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    if (nr != __NR_SCMP_ERROR && nr >= 0) rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+  }
+  for (const unsigned long bit : {static_cast<unsigned long>(O_WRONLY), static_cast<unsigned long>(O_RDWR),
+                                  static_cast<unsigned long>(O_CREAT), static_cast<unsigned long>(O_TRUNC)}) {
+    const int open_nr = seccomp_syscall_resolve_name("open");
+    if (open_nr != __NR_SCMP_ERROR && open_nr >= 0)
+      rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, open_nr, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, bit, bit));
+    rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, bit, bit));
+  }
+  rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0));
+  if (rc == 0) rc = seccomp_load(ctx);
+  const int listener = rc == 0 ? seccomp_notify_fd(ctx) : -1;
+  seccomp_release(ctx);
+  if (rc != 0 || listener < 0) return std::string("seccomp: ") + std::strerror(rc ? -rc : errno);
+  char one = 'w';
+  iovec io{&one, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &io;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &listener, sizeof listener);
+  const bool sent = ::sendmsg(fd, &msg, MSG_NOSIGNAL) == 1;
+  ::close(listener);  // nothing in the box keeps it: only the judge answers
+  ::close(fd);
+  return sent ? "" : std::string("cannot hand the watch to the judge: ") + std::strerror(errno);
+#else
+  ::close(fd);
+  return "built without libseccomp";
+#endif
+}
+
+Watch::Watch(int fd, std::vector<std::string> writable) : writable_(std::move(writable)) {
+  thread_ = std::thread([this, fd] { serve(fd); });
+}
+
+Watch::~Watch() { finish(); }
+
+Refusals Watch::finish() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard lk(m_);
+  return r_;
+}
+
+void Watch::note(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    bool allowed = false;
+    for (const std::string& w : writable_) allowed = allowed || under(path, w);
+    if (allowed) continue;
+    std::lock_guard lk(m_);
+    ++r_.writes;  // one call, counted once: its first path outside
+    if (r_.write_paths.size() < kept) r_.write_paths.push_back(path.substr(0, 256));
+    return;
+  }
+}
+
+void Watch::note_address(int pid, std::uint64_t addr, std::uint64_t len) {
+  const std::string words = address_words(read_memory(pid, addr, std::min<std::uint64_t>(len, 128), false));
+  if (words.empty()) return;
+  std::lock_guard lk(m_);
+  ++r_.connections;
+  if (r_.addresses.size() < kept) r_.addresses.push_back(words);
+}
+
+void Watch::serve(int sock) {
+  int listener = -1;
+  while (!stop_ && listener < 0) {  // the watcher hands its descriptor over as the box starts
+    pollfd q{sock, POLLIN, 0};
+    if (::poll(&q, 1, 100) > 0) {
+      listener = receive_fd(sock);
+      if (listener < 0) break;  // the box closed its end without a watch
+    }
+  }
+  ::close(sock);
+  if (listener < 0) return;
+  {
+    std::lock_guard lk(m_);
+    r_.watched = true;
+  }
+  while (!stop_) {
+    pollfd q{listener, POLLIN, 0};
+    if (::poll(&q, 1, 100) <= 0) continue;
+    if (q.revents & (POLLHUP | POLLERR)) break;  // every process of the box has ended
+    seccomp_notif req{};
+    if (::ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) continue;  // its caller died meanwhile
+    const auto& a = req.data.args;
+    const int pid = static_cast<int>(req.pid);
+    if (req.data.nr == SYS_connect) {
+      note_address(pid, a[1], a[2]);
+    } else if (req.data.nr == SYS_sendto) {
+      note_address(pid, a[4], a[5]);
+    } else {
+      for (const PathArgs& c : path_calls()) {
+        if (c.nr != req.data.nr) continue;
+        auto named = [&](int path, int dir) {
+          return absolute(pid, read_memory(pid, a[path], path_max, true), dir < 0 ? -1 : static_cast<long>(a[dir]));
+        };
+        std::vector<std::string> paths{named(c.path, c.dir)};
+        if (c.path2 >= 0) paths.push_back(named(c.path2, c.dir2));
+        note(paths);
+        break;
+      }
+    }
+    seccomp_notif_resp resp{};
+    resp.id = req.id;
+    resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;  // the box's own mounts and namespaces decide
+    (void)::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+  }
+  ::close(listener);
+}
+
+}  // namespace rope2d::verify::harness
