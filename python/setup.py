@@ -9,11 +9,45 @@ it was made from (recorded in ROPE2D_SOURCE) unless $ROPE2D_SOURCE_DIR names ano
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
-from setuptools import Distribution, setup
-from setuptools.command.build_py import build_py
-from setuptools.command.sdist import sdist
+
+def require_build_tools():
+    """What the build needs, checked before anything else. With --no-build-isolation (the
+    documented command: no network) pip neither installs nor checks pyproject.toml's build
+    requirements, and a missing one fails deep inside setuptools naming something else (no
+    wheel: "No module named 'setuptools.command.bdist_wheel'"). Here it is named, with the fix."""
+    missing = []
+    try:
+        import setuptools
+        version = tuple(int(p) for p in setuptools.__version__.split(".")[:2] if p.isdigit())
+        if version < (61, 0):
+            missing.append(f"setuptools >= 61 (it has {setuptools.__version__})")
+    except ImportError:
+        missing.append("setuptools >= 61")
+    try:
+        import wheel.bdist_wheel  # noqa: F401
+    except ImportError:
+        try:
+            import setuptools.command.bdist_wheel  # noqa: F401  (setuptools >= 70.1 carries it)
+        except ImportError:
+            missing.append("the wheel package (or setuptools >= 70.1, which carries bdist_wheel)")
+    if shutil.which("cmake") is None:
+        missing.append("cmake on PATH")
+    if missing:
+        raise SystemExit(
+            f"rope2d: cannot build the package: {sys.executable} (Python {sys.version.split()[0]}) lacks "
+            + "; ".join(missing) + ". With --no-build-isolation pip uses this Python's own build tools and installs "
+            f"none. Install them for it ({sys.executable} -m pip install setuptools wheel; on Debian: apt-get install "
+            "python3-setuptools python3-wheel cmake), or run the command with Debian's /usr/bin/python3 (docs/install.md).")
+
+
+require_build_tools()
+
+from setuptools import Distribution, setup  # noqa: E402  (after the check, which names what is missing)
+from setuptools.command.build_py import build_py  # noqa: E402
+from setuptools.command.sdist import sdist  # noqa: E402
 
 try:
     from wheel.bdist_wheel import bdist_wheel

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `cmake --install` into a temporary prefix, then as a user of the installed tree would: the
-# installed rope2d run from / (not the repository) finds its own golden set and passes, its
-# --version is the build's, and a downstream project built with find_package(rope2d) runs.
+# installed rope2d run from / (not the repository) finds its own golden set and passes, in
+# `verify` and in `nightly` (its --golden default), its --version is the build's, and a
+# downstream project built with find_package(rope2d) runs: the example of docs/cpp.md, whose
+# code blocks must be the consumer's own lines.
 # Usage: install_test.sh CMAKE BUILD_DIR CONSUMER_SOURCE_DIR
 set -uo pipefail
 cmake=$1 build=$2 consumer=$3
@@ -31,8 +33,28 @@ else
   [ "$rc" -eq 0 ] || fail "installed rope2d verify exit $rc on the GPU (expected 0)"
 fi
 [ "$fails" -eq 0 ] || cat "$tmp/verify.log"
+# The installed nightly, from /: its default golden set is the installed one (never a path
+# relative to the working directory), recomputed by the reference and passed.
+(cd / && "$prefix/bin/rope2d" nightly --quick --quiet --out "$tmp/nightly" --date 2026-01-01) >"$tmp/nightly.log" 2>&1
+summary_md="$tmp/nightly/2026-01-01/summary.md"
+grep -qF "$golden: " "$summary_md" 2>/dev/null && grep -F "$golden: " "$summary_md" | grep -q "passed\.$" ||
+  { fail "installed rope2d nightly did not check and pass $golden"; cat "$tmp/nightly.log"; grep -i -A2 golden "$summary_md"; }
 version=$("$prefix/bin/rope2d" --version) || fail "rope2d --version"
 [ "$version" = "$("$build/verify/rope2d" --version)" ] || fail "installed --version '$version' differs from the build's"
+
+# docs/cpp.md quotes the consumer: each of its C++ blocks is a run of the consumer's lines.
+doc=$consumer/../../../docs/cpp.md
+python3 - "$doc" "$consumer/consumer.cpp" <<'PY' || fail "docs/cpp.md's C++ blocks are not the consumer's lines"
+import re, sys
+doc, src = (open(p).read() for p in sys.argv[1:])
+lines = [l.strip() for l in src.splitlines()]
+blocks = re.findall(r"```cpp\n(.*?)```", doc, re.S)
+bad = [b for b in blocks if not any(lines[i:i + len(b.splitlines())] == [l.strip() for l in b.splitlines()]
+                                   for i in range(len(lines)))]
+print(f"docs/cpp.md: {len(blocks)} C++ blocks, {len(bad)} not in the consumer")
+for b in bad: print(b)
+sys.exit(1 if bad or len(blocks) < 2 else 0)
+PY
 
 # A downstream project: configure, build, run.
 if "$cmake" -S "$consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$tmp/consumer.log" 2>&1 &&

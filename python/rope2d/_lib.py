@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 NAME = "librope2d_py.so"
+CAPI_VERSION = "2"  # capi.h's rope2d_capi_version() this package's signatures are written for
 DTYPE_CODE = {"bf16": 0, "fp16": 1, "fp32": 2}
 
 _lib = None
@@ -52,7 +53,7 @@ def _declare(lib):
         "rope2d_last_error": ([], cp),
         "rope2d_free": ([vp], None),
         "rope2d_reference": ([vp, vp, vp, i64, c.c_int, c.c_int, vp], c.c_int),
-        "rope2d_check": ([vp, vp, vp, vp, i64, c.c_int, cp, cp, c.c_int, c.c_int, c.POINTER(vp)], c.c_int),
+        "rope2d_check": ([vp, vp, vp, vp, c.POINTER(i64), c.c_int, c.c_int, cp, cp, c.c_int, c.c_int, c.POINTER(vp)], c.c_int),
         "rope2d_session_open": ([cp, c.POINTER(vp)], c.c_int),
         "rope2d_session_close": ([vp], None),
         "rope2d_session_problems": ([vp, c.POINTER(vp)], c.c_int),
@@ -74,6 +75,10 @@ def lib():
         path = library_path()
         loaded = ctypes.CDLL(str(path))
         _declare(loaded)
+        found = loaded.rope2d_capi_version().decode()
+        if found != CAPI_VERSION:  # a library of another release: its calls take other arguments
+            raise OSError(f"rope2d: {path}: expected C API version {CAPI_VERSION}, found {found}; "
+                          f"use the library built with this package")
         _lib = loaded
     return _lib
 

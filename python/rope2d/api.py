@@ -62,6 +62,10 @@ class CheckResult:
     worst: str = None
     subnormal_mode: str = ""   # "IEEE (...)", "flushes angle (...)", ... or "no subnormal values"
     overflow_accepted: int = 0  # infinities (or FLT_MAX) a bounded-error evaluation can return
+    # Where the gate fails, torch.testing.assert_close's lines: "Mismatched elements: N / M (x.x%)",
+    # the worst element and the greatest absolute and relative differences at (b, s, d) beside
+    # the tier's allowance there (made by the C++ library, as in rope2d's reports).
+    mismatch: list = field(default_factory=list)
 
     @property
     def over(self):
@@ -99,7 +103,8 @@ def check(out, grad_cos, grad_sin, idx_theta, tier="float32-bound", grad_dtype=N
     gc, gs, th, kind = op_inputs(grad_cos, grad_sin, idx_theta, grad_dtype)
     o = output_array(out, th.shape)
     text = ctypes.c_void_p()
-    _lib.call("rope2d_check", ptr(o), ptr(gc), ptr(gs), ptr(th), th.size, _lib.DTYPE_CODE[kind], str(tier).encode(),
+    shape = (ctypes.c_int64 * max(th.ndim, 1))(*th.shape)
+    _lib.call("rope2d_check", ptr(o), ptr(gc), ptr(gs), ptr(th), shape, th.ndim, _lib.DTYPE_CODE[kind], str(tier).encode(),
               str(name).encode(), int(max_failures), int(bool(ieee_subnormals)), ctypes.byref(text))
     j = json.loads(_lib.take_text(text))
     return CheckResult(count=j["count"], max_error=_num(j["max_scaled"]), rms_error=_num(j["rms_scaled"]),
@@ -107,7 +112,8 @@ def check(out, grad_cos, grad_sin, idx_theta, tier="float32-bound", grad_dtype=N
                        nonfinite_mismatch=j["nonfinite_mismatch"], poisoned=j["poisoned"], all_zero=j["all_zero"],
                        tier=j["gate"], passed=j["passed"],
                        tiers={k: TierVerdict(**v) for k, v in j["tiers"].items()}, failures=j["failures"], worst=j["worst"],
-                       subnormal_mode=j["subnormal_mode"], overflow_accepted=j["overflow_accepted"])
+                       subnormal_mode=j["subnormal_mode"], overflow_accepted=j["overflow_accepted"],
+                       mismatch=j["mismatch"])
 
 
 def bf16_to_float32(bits):

@@ -32,3 +32,13 @@ def test_missing_library_is_explained(tmp_path):
     r = probe(str(tmp_path))
     assert r.returncode != 0
     assert "cannot find librope2d_py.so" in r.stderr and str(tmp_path) in r.stderr and "ROPE2D_LIBRARY" in r.stderr
+
+
+def test_a_library_of_another_c_api_is_refused():
+    """The signatures are written for one C API version: a library of another is refused at load,
+    naming both, rather than called with the wrong arguments."""
+    code = "import rope2d._lib as l; l.CAPI_VERSION = '1'; l.lib()"
+    env = dict(os.environ, PYTHONPATH=str(Path(rope2d_dir()).parent))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "expected C API version 1, found 2" in r.stderr, r.stderr

@@ -4,7 +4,9 @@
 #include <sys/wait.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "bench_cli.hpp"
 #include "commands.hpp"
@@ -26,16 +28,41 @@ std::string find_kernel_library() {
   return {};
 }
 
+namespace {
+
+// The interpreter (--python: a path, or a name looked up on PATH as the verify worker does)
+// and the script, each checked before anything runs, so a failure names what is missing.
+std::pair<std::string, std::string> torch_peers_programs(const BenchArgs& a) {
+  std::string python = a.python;
+  if (python.find('/') == std::string::npos) {
+    python = find_program(a.python);
+    if (python.empty()) {
+      const char* path = std::getenv("PATH");
+      throw std::runtime_error(fmt::format("--torch: '{}' not found on PATH ({}); --python names the interpreter", a.python,
+                                           path ? path : "unset"));
+    }
+  }
+  const std::string script = repo_file("verify/python/bench_torch.py");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(script, ec))
+    throw std::runtime_error("--torch: the torch peers' script " + script +
+                             " is missing (looked up beside the program: <prefix>/share/rope2d/, else the source tree)");
+  return {python, script};
+}
+
+}  // namespace
+
 nlohmann::json run_torch(const BenchArgs& a) {
   std::string list;
   for (const Workload& w : benchmark_workloads()) list += (list.empty() ? "" : ",") + fmt::format("{}x{}", w.batch, w.seq_len);
-  const std::string script = repo_file("verify/python/bench_torch.py");
-  std::vector<std::string> argv{a.python, script, "--workloads", list, "--runs", std::to_string(a.runs), "--warmup",
+  const auto [python, script] = torch_peers_programs(a);
+  std::vector<std::string> argv{python, script, "--workloads", list, "--runs", std::to_string(a.runs), "--warmup",
                                 std::to_string(a.warmup)};
   if (!a.library.empty()) argv.insert(argv.end(), {"--library", a.library});
   std::string text;
-  // Its progress lines go to our stderr as they come; its JSON to stdout.
-  const SpawnResult r = run_program(argv, "/dev/stderr", [&](const char* d, std::size_t n) { text.append(d, n); });
+  // Its progress lines go to our stderr as they come (inherited, never reopened by a name:
+  // spawn.hpp's ChildStderr); its JSON to stdout.
+  const SpawnResult r = run_program(argv, ChildStderr::inherited(), [&](const char* d, std::size_t n) { text.append(d, n); });
   if (!r.started) throw std::runtime_error("cannot run " + ref::shell_join(argv) + ": " + r.start_error);
   if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
     throw std::runtime_error("torch peers failed (" + r.exit_text() + "): " + ref::shell_join(argv));

@@ -10,6 +10,7 @@
 #include "capi/common.hpp"
 #include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/metrics.hpp"
+#include "rope2d/verify/mismatch.hpp"
 
 namespace rope2d::verify::capi {
 
@@ -45,13 +46,14 @@ Tier tier_arg(const char* t) {
 // JSON has no infinity: a non-finite error crosses as the string "inf".
 nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json("inf"); }
 
-nlohmann::json metrics_json(const Metrics& m, Tier gate, const std::string& set) {
+nlohmann::json metrics_json(const Metrics& m, Tier gate, const std::string& set, std::span<const std::int64_t> shape) {
   nlohmann::json tiers = nlohmann::json::object();
   for (Tier t : all_tiers)
     tiers[std::string(name(t))] = {{"over", m.over[static_cast<int>(t)]}, {"passed", m.passes(t)},
                                    {"required_ratio", rule(t).ratio}};
   nlohmann::json failures = nlohmann::json::array();
   for (const auto& f : m.failures) failures.push_back(f.line(set));
+  const std::vector<std::string> mismatch = m.passes(gate) ? std::vector<std::string>{} : mismatch_lines(m, gate, shape);
   return {{"count", m.count},
           {"max_scaled", number(m.max_scaled)},
           {"rms_scaled", number(m.rms_scaled())},
@@ -66,7 +68,22 @@ nlohmann::json metrics_json(const Metrics& m, Tier gate, const std::string& set)
           {"subnormal_mode", m.subnormal_mode()},
           {"overflow_accepted", m.overflow_accepted},
           {"failures", failures},
+          {"mismatch", mismatch},
           {"worst", m.worst ? nlohmann::json(m.worst->line(set, "worst")) : nlohmann::json()}};
+}
+
+std::vector<std::int64_t> shape_arg(const std::int64_t* shape, int rank) {
+  if (rank < 0 || rank > 8) throw std::invalid_argument("rank: expected 0 to 8, found " + std::to_string(rank));
+  if (rank > 0 && !shape) throw std::invalid_argument("shape: null pointer");
+  std::vector<std::int64_t> dims(shape, shape + rank);
+  std::int64_t n = 1;
+  for (int k = 0; k < rank; ++k) {
+    if (dims[k] < 0 || (dims[k] > 0 && n > INT64_MAX / dims[k]))
+      throw std::invalid_argument("shape[" + std::to_string(k) + "]: expected a size >= 0 whose product fits int64, found " +
+                                  std::to_string(dims[k]));
+    n *= dims[k];
+  }
+  return dims;
 }
 
 Problem problem_from(const void* gc, const void* gs, const float* theta, std::int64_t n, int grad_dtype) {
@@ -91,7 +108,7 @@ using namespace rope2d::verify::capi;
 
 extern "C" {
 
-const char* rope2d_capi_version(void) { return "1"; }
+const char* rope2d_capi_version(void) { return "2"; }
 const char* rope2d_version(void) { return ROPE2D_VERSION_FULL; }
 const char* rope2d_last_error(void) { return last_error.c_str(); }
 void rope2d_free(char* text) { std::free(text); }
@@ -110,18 +127,21 @@ int rope2d_reference(const void* gc, const void* gs, const float* theta, int64_t
   });
 }
 
-int rope2d_check(const float* out, const void* gc, const void* gs, const float* theta, int64_t n, int grad_dtype,
-                 const char* gate_tier, const char* set_name, int max_failures, int ieee_subnormals, char** json) {
+int rope2d_check(const float* out, const void* gc, const void* gs, const float* theta, const int64_t* shape, int rank,
+                 int grad_dtype, const char* gate_tier, const char* set_name, int max_failures, int ieee_subnormals, char** json) {
   return guarded([&] {
     const Tier gate = tier_arg(gate_tier);
     if (!json) throw std::invalid_argument("json: null pointer");
+    const std::vector<std::int64_t> dims = shape_arg(shape, rank);
+    std::int64_t n = 1;
+    for (std::int64_t d : dims) n *= d;
     if (n > 0 && !out) throw std::invalid_argument("out: null pointer");
     const Problem p = problem_from(gc, gs, theta, n, grad_dtype);
     const std::string set = set_name && *set_name ? set_name : "check";
     // One round of a set: its verdicts by tier are those of the round (metrics_json).
     SetTally t({set, "check", std::string(ref::name(p.spec.grad_dtype))}, p.spec.grad_dtype, gate,
                ieee_subnormals ? Subnormals::ieee : Subnormals::flush_allowed, static_cast<std::size_t>(std::max(max_failures, 0)));
-    *json = dup(metrics_json(t.round(p, compute_expected(p), out), gate, set).dump());
+    *json = dup(metrics_json(t.round(p, compute_expected(p), out), gate, set, dims).dump());
   });
 }
 

@@ -4,8 +4,10 @@
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "rope2d/verify/metrics.hpp"
 
@@ -17,7 +19,10 @@ char* dup(const std::string& s);  // malloc'd copy, released by rope2d_free
 ref::Dtype dtype_arg(int d, const char* what);
 Tier tier_arg(const char* t);
 nlohmann::json number(double x);
-nlohmann::json metrics_json(const Metrics& m, Tier gate, const std::string& set);
+// shape: the arrays' shape, for the mismatch message's indices ((b, s, d) of [batch, seq_len, head_dim]).
+nlohmann::json metrics_json(const Metrics& m, Tier gate, const std::string& set, std::span<const std::int64_t> shape);
+// A shape argument (rank sizes, each >= 0, their product within int64), or invalid_argument.
+std::vector<std::int64_t> shape_arg(const std::int64_t* shape, int rank);
 
 // 0 on success; 2 for bad input (std::invalid_argument), 3 for anything else.
 template <class F>

@@ -184,6 +184,10 @@ Metrics settle(const CheckPass& pass, const ElementLookup& lookup, Tier gate, st
     failures.insert(failures.end(), d.failures.begin(), d.failures.end());
     d.failures.clear();
     m.merge(d, 0);
+    // The deferred elements' greatest differences are not the problem's (the pass keeps only
+    // the values): none rather than a wrong index.
+    m.greatest_abs.reset();
+    m.greatest_rel.reset();
   }
   std::sort(failures.begin(), failures.end(), by_index);
   if (failures.size() > max_failures) failures.resize(max_failures);

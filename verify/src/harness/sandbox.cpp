@@ -27,20 +27,6 @@ namespace rope2d::verify::harness {
 
 namespace fs = std::filesystem;
 
-std::string find_program(const std::string& name) {
-  const char* env = std::getenv("PATH");
-  std::string path = env ? env : "";
-  path += ":/usr/bin:/bin";
-  for (std::size_t b = 0, e = 0; b <= path.size(); b = e + 1) {
-    e = std::min(path.find(':', b), path.size());
-    const std::string dir = path.substr(b, e - b);
-    if (dir.empty() || dir[0] != '/') continue;  // never a relative PATH entry
-    const std::string p = dir + "/" + name;
-    if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  return "";
-}
-
 namespace {
 
 // Whether the box's user can read `path` and search every folder above it: the caller's own

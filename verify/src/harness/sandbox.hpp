@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "harness/watch.hpp"
+#include "rope2d/verify/spawn.hpp"
 
 namespace rope2d::verify::harness {
 
@@ -56,8 +57,8 @@ struct SandboxProbe {
 };
 const SandboxProbe& probe_sandbox();
 
-// A program's path from the PATH's absolute entries (then /usr/bin and /bin); "" when none.
-std::string find_program(const std::string& name);
+// A program's path from the PATH: the io wing's find_program (spawn.hpp), the one lookup.
+using verify::find_program;
 
 // The memory limit when Limits::memory_bytes is 0: three quarters of the machine's memory.
 std::uint64_t default_memory_limit();

@@ -5,11 +5,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -67,7 +70,23 @@ std::string SpawnResult::exit_text() const {
   return "status " + std::to_string(status);
 }
 
-SpawnResult run_program(const std::vector<std::string>& argv, const std::string& stderr_path,
+std::string find_program(const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return "";
+  const char* env = std::getenv("PATH");
+  std::string path = env ? env : "";
+  path += ":/usr/bin:/bin";
+  for (std::size_t b = 0, e = 0; b <= path.size(); b = e + 1) {
+    e = std::min(path.find(':', b), path.size());
+    const std::string dir = path.substr(b, e - b);
+    if (dir.empty() || dir[0] != '/') continue;  // never a relative PATH entry
+    const std::string p = dir + "/" + name;
+    struct stat st{};
+    if (::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
+SpawnResult run_program(const std::vector<std::string>& argv, const ChildStderr& stderr_to,
                         const std::function<void(const char*, std::size_t)>& on_output, double timeout_s,
                         const std::string& cwd) {
   SpawnResult r;
@@ -79,9 +98,14 @@ SpawnResult run_program(const std::vector<std::string>& argv, const std::string&
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  if (stderr_path.empty()) posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-  else posix_spawn_file_actions_addopen(&fa, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());  // after the open: stderr_path as given
+  if (stderr_to.inherit) {
+    // fd 2 stays the one we have: no file action at all.
+  } else if (stderr_to.path.empty()) {
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+  } else {
+    posix_spawn_file_actions_addopen(&fa, 2, stderr_to.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());  // after the open: the path as given
   const pid_t pid = start(argv, fa, {}, r);
   posix_spawn_file_actions_destroy(&fa);
   ::close(fds[1]);

@@ -22,6 +22,13 @@ std::string ElementReport::line(const std::string& set, const char* label) const
   return buf;
 }
 
+double absolute_difference(const ElementReport& r) { return std::fabs(static_cast<double>(r.got) - r.ref); }
+
+double relative_difference(const ElementReport& r) {
+  const double d = absolute_difference(r);
+  return d == 0 ? 0 : r.ref == 0.0f ? INFINITY : d / std::fabs(static_cast<double>(r.ref));
+}
+
 double Metrics::rms_scaled() const { return count ? std::sqrt(sum_sq_scaled / count) : 0.0; }
 
 std::string Metrics::subnormal_mode() const {
@@ -117,6 +124,13 @@ void Metrics::merge(const Metrics& o, std::size_t max_failures) {
   for (std::size_t k = 0; k < histogram.size(); ++k) histogram[k] += o.histogram[k];
   for (std::size_t k = 0; k < max_by_angle.size(); ++k) max_by_angle[k] = std::max(max_by_angle[k], o.max_by_angle[k]);
   if (o.worst && (!worst || o.worst->scaled_error > worst->scaled_error)) worst = o.worst;
+  // The greater difference, the lower index on a tie: the same element whatever order the
+  // parts come in.
+  const auto keep = [](std::optional<ElementReport>& mine, const std::optional<ElementReport>& theirs, double (*key)(const ElementReport&)) {
+    if (theirs && (!mine || key(*theirs) > key(*mine) || (key(*theirs) == key(*mine) && theirs->index < mine->index))) mine = theirs;
+  };
+  keep(greatest_abs, o.greatest_abs, absolute_difference);
+  keep(greatest_rel, o.greatest_rel, relative_difference);
   for (const auto& f : o.failures)
     if (failures.size() < max_failures) failures.push_back(f);
 }
@@ -180,6 +194,9 @@ void record(Metrics& part, const ElementReport& base, double scale, Subnormals m
     part.over_ieee[k] += !j.ieee[k];
   }
   if (std::isfinite(r.ref) && std::isfinite(r.got)) {
+    // Elements come in index order within a part: strictly greater keeps the lowest index.
+    if (!part.greatest_abs || absolute_difference(r) > absolute_difference(*part.greatest_abs)) part.greatest_abs = r;
+    if (!part.greatest_rel || relative_difference(r) > relative_difference(*part.greatest_rel)) part.greatest_rel = r;
     const core::SxbErrors x = core::sxb_errors(r.got, r.ref);
     part.sxb.max_abs = std::max(part.sxb.max_abs, static_cast<double>(x.abs));
     part.sxb.max_rel = std::max(part.sxb.max_rel, static_cast<double>(x.rel));

@@ -60,6 +60,9 @@ ojson result_json(const SetResult& x, Tier gate) {
   e["subnormal_unexplained"] = m.subnormal_unexplained;
   e["overflow_accepted"] = m.overflow_accepted;
   if (m.worst) e["worst"] = element_json(*m.worst);
+  // The elements of the mismatch message's greatest differences (mismatch.hpp), where kept.
+  if (m.greatest_abs) e["greatest_abs"] = element_json(*m.greatest_abs);
+  if (m.greatest_rel) e["greatest_rel"] = element_json(*m.greatest_rel);
   for (const auto& f : m.failures) e["failures"].push_back(element_json(f));
   if (!x.reproduce.empty()) e["reproduce"] = x.reproduce;
   if (x.kernel_ms > 0) e["kernel_ms"] = x.kernel_ms;
@@ -212,6 +215,8 @@ Metrics read_metrics(const Reader& rd, const ojson& e, const std::string& p, boo
   if (m.subnormal_unexplained < 0 || m.overflow_accepted < 0)
     rd.fail(p + (m.overflow_accepted < 0 ? ".overflow_accepted" : ".subnormal_unexplained"), "a count >= 0", "a negative number");
   if (const ojson* w = rd.get(e, p, "worst", false)) m.worst = rd.element(*w, p + ".worst");
+  if (const ojson* w = rd.get(e, p, "greatest_abs", false)) m.greatest_abs = rd.element(*w, p + ".greatest_abs");
+  if (const ojson* w = rd.get(e, p, "greatest_rel", false)) m.greatest_rel = rd.element(*w, p + ".greatest_rel");
   if (const ojson* f = rd.get(e, p, "failures", false)) {
     if (!f->is_array()) rd.fail(p + ".failures", "an array", f->type_name());
     for (std::size_t k = 0; k < f->size(); ++k) m.failures.push_back(rd.element((*f)[k], fmt::format("{}.failures[{}]", p, k)));

@@ -2,6 +2,7 @@
 // skipped (<skipped>); a verifier report is one suite with a test case per set.
 #include <fmt/format.h>
 
+#include "rope2d/verify/mismatch.hpp"
 #include "rope2d/verify/report.hpp"
 #include "xml.hpp"
 
@@ -91,6 +92,8 @@ JUnitSuite junit_suite(const Report& r) {
       c.message = !s.integrity.empty() && s.integrity != "ok"
                       ? s.integrity
                       : fmt::format("{} of {} elements over {}", s.metrics.over[static_cast<int>(r.gate)], s.metrics.count, name(r.gate));
+      if (!s.metrics.passes(r.gate))
+        for (const std::string& l : mismatch_lines(s.metrics, r.gate, s.shape)) c.detail += l + "\n";
       if (s.metrics.poisoned) c.detail += fmt::format("{} outputs never written\n", s.metrics.poisoned);
       if (s.metrics.nonfinite_mismatch) c.detail += fmt::format("{} NaN/Inf mismatches\n", s.metrics.nonfinite_mismatch);
       if (s.metrics.all_zero) c.detail += "all outputs zero\n";

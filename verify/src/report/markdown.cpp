@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "rope2d/verify/mismatch.hpp"
 #include "rope2d/verify/report.hpp"
 
 namespace rope2d::verify {
@@ -83,6 +84,8 @@ void failures(std::ostringstream& md, const Report& r) {
     if (x.metrics.poisoned) md << x.metrics.poisoned << " outputs never written (still the NaN poison).\n\n";
     if (x.metrics.all_zero) md << "All outputs are zero.\n\n";
     md << "```\n";
+    if (x.ran() && !x.metrics.passes(r.gate))
+      for (const std::string& l : mismatch_lines(x.metrics, r.gate, x.shape)) md << l << "\n";
     for (const auto& f : x.metrics.failures) md << f.line(x.name) << "\n";
     md << "```\n";
     if (!x.reproduce.empty()) md << "Reproduce: `" << x.reproduce << "`\n\n";

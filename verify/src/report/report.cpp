@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "rope2d/verify/mismatch.hpp"
 #include "rope2d/verify/validate.hpp"
 
 namespace rope2d::verify {
@@ -77,6 +78,8 @@ std::string summary(const Report& r) {
     else s << fmt::format("{} of {} over {}; max {:.3g} x 2^-24 S", x.metrics.over[static_cast<int>(r.gate)], x.metrics.count,
                           name(r.gate), x.metrics.max_scaled);
     s << "\n";
+    if (x.ran() && !x.metrics.passes(r.gate))
+      for (const std::string& l : mismatch_lines(x.metrics, r.gate, x.shape)) s << "    " << l << "\n";
     for (const auto& f : x.metrics.failures) s << "    " << f.line(x.name) << "\n";
     if (!x.reproduce.empty()) s << "    reproduce: " << x.reproduce << "\n";
   }

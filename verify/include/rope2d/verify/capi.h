@@ -18,6 +18,7 @@ extern "C" {
 /* Grad and output dtypes: the kernel ABI's numbering. bf16 and fp16 are uint16 bit patterns. */
 enum { ROPE2D_DT_BF16 = 0, ROPE2D_DT_FP16 = 1, ROPE2D_DT_FP32 = 2 };
 
+/* The version of this C API ("2"): a binding checks it before its first call. */
 const char* rope2d_capi_version(void);
 /* The version of rope2d: semantic version + commit ("0.1.0+ec93437"), as `rope2d --version`. */
 const char* rope2d_version(void);
@@ -29,13 +30,18 @@ void rope2d_free(char* text);
 int rope2d_reference(const void* gc, const void* gs, const float* theta, int64_t n, int grad_dtype, int out_dtype,
                      void* out);
 
-/* Judges n float32 outputs against the reference. *json receives: count, max/RMS error in
- * units of 2^-24 S, max ulps, correctly rounded, the count over and verdict of every tier,
+/* Judges float32 outputs of the given shape (rank sizes, row-major; [batch, seq_len, head_dim]
+ * as the benchmark has it, or [n]) against the reference. *json receives: count, max/RMS error
+ * in units of 2^-24 S, max ulps, correctly rounded, the count over and verdict of every tier,
  * the FAIL lines of the gate tier (at most max_failures), the worst line, the subnormal mode
- * observed and the overflows accepted. ieee_subnormals != 0 demands IEEE subnormal behaviour
- * (a flushed subnormal value fails). */
-int rope2d_check(const float* out, const void* gc, const void* gs, const float* theta, int64_t n, int grad_dtype,
-                 const char* gate_tier, const char* set_name, int max_failures, int ieee_subnormals, char** json);
+ * observed, the overflows accepted, and "mismatch": when the gate fails, the lines
+ * "Mismatched elements: N / M (x.x%)", the worst element and the greatest absolute and
+ * relative differences at their indices (b, s, d) beside the allowance there (mismatch.hpp).
+ * ieee_subnormals != 0 demands IEEE subnormal behaviour (a flushed subnormal value fails).
+ * Since C API version 2 (the shape replaced the element count). */
+int rope2d_check(const float* out, const void* gc, const void* gs, const float* theta, const int64_t* shape, int rank,
+                 int grad_dtype, const char* gate_tier, const char* set_name, int max_failures, int ieee_subnormals,
+                 char** json);
 
 /* A verification session: the verifier's problem sets, judged one call at a time. options is
  * JSON: {"suite": "verification"|"benchmark"|"smoke", "quick", "seed", "grad_dtypes": [...],

@@ -26,6 +26,10 @@ struct ElementReport {
   std::string line(const std::string& set, const char* label = "FAIL") const;
 };
 
+// |got - ref|, and that over |ref| (infinite where ref is zero and got is not), in double.
+double absolute_difference(const ElementReport& r);
+double relative_difference(const ElementReport& r);
+
 struct Metrics {
   std::int64_t count = 0;
   std::int64_t correctly_rounded = 0;   // bit-equal to the reference (NaN matches NaN)
@@ -59,6 +63,10 @@ struct Metrics {
   std::int64_t subnormal_unexplained = 0;
   std::int64_t overflow_accepted = 0;  // an infinity (or FLT_MAX) a bounded-error evaluation can return
   std::optional<ElementReport> worst;           // largest scaled error
+  // The finite elements of greatest |got - ref| and of greatest |got - ref| / |ref| (as
+  // torch.testing.assert_close reports them; infinite where ref is zero). Kept by compare();
+  // the GPU pass (gpu_check.hpp) keeps neither, only their values (sxb.max_abs, max_rel).
+  std::optional<ElementReport> greatest_abs, greatest_rel;
   // Error histogram (core::error_bin): bin 0 exact, bin 1 scaled error up to 2^-8, bin k in
   // 2..18 in (2^(k-10), 2^(k-9)], bin 19 beyond 2^9.
   std::array<std::int64_t, 20> histogram{};

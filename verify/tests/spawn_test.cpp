@@ -1,0 +1,153 @@
+// Child processes (io/spawn.cpp): find_program's PATH search (absolute entries only, regular
+// executable files only, /usr/bin and /bin last), and a child's stderr inherited as it is,
+// which starts where reopening /dev/stderr cannot (here fd 2 a socket): the cause of
+// `rope2d bench --torch` failing with "cannot run python3 ...: No such file or directory".
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "rope2d/verify/spawn.hpp"
+
+using namespace rope2d::verify;
+namespace fs = std::filesystem;
+
+namespace {
+
+// PATH set for one test, restored after.
+class WithPath {
+ public:
+  explicit WithPath(const std::string& path) {
+    const char* old = std::getenv("PATH");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    ::setenv("PATH", path.c_str(), 1);
+  }
+  ~WithPath() { had_ ? ::setenv("PATH", old_.c_str(), 1) : ::unsetenv("PATH"); }
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+class FindProgram : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("rope2d_spawn_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir / "bin" / "rope2d-spawn-dir");
+    write(dir / "bin" / "rope2d-spawn-tool", 0755);
+    write(dir / "bin" / "rope2d-spawn-plain", 0644);
+    fs::permissions(dir / "bin" / "rope2d-spawn-dir", fs::perms::owner_all);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  static void write(const fs::path& p, int mode) {
+    std::ofstream(p) << "#!/bin/sh\necho ran\n";
+    ::chmod(p.c_str(), static_cast<mode_t>(mode));
+  }
+  fs::path dir;
+};
+
+// Runs `sh -c script` with its stderr inherited; what it wrote to stdout.
+SpawnResult run_inherited(const std::string& script, std::string& out) {
+  return run_program({"sh", "-c", script}, ChildStderr::inherited(), [&](const char* d, std::size_t n) { out.append(d, n); });
+}
+
+// fd 2 replaced for one test (closed, or a socket), restored after.
+class Fd2 {
+ public:
+  Fd2() : saved_(::dup(2)) {}
+  ~Fd2() {
+    ::dup2(saved_, 2);
+    ::close(saved_);
+  }
+
+ private:
+  int saved_;
+};
+
+}  // namespace
+
+TEST_F(FindProgram, TakesTheFirstExecutableFileOfAnAbsoluteEntry) {
+  WithPath p("/nonexistent:" + (dir / "bin").string());
+  EXPECT_EQ(find_program("rope2d-spawn-tool"), (dir / "bin" / "rope2d-spawn-tool").string());
+}
+
+TEST_F(FindProgram, SkipsWhatCannotRunAndRelativeEntries) {
+  WithPath p((dir / "bin").string());
+  EXPECT_EQ(find_program("rope2d-spawn-plain"), "") << "not executable";
+  EXPECT_EQ(find_program("rope2d-spawn-dir"), "") << "a directory, searchable, is no program";
+  EXPECT_EQ(find_program("bin/rope2d-spawn-tool"), "") << "a name with a slash is a path, not a name to look up";
+  EXPECT_EQ(find_program(""), "");
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir);
+  WithPath relative("bin");
+  const std::string found = find_program("rope2d-spawn-tool");
+  fs::current_path(cwd);
+  EXPECT_EQ(found, "") << "a relative PATH entry depends on the working directory: never used";
+}
+
+TEST_F(FindProgram, FallsBackToUsrBinAndBin) {
+  WithPath p("");
+  const std::string sh = find_program("sh");
+  ASSERT_FALSE(sh.empty());
+  EXPECT_TRUE(sh == "/usr/bin/sh" || sh == "/bin/sh") << sh;
+}
+
+TEST(ChildStderr, ReopeningDevStderrFailsWhereFd2IsASocketAsIfTheProgramWereMissing) {
+  // The defect the inherited stderr replaces: the open is a file action run in the child, and
+  // its failure is posix_spawn's, reported as the program's ("cannot run sh: ..."). Where fd 2
+  // is a socket the open fails with ENXIO; where /dev/stderr or /proc is absent, with ENOENT.
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  SpawnResult r;
+  {
+    Fd2 keep;
+    ::dup2(sv[0], 2);
+    r = run_program({"sh", "-c", "exit 0"}, "/dev/stderr", [](const char*, std::size_t) {});
+  }
+  ::close(sv[0]);
+  ::close(sv[1]);
+  EXPECT_FALSE(r.started) << "reopening /dev/stderr worked here: this test no longer shows the defect";
+  EXPECT_TRUE(r.start_error.starts_with("cannot run sh: ")) << r.start_error;
+}
+
+TEST(ChildStderr, InheritedGoesToOurStderrWhenItIsASocket) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  std::string out;
+  SpawnResult r;
+  {
+    Fd2 keep;
+    ::dup2(sv[0], 2);
+    r = run_inherited("echo out; echo err >&2", out);
+  }
+  ::close(sv[0]);
+  char buf[64] = {};
+  const ssize_t n = ::read(sv[1], buf, sizeof buf - 1);
+  ::close(sv[1]);
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(r.code(), 0);
+  EXPECT_EQ(out, "out\n");
+  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0), "err\n");
+}
+
+TEST(ChildStderr, APathIsStillAFileAndEmptyStillJoinsStdout) {
+  const fs::path log = fs::temp_directory_path() / ("rope2d_spawn_log_" + std::to_string(::getpid()));
+  std::string out;
+  SpawnResult r = run_program({"sh", "-c", "echo out; echo err >&2"}, log.string(), [&](const char* d, std::size_t n) { out.append(d, n); });
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_EQ(out, "out\n");
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(log);
+  EXPECT_EQ(text, "err\n");
+  out.clear();
+  r = run_program({"sh", "-c", "echo out; echo err >&2"}, "", [&](const char* d, std::size_t n) { out.append(d, n); });
+  ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_NE(out.find("err\n"), std::string::npos) << out;
+}
