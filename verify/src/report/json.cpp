@@ -248,23 +248,25 @@ SetResult read_result(const Reader& rd, const ojson& e, const std::string& p, Ti
   // The recorded cause gives the kind of the error or of the findings (reports written before
   // causes were recorded: runtime and integrity, as they were reported then).
   const std::string cause_text = rd.str(e, p, "cause", false);
-  if (!cause_text.empty()) {
-    const Cause c = parse_cause(cause_text, p + ".cause");
-    if (error_cause(c)) x.error_cause = c;
-    if (finding_cause(c)) x.finding_cause = c;
-    if (x.cause(gate) != c)
+  const bool has_cause = !cause_text.empty();
+  const Cause cause = has_cause ? parse_cause(cause_text, p + ".cause") : Cause::runtime;
+  if (has_cause && error_cause(cause)) x.error_cause = cause;
+  if (has_cause && finding_cause(cause)) x.finding_cause = cause;
+  // The recorded disposition must follow from the recorded numbers under today's tiers.
+  const Disposition d = read_disposition(rd, e, p, "disposition");
+  if (d != x.disposition(gate))
+    rd.fail(p + ".disposition", fmt::format("\"{}\" (from the recorded metrics)", name(x.disposition(gate))), fmt::format("\"{}\"", name(d)));
+  // And the cause and its status from the recorded error, findings and metrics.
+  if (has_cause) {
+    if (x.cause(gate) != cause)
       rd.fail(p + ".cause", fmt::format("\"{}\" (from the recorded error, findings and metrics)", name(x.cause(gate))),
-              fmt::format("\"{}\"", name(c)));
-    const std::optional<SxbStatus> st = sxb_status(c);
+              fmt::format("\"{}\"", name(cause)));
+    const std::optional<SxbStatus> st = sxb_status(cause);
     const ojson* s = rd.get(e, p, "status", true);
     const std::string want = st ? "\"" + std::string(name(*st)) + "\"" : std::string("null");
     if (st ? !(s->is_string() && s->get<std::string>() == name(*st)) : !s->is_null())
       rd.fail(p + ".status", want + " (from the cause)", s->is_string() ? "\"" + s->get<std::string>().substr(0, 40) + "\"" : s->type_name());
   }
-  // The recorded disposition must follow from the recorded numbers under today's tiers.
-  const Disposition d = read_disposition(rd, e, p, "disposition");
-  if (d != x.disposition(gate))
-    rd.fail(p + ".disposition", fmt::format("\"{}\" (from the recorded metrics)", name(x.disposition(gate))), fmt::format("\"{}\"", name(d)));
   return x;
 }
 

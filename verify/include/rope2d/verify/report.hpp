@@ -115,10 +115,10 @@ struct JUnitCase {
   std::string classname, name;
   Outcome outcome = Outcome::passed;
   std::string message;  // the failure, error or skip reason (an attribute)
-  std::string type;     // its kind (an attribute of the failure, error or skipped element): a verifier
-                        // report's SOL-ExecBench status, status.hpp; empty: none written
   std::string detail;   // longer text: failing elements, a log excerpt (element text)
   double seconds = -1;  // written as time= when >= 0
+  std::string type;     // its kind (an attribute of the failure, error or skipped element): a verifier
+                        // report's SOL-ExecBench status, status.hpp; empty: none written
 };
 struct JUnitSuite {
   std::string name;
