@@ -59,6 +59,7 @@ def _declare(lib):
         "rope2d_session_problems": ([vp, c.POINTER(vp)], c.c_int),
         "rope2d_session_inputs": ([vp, i64, c.c_int, c.POINTER(vp), c.POINTER(vp), c.POINTER(vp)], c.c_int),
         "rope2d_session_judge": ([vp, vp, cp, cp], c.c_int),
+        "rope2d_session_fail": ([vp, cp, cp], c.c_int),
         "rope2d_session_finish": ([vp, cp, cp, cp, cp, c.POINTER(vp), c.POINTER(c.c_int)], c.c_int),
         "rope2d_solution_check_file": ([cp, c.POINTER(vp)], c.c_int),
         "rope2d_solution_check_text": ([cp, cp, c.POINTER(vp)], c.c_int),

@@ -116,9 +116,29 @@ def _result(buf, fn, dps, fill, held, timeout=None):
     errors, findings = cc.check_output(x, buf.shape, "float32", zip(("grad_cos", "grad_sin", "idx_theta"), buf.inputs),
                                        [r for r, _ in held], buf.dev)
     if errors:
-        raise TypeError(errors[0])
+        raise _OutputError(errors[0], _mismatch(x, buf.shape))
     held.append((cc.memory_range(x), x))  # kept alive: a later output may not reuse it
     return _bits(buf.host(x.contiguous() if buf.dev is not None else x).reshape(-1)).astype(np.uint32), findings
+
+
+class _OutputError(TypeError):
+    """No output to judge; `cause` names the kind as the report does (status.hpp): "shape" or
+    "dtype" for an output of the wrong shape or dtype (SOL-ExecBench's INCORRECT_SHAPE and
+    INCORRECT_DTYPE), else "runtime"."""
+
+    def __init__(self, message, cause):
+        super().__init__(message)
+        self.cause = cause
+
+
+def _mismatch(x, shape):
+    """"shape" or "dtype" where x is a tensor or array of the wrong one (shape first, as
+    SOL-ExecBench checks them), else "runtime" (a wrong type, device or a rebound output)."""
+    if not hasattr(x, "shape") or not hasattr(x, "dtype"):
+        return "runtime"
+    if tuple(x.shape) != tuple(shape):
+        return "shape"
+    return "dtype" if str(x.dtype).replace("torch.", "") != "float32" else "runtime"
 
 
 class CallTimeout(Exception):
@@ -250,9 +270,10 @@ def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, 
                 try:
                     result, findings = _one_call(fn, host, spec, dev, destination_passing, rng, earlier, timeout)
                 except Exception as e:  # the call failed: the set is "failed", as a crash in `rope2d verify`
+                    cause = "timeout" if isinstance(e, CallTimeout) else e.cause if isinstance(e, _OutputError) else "runtime"
                     if isinstance(e, CallTimeout):
                         hung = f"an earlier call ({spec['name']}) did not return within {timeout:g} s"
-                    _lib.call("rope2d_session_judge", session, None, b"", f"{type(e).__name__}: {e}".encode())
+                    _lib.call("rope2d_session_fail", session, cause.encode(), f"{type(e).__name__}: {e}".encode())
                     break
                 result = np.ascontiguousarray(result.reshape(-1))
                 earlier = result if result.size else earlier

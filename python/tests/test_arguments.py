@@ -1,5 +1,6 @@
 """Arguments the CLI refuses are refused by the Python API too (ValueError naming the argument),
 never wrapped at the C ABI; and verify(timeout=...) bounds each call of the callable."""
+import json
 import threading
 import time
 
@@ -63,6 +64,9 @@ def test_verify_timeout_bounds_a_call_that_never_returns(tmp_path):
     assert res.verdict == "failed" and res.exit_code == 3, res.summary
     assert "did not return within 0.5 s" in res.summary
     assert len(calls) == 1, "no call after one that did not return"
+    # The set whose call hung is TIMEOUT (docs/solexecbench.md); the sets not run after it are not.
+    statuses = [json.loads(line)["evaluation"]["status"] for line in open(tmp_path / "r" / "trace.jsonl")]
+    assert statuses[0] == "TIMEOUT" and set(statuses[1:]) == {"RUNTIME_ERROR"}, statuses
     assert took < 30, f"verify took {took:.1f} s with a 0.5 s bound per call"
 
 

@@ -119,6 +119,34 @@ def test_the_verification_suite_with_its_worst_set(tmp_path):
     assert {"worst", "randn", "layout", "special", "near_overflow"} <= sets, sets
 
 
+def trace(res):
+    return [json.loads(line) for line in open(f"{res.report_dir}/trace.jsonl")]
+
+
+def test_statuses_and_axes_of_the_trace(tmp_path):
+    # Each kind of failure gets its SOL-ExecBench status (docs/solexecbench.md's table), the
+    # same in trace.jsonl and report.json, and every line its axes.
+    def writes_input(gc, gs, th, out):
+        accurate(gc, gs, th, out)
+        th[...] = 0
+
+    def wrong_shape(gc, gs, th):
+        return th.reshape(-1)[:-1].astype(np.float32) if th.size else th
+
+    kinds = [("passed", accurate, True, {"PASSED"}),
+             ("numerical", fp16_sincos, True, {"INCORRECT_NUMERICAL"}),
+             ("integrity", writes_input, True, {"REWARD_HACK"}),
+             ("dtype", lambda gc, gs, th: th.astype(np.float64), False, {"INCORRECT_DTYPE"}),
+             ("shape", wrong_shape, False, {"INCORRECT_SHAPE"})]
+    for name, fn, dps, want in kinds:
+        res = rope2d.verify(fn, suite="smoke", device="cpu", destination_passing=dps, out=tmp_path / name)
+        lines, results = trace(res), report(res)["results"]
+        statuses = {line["evaluation"]["status"] for line in lines}
+        assert want <= statuses <= want | {"PASSED"}, (name, statuses)
+        assert [line["evaluation"]["status"] for line in lines] == [r["status"] for r in results if r["status"]], name
+        assert all(line["workload"]["axes"] for line in lines), name
+
+
 def returning(kernel):
     def fn(gc, gs, th):
         out = np.empty(th.shape, np.float32)

@@ -31,6 +31,7 @@
 #include "progress.hpp"
 #include "rope2d/ref/regimes.hpp"
 #include "rope2d/verify/check.hpp"
+#include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
 #include "harness/sandbox.hpp"
@@ -55,14 +56,32 @@ int list(const VerifyArgs& a, const std::vector<ProblemSpec>& specs) {
 }  // namespace
 
 // What the machine can check without a GPU: the committed golden set against the reference
-// and the reference's certified path against its MPFR path on fresh hard inputs.
-int cpu_only(const VerifyArgs& a, const std::string& reason) {
+// and the reference's certified path against its MPFR path on fresh hard inputs. The report
+// holds every selected set, with the status that says why none was judged: skipped for want
+// of a GPU, or the submission's build failure.
+int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, const std::string& reason) {
   std::cout << "rope2d verify: SKIPPED the kernel runs: " << reason << "\n";
   std::cout << "rope2d verify: checking what needs no GPU instead\n";
   // An explicit --golden that is not there is bad input, not something to skip.
   const bool default_golden = a.golden == VerifyArgs{}.golden;
   if (!default_golden && !fs::exists(fs::path(a.golden) / "manifest.json"))
     throw std::invalid_argument("--golden: expected a golden set (a folder with manifest.json), found nothing at " + a.golden);
+  Report rep;
+  rep.gate = gate;
+  const std::string submission = a.run.submission.empty() ? std::string("rope2d (this project's kernel)") : a.run.submission;
+  rep.title = "rope2d verify: " + submission;
+  rep.header = {{"submission", submission}, {"kernel runs", "SKIPPED: " + reason + " (no kernel ran, no set was judged)"}};
+  // Every set with one reason and its kind; the reproduce lines rerun each where a GPU is.
+  const auto write = [&](const std::string& why, Cause kind) {
+    rep.results = unjudged(specs, why, kind);
+    for (SetResult& r : rep.results) {
+      r.reproduce = reproduce_line(a.run, r.name);
+      const auto spec = std::find_if(specs.begin(), specs.end(), [&](const ProblemSpec& s) { return s.name() == r.name; });
+      r.beyond_definition = !within_definition(*spec, a.definition_dtypes, a.definition_head_dim);
+    }
+    write_report(a.out_dir, rep);
+    std::cout << "report: " << a.out_dir << "/report.md\n";
+  };
   // The submission itself: built with nvcc where present, loaded, its symbol looked up.
   if (!a.run.submission.empty() && !is_solution(a.run.submission)) {
     const bool source = a.run.submission.size() >= 3 && a.run.submission.compare(a.run.submission.size() - 3, 3, ".cu") == 0;
@@ -79,6 +98,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
     const bool have_nvcc = !source || on_path(a.run.nvcc);
     if (!have_nvcc) {
       std::cout << "  submission " << a.run.submission << ": build SKIPPED (no " << a.run.nvcc << ")\n";
+      rep.warnings.push_back("the submission was not built: no " + a.run.nvcc);
     } else {
       // Built and loaded in the box (harness/sandbox.hpp), never in this process.
       const harness::Scratch scratch;
@@ -89,14 +109,20 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
       Submission sub = prepare_submission(a.run.submission, b);
       if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
       if (box.confine) std::cout << "  submission " << a.run.submission << ": refused by the box: " << sub.refused.words() << "\n";
+      if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
+      if (box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
       if (!sub.error.empty()) {
         std::cout << "  submission " << a.run.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
                   << sub.error.substr(0, 4000) << "\n";
         std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
+        rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
+                               ": " + sub.error);
+        write(sub.error, sub.error_cause);
         return Exit::submission_failed;
       }
       std::cout << "  submission " << a.run.submission << ": " << (source ? "compiled, " : "")
                 << "loaded in the box, rope2d_backward found (the box's word: no kernel ran)\n";
+      rep.header.push_back({"build", std::string(source ? "compiled, " : "") + "loaded in the box, rope2d_backward found"});
     }
   }
   if (is_solution(a.run.submission)) {
@@ -106,6 +132,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
     if (b.ran && !b.error.empty()) {
       std::cout << "  submission " << a.run.submission << ": FAILED to byte-compile its Python sources: " << b.error << "\n";
       std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
+      write("its Python sources do not byte-compile: " + b.error, Cause::build);
       return Exit::submission_failed;
     }
     if (b.ran) std::cout << "  submission " << a.run.submission << ": " << b.files << " Python source(s) byte-compiled\n";
@@ -116,6 +143,7 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
     const Report r = check_golden_against_reference(open_golden(a.golden));
     std::cout << "  golden set " << a.golden << ": " << name(r.verdict()) << " (" << r.results.size()
               << " problems, checksums and every stored result against the reference)\n";
+    rep.header.push_back({"golden set", a.golden + ": " + std::string(name(r.verdict()))});
     failures += r.exit_code() != 0;
   } else {
     std::cout << "  golden set " << a.golden << ": SKIPPED (not found)\n";
@@ -135,11 +163,15 @@ int cpu_only(const VerifyArgs& a, const std::string& reason) {
         }
         mismatched += !same;
       }
-  std::cout << fmt::format("  reference paths: {} elements from every regime and grad dtype, certified double path against "
-                           "MPFR: {} mismatches ({} decided in double, {} by MPFR)\n",
-                           checked, mismatched, stats.fast, stats.fallback);
+  const std::string paths = fmt::format("{} elements from every regime and grad dtype, certified double path against "
+                                        "MPFR: {} mismatches ({} decided in double, {} by MPFR)",
+                                        checked, mismatched, stats.fast, stats.fallback);
+  std::cout << "  reference paths: " << paths << "\n";
+  rep.header.push_back({"reference paths", paths});
   failures += mismatched != 0;
+  if (failures) rep.warnings.push_back("the CPU checks FAILED (golden set or reference paths): the verifier's own data is in question");
   std::cout << (failures ? "rope2d verify: CPU checks FAILED\n" : "rope2d verify: CPU checks passed; kernel runs SKIPPED (no GPU)\n");
+  write("kernel runs skipped: " + reason, Cause::no_gpu);
   return failures ? Exit::incorrect : Exit::ok;
 }
 
@@ -185,11 +217,9 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   if (a.list) return list(a, specs);
 
   StdoutForJson redirect(mo.json);  // the worker's summary too: stdout holds the JSON alone
-  bool reported = true;
-  const int rc = judge_submission(a, specs, *gate, &reported);
+  const int rc = judge_submission(a, specs, *gate);
   redirect.restore();
-  if (reported) emit_machine_outputs(mo, a.out_dir);
-  else if (!mo.trace.empty() || mo.json) std::cerr << "rope2d verify: no kernel ran, no report: no trace or JSON written\n";
+  emit_machine_outputs(mo, a.out_dir);
   return rc;
 }
 

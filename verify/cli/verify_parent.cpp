@@ -50,9 +50,11 @@ struct Watch {
                    [&](const protocol::Called&) { in_call = false; },
                    [&](const protocol::End& x) {
                      SetResult r{x.name, x.set, x.dtype};
-                     if (x.disposition == Disposition::failed) r.error = x.summary;
-                     else if (x.disposition == Disposition::not_supported) r.not_supported = x.summary, r.integrity = "ok";
-                     else r.integrity = x.disposition == Disposition::passed ? "ok" : x.summary;
+                     r.shape = x.shape;
+                     if (error_cause(x.cause)) r.fail(x.summary, x.cause);
+                     else if (x.cause == Cause::not_supported) r.not_supported = x.summary, r.integrity = "ok";
+                     else if (x.cause == Cause::passed) r.integrity = "ok";
+                     else r.integrity = x.summary, r.finding_cause = x.cause;  // numerical, integrity, contract
                      partial.results.push_back(r);
                    },
                    [&](const protocol::Done& x) { verdict = x.verdict; },
@@ -112,12 +114,15 @@ bool supervise(int fd, pid_t pid, double call_timeout, Watch& w, Progress& progr
 }
 
 // The child died or was killed: report what finished and why the rest did not.
-int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
+int report_broken(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Watch& w, bool killed, int status) {
   SetResult broken{w.current.empty() ? "startup" : w.current, "", ""};
-  if (killed) broken.error = fmt::format("a kernel call did not return within {} s (killed)", a.call_timeout);
-  else if (!w.child_error.empty()) broken.error = w.child_error;
-  else if (WIFSIGNALED(status)) broken.error = fmt::format("the process died with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  else broken.error = fmt::format("the process exited with status {}", WEXITSTATUS(status));
+  for (const ProblemSpec& s : specs)  // the set it was in: its family, dtype and shape
+    if (s.name() == w.current) broken.set = s.set, broken.dtype = std::string(ref::name(s.grad_dtype)), broken.shape = s.shape();
+  if (killed) broken.fail(fmt::format("a kernel call did not return within {} s (killed)", a.call_timeout), Cause::timeout);
+  else if (w.child_error.rfind("verifier error", 0) == 0) broken.fail(w.child_error, Cause::verifier);
+  else if (!w.child_error.empty()) broken.fail(w.child_error);
+  else if (WIFSIGNALED(status)) broken.fail(fmt::format("the process died with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
+  else broken.fail(fmt::format("the process exited with status {}", WEXITSTATUS(status)));
   w.partial.results.push_back(broken);
   write_report(a.out_dir, w.partial);
   std::cout << summary(w.partial) << "report: " << a.out_dir << "/report.md\n";
@@ -131,7 +136,7 @@ int report_broken(const VerifyArgs& a, Watch& w, bool killed, int status) {
 
 }  // namespace
 
-int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, bool* reported) {
+int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate) {
   int fds[2];
   const pid_t pid = start_worker(a, specs, gate, fds);
   Progress progress(a.quiet);
@@ -144,8 +149,7 @@ int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs,
   close(fds[0]);
   progress.done();
   if (!w.nogpu.empty()) {
-    *reported = false;
-    const int rc = cpu_only(a, w.nogpu);
+    const int rc = cpu_only(a, specs, gate, w.nogpu);
     if (rc != Exit::ok || !a.require_gpu) return rc;
     std::cout << "rope2d verify: --require-gpu: the kernel runs were SKIPPED (" << w.nogpu << "): exit " << Exit::no_gpu << "\n";
     return Exit::no_gpu;
@@ -154,7 +158,7 @@ int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs,
     std::cout << "report: " << a.out_dir << "/report.md\n";
     return *w.verdict == Disposition::passed ? Exit::ok : *w.verdict == Disposition::incorrect ? Exit::incorrect : Exit::submission_failed;
   }
-  return report_broken(a, w, killed, status);
+  return report_broken(a, specs, w, killed, status);
 }
 
 }  // namespace rope2d::cli

@@ -16,6 +16,7 @@
 #include "verify_worker.hpp"
 #include "rope2d/verify/contract.hpp"
 #include "rope2d/verify/huge.hpp"
+#include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
 #include "harness/submission.hpp"
@@ -89,7 +90,7 @@ std::string time_line(const Phases& t, bool device_inputs) {
 }
 
 void send_end(int fd, const SetResult& r, Tier gate) {
-  proto::send(fd, proto::End{r.name, r.set, r.dtype, r.disposition(gate), outcome(r, gate)});
+  proto::send(fd, proto::End{r.name, r.set, r.dtype, r.disposition(gate), outcome(r, gate), r.cause(gate), r.shape});
 }
 
 std::vector<std::pair<std::string, std::string>> machine_lines(const DeviceInfo& dev, const VerifyArgs& a) {
@@ -196,7 +197,7 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   for (SetResult& r : rep.results) {
     r.reproduce = reproduce_line(opts, r.name);
     r.beyond_definition = beyond.count(r.name) > 0;
-    proto::send(fd, proto::End{r.name, r.set, r.dtype, r.disposition(gate), !r.ran() ? r.error : r.integrity});
+    send_end(fd, r, gate);
   }
   finish(fd, a, rep);
   return 0;
@@ -270,13 +271,15 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   proto::send(fd, proto::Device{dev.name});
   if (!sub.error.empty()) {
     if (opened.box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
-    SetResult r;
-    r.name = "load";
-    r.set = "build";
-    r.error = sub.error;
-    rep.results.push_back(r);
+    // Every set fails for the one reason, with its status (COMPILE_ERROR, TIMEOUT, RUNTIME_ERROR);
+    // the whole message once, among the warnings.
+    rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
+                           ": " + sub.error);
+    rep.results = unjudged(specs, sub.error, sub.error_cause);
+    for (SetResult& r : rep.results) r.reproduce = reproduce_line(a.run, r.name);
     write_report(a.out_dir, rep);
-    proto::send(fd, proto::End{"load", "", "", Disposition::failed, sub.error});
+    for (const SetResult& r : rep.results) send_end(fd, r, gate);
+    proto::send(fd, proto::Done{rep.verdict()});
     return 0;
   }
   Testbed bed;

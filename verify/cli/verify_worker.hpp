@@ -45,12 +45,12 @@ verify::harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string
 
 bool is_solution(const std::string& path);
 
-// What the machine can check without a GPU (cmd_verify.cpp), `reason` saying why.
-int cpu_only(const VerifyArgs& a, const std::string& reason);
+// What the machine can check without a GPU (cmd_verify.cpp), `reason` saying why; the report
+// in a.out_dir holds every set of `specs`, skipped (no GPU) or failed to build.
+int cpu_only(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, const std::string& reason);
 
-// Runs the worker and supervises it (verify_parent.cpp); *reported: a report was written to
-// a.out_dir.
-int judge_submission(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, bool* reported);
+// Runs the worker and supervises it (verify_parent.cpp); a report is written to a.out_dir.
+int judge_submission(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate);
 
 // --sanitize (verify_sanitize.cpp): re-executes rope2d verify under each compute-sanitizer tool
 // on the reduced set; 0 when every tool passed or was SKIPPED, 1 when one found errors.

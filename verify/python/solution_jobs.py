@@ -45,7 +45,10 @@ def steps(cfg):
         fn = yield from _load(cfg, emit)
     except Exception as e:  # the submission could not be built or loaded: every job fails the same way
         what = "build" if cfg["build"].get("cpp") else "load"
-        emit(type="load_error", message=f"cannot {what} {cfg['entry']}: {type(e).__name__}: {e}")
+        # kind "build": SOL-ExecBench's COMPILE_ERROR (a Python source that does not compile too,
+        # as `rope2d verify` without a GPU finds it by byte-compiling); else a runtime error.
+        kind = "build" if what == "build" or isinstance(e, SyntaxError) else "load"
+        emit(type="load_error", kind=kind, message=f"cannot {what} {cfg['entry']}: {type(e).__name__}: {e}")
         return
     # Replacing what the judge reads through fails every call; other changes are reported.
     import_patches = pw.patched(ids, pw.identities(watch))

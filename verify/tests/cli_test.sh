@@ -163,7 +163,7 @@ lines = [json.loads(l) for l in open(sys.argv[2])]
 assert len(lines) == len(report["results"]) > 0, (len(lines), len(report["results"]))
 for l, r in zip(lines, report["results"]):
     assert l["workload"]["uuid"] == r["name"] and l["definition"].startswith("090_"), l["workload"]["uuid"]
-    assert l["evaluation"]["status"] == ("PASSED" if r["disposition"] == "passed" else "INCORRECT_NUMERICAL"), r["name"]
+    assert l["evaluation"]["status"] == r["status"] == ("PASSED" if r["disposition"] == "passed" else "INCORRECT_NUMERICAL"), r["name"]
 PY
 then echo "ok   check --json --trace: report.json on stdout, one trace line per set"; passes=$((passes+1))
 else echo "FAIL check --json --trace: exit $rc"; head -c 300 "$tmp/check.json"; fails=$((fails+1)); fi

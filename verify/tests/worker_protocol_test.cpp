@@ -5,6 +5,7 @@
 #include "rope2d/verify/worker_protocol.hpp"
 
 using namespace rope2d::verify::protocol;
+using rope2d::verify::Cause;
 using rope2d::verify::Disposition;
 
 namespace {
@@ -20,13 +21,18 @@ Message round_trip(const Message& m) {
 }  // namespace
 
 TEST(WorkerProtocol, EveryMessageRoundTrips) {
-  const End end{"fused:layout/bf16/2x773", "layout", "bf16", Disposition::incorrect, "line one\nline \"two\""};
+  const End end{"fused:layout/bf16/2x773", "layout", "bf16", Disposition::incorrect, "line one\nline \"two\"", Cause::integrity,
+                {2, 773, 128}};
   const End e = std::get<End>(round_trip(end));
   EXPECT_EQ(e.name, end.name);
   EXPECT_EQ(e.set, end.set);
   EXPECT_EQ(e.dtype, end.dtype);
   EXPECT_EQ(e.disposition, end.disposition);
   EXPECT_EQ(e.summary, end.summary);
+  EXPECT_EQ(e.cause, end.cause);
+  EXPECT_EQ(e.shape, end.shape);
+  // A cause that contradicts the disposition is not a message of the protocol.
+  EXPECT_FALSE(parse(serialise(End{"x", "randn", "bf16", Disposition::passed, "", Cause::timeout})).has_value());
   const Start s = std::get<Start>(round_trip(Start{"odd/fp16/n=7+1", 41, 156}));
   EXPECT_EQ(s.name, "odd/fp16/n=7+1");
   EXPECT_EQ(s.index, 41u);

@@ -88,6 +88,7 @@ int rope2d_session_open(const char* options, rope2d_session** out) {
     const std::string prefix = o.value("reproduce_prefix", "");
     for (const ProblemSpec& p : s->specs) {
       SetResult r{p.name(), p.set, std::string(ref::name(p.grad_dtype))};
+      r.shape = p.shape();  // the trace line's axes
       if (!prefix.empty()) r.reproduce = prefix + "only='" + p.name() + "')";
       s->sets.emplace_back(std::move(r), p.grad_dtype, s->gate, s->subnormals);
     }
@@ -138,6 +139,20 @@ int rope2d_session_judge(rope2d_session* s, const float* out, const char* integr
   });
 }
 
+int rope2d_session_fail(rope2d_session* s, const char* cause, const char* error) {
+  return guarded([&] {
+    if (!s || !s->current) throw std::invalid_argument("fail: no inputs were made (call rope2d_session_inputs first)");
+    if (!error || !*error) throw std::invalid_argument("fail: error: expected why the call failed, found nothing");
+    const Cause c = parse_cause(cause ? cause : "", "fail: cause");
+    // Only what a caller can tell of its own call; the others come from the judge.
+    if (c != Cause::runtime && c != Cause::timeout && c != Cause::shape && c != Cause::dtype)
+      throw std::invalid_argument("fail: cause: expected runtime, timeout, shape or dtype, found '" + std::string(name(c)) + "'");
+    SetTally& t = s->sets[s->current_k];
+    if (!t.failed()) t.fail(error, c);  // the set's first failed call is its result
+    s->current.reset();
+  });
+}
+
 int rope2d_session_finish(rope2d_session* s, const char* out_dir, const char* title, const char* header, const char* warnings,
                           char** summary_text, int* exit_code) {
   return guarded([&] {
@@ -157,7 +172,7 @@ int rope2d_session_finish(rope2d_session* s, const char* out_dir, const char* ti
     rep.header.push_back({"seeds", fmt::format("base {}, {} rounds of fresh inputs per set", s->seed, s->rounds)});
     for (std::size_t k = 0; k < s->sets.size(); ++k) {
       SetResult r = s->sets[k].finish();
-      if (r.error.empty() && r.metrics.count == 0 && s->specs[k].n() > 0) r.error = "not run";
+      if (r.error.empty() && r.metrics.count == 0 && s->specs[k].n() > 0) r.fail("not run");
       rep.results.push_back(std::move(r));
     }
     write_report(out_dir, rep);

@@ -80,15 +80,18 @@ bool build_in_box(Submission& s, const std::string& path, const BuildOptions& o)
     s.compile_log += "\n[" + std::to_string(r.output_bytes - r.output.size()) + " more bytes of output not kept]";
   if (!r.started) {
     s.error = "cannot run nvcc (" + r.start_error + "): " + s.compile_command;
+    s.error_cause = Cause::build;
     return false;
   }
   if (r.timed_out) {
     s.error = "compilation did not end within " + std::to_string(static_cast<long>(o.timeout_s)) + " s (killed; --build-timeout):\n" +
               s.compile_log.substr(0, 4000);
+    s.error_cause = Cause::timeout;
     return false;
   }
   if (!r.ok()) {
     s.error = "compilation failed (" + r.exit_text() + "):\n" + s.compile_log;
+    s.error_cause = Cause::build;
     return false;
   }
   return true;
@@ -111,6 +114,7 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
     if (!build_in_box(s, path, o)) return s;
     if (!fs::is_regular_file(fs::symlink_status(lib, ec))) {
       s.error = "nvcc left no regular submission.so";
+      s.error_cause = Cause::build;
       return s;
     }
     // The built object kept beside the report (a copy: the box's folder is removed at the end).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/sandbox.hpp"
+#include "rope2d/verify/status.hpp"
 #include "rope2d/rope2d_backward.h"
 
 namespace rope2d::verify {
@@ -25,6 +26,7 @@ struct Submission {
   rope2d_backward_fused_fn fused = nullptr;  // optional entry point
   std::string error;           // why it cannot be run (build, load, symbol)
   harness::Refusals refused;   // what its build and load check tried that the box refused
+  Cause error_cause = Cause::runtime;  // its kind: build, timeout (the build's limit) or runtime
 };
 
 struct BuildOptions {

@@ -42,7 +42,8 @@ void read_compile_options(const json& spec, Solution& s) {
 // 3. Judge every output: the runner's record of each call is its integrity, its file the
 //    outputs. A set stops at its first call without outputs.
 std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, const SolutionRun& run, const json& jobs,
-                                     const std::map<std::string, json>& called, const std::string& load_error) {
+                                     const std::map<std::string, json>& called, const std::string& load_error,
+                                     Cause load_cause) {
   Judge judge(run.gate, run.rounds);
   judge.stop_set_on_error = true;
   judge.subnormals = run.subnormals;
@@ -55,6 +56,7 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
       const auto it = called.find(job_name(spec, r));
       if (it == called.end()) {
         c.error = load_error.empty() ? "not run" : load_error;
+        c.error_cause = load_error.empty() ? Cause::runtime : load_cause;
         return c;
       }
       const json& m = it->second;
@@ -67,6 +69,7 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
       const json dtype = m.contains("dtype") ? m["dtype"] : json();
       if (shape != json(want) || dtype != "float32") {
         c.error = "output shape " + ref::brief(shape) + " dtype " + ref::brief(dtype) + ", expected " + json(want).dump() + " float32";
+        c.error_cause = shape != json(want) ? Cause::shape : Cause::dtype;  // the shape first, as SOL-ExecBench checks it
         return c;
       }
       if (m.contains("findings") && m["findings"].is_array())  // the call contract's checks (solution_runner.py)
@@ -86,8 +89,10 @@ std::vector<SetResult> judge_outputs(const std::vector<ProblemSpec>& specs, cons
         return c;
       }
       c.out = as_f32(out.tensors.at("grad_idx_theta"), spec.name());
-      if (static_cast<std::int64_t>(c.out.size()) != p.n())
+      if (static_cast<std::int64_t>(c.out.size()) != p.n()) {
         c.error = "output holds " + std::to_string(c.out.size()) + " elements, expected " + std::to_string(p.n());
+        c.error_cause = Cause::shape;
+      }
       return c;
     }, {}};
     for (SetResult& r : judge.judge(spec, {entry})) results.push_back(std::move(r));
@@ -292,6 +297,7 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
                                       json{{"cpp", s.cpp}, {"compile_options", json::parse(s.compile_options)}}.dump()};
   std::map<std::string, json> called;
   std::string load_error, buffer;
+  Cause load_cause = Cause::runtime;  // a solution that did not build (the runner's "kind": "build"): build
   auto on_output = [&](const char* d, std::size_t n) {
     buffer.append(d, n);
     for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
@@ -302,7 +308,10 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
       if (!m.is_object()) continue;
       const auto str = [&](const char* k) { return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : std::string(); };
       if (str("type") == "called") called[str("name")] = m;
-      if (str("type") == "load_error") load_error = str("message");
+      if (str("type") == "load_error") {
+        load_error = str("message");
+        load_cause = str("kind") == "build" ? Cause::build : Cause::runtime;
+      }
       if (str("type") == "load") load_notes(m, run.notes);
     }
     if (buffer.size() > (1u << 20)) buffer.clear();  // a line that long is not the runner's
@@ -321,10 +330,11 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
   if (load_error.empty() && called.size() < jobs.size()) {
     if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
     load_error = "the Python runner stopped early (" + status + "): " + tail;
+    if (sr.timed_out) load_cause = Cause::timeout;
   }
 
   if (run.notes) time_notes(specs, run.rounds, called, *run.notes);
-  return judge_outputs(specs, run, jobs, called, load_error);
+  return judge_outputs(specs, run, jobs, called, load_error, load_cause);
 }
 
 }  // namespace rope2d::verify

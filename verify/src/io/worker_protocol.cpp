@@ -31,7 +31,8 @@ json to_json(const Message& m) {
                         [](const End& d) {
                           return json{{"type", "end"},       {"name", d.name},
                                       {"set", d.set},        {"dtype", d.dtype},
-                                      {"disposition", name(d.disposition)}, {"summary", d.summary}};
+                                      {"disposition", name(d.disposition)}, {"summary", d.summary},
+                                      {"cause", name(d.cause)}, {"shape", d.shape}};
                         },
                         [](const Done& d) { return json{{"type", "done"}, {"verdict", name(d.verdict)}}; },
                         [](const Error& d) { return json{{"type", "error"}, {"message", d.message}}; },
@@ -63,9 +64,16 @@ std::optional<Message> parse(std::string_view line) {
   if (type == "call") return Call{text(j, "name")};
   if (type == "called") return Called{};
   try {
-    if (type == "end")
-      return End{text(j, "name"), text(j, "set"), text(j, "dtype"), parse_disposition(text(j, "disposition"), "disposition"),
-                 text(j, "summary")};
+    if (type == "end") {
+      End e{text(j, "name"), text(j, "set"), text(j, "dtype"), parse_disposition(text(j, "disposition"), "disposition"),
+            text(j, "summary")};
+      e.cause = parse_cause(text(j, "cause"), "cause");
+      if (disposition(e.cause) != e.disposition) return std::nullopt;  // a cause that contradicts its disposition
+      if (const auto it = j.find("shape"); it != j.end() && it->is_array() && it->size() <= 3)
+        for (const json& v : *it)
+          if (v.is_number_integer() && v.get<std::int64_t>() >= 0) e.shape.push_back(v.get<std::int64_t>());
+      return e;
+    }
     if (type == "done") return Done{parse_disposition(text(j, "verdict"), "verdict")};
   } catch (const std::invalid_argument&) {
     return std::nullopt;

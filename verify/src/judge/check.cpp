@@ -18,6 +18,7 @@ SetResult result_for(const GoldenProblem& g) {
   r.name = g.problem.spec.name();
   r.set = g.problem.spec.set;
   r.dtype = std::string(ref::name(g.problem.spec.grad_dtype));
+  r.shape = g.problem.spec.shape();
   return r;
 }
 
@@ -51,15 +52,18 @@ Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate
       CallResult c;
       auto it = outputs.tensors.find(f.problem);
       if (it == outputs.tensors.end()) it = outputs.tensors.find(stem(f.file));
-      if (it == outputs.tensors.end())
-        c.error = "no output tensor named '" + f.problem + "' or '" + stem(f.file) + "'";
-      else if (it->second.dtype != "F32")
+      if (it == outputs.tensors.end()) {
+        c.error = "no output tensor named '" + f.problem + "' or '" + stem(f.file) + "'";  // nothing produced: runtime
+      } else if (it->second.dtype != "F32") {
         c.error = "output dtype: expected F32, found " + it->second.dtype;
-      else if (it->second.shape != p.spec.shape() && it->second.shape != std::vector<std::int64_t>{p.n()})
+        c.error_cause = Cause::dtype;
+      } else if (it->second.shape != p.spec.shape() && it->second.shape != std::vector<std::int64_t>{p.n()}) {
         c.error = "output shape: expected " + shape_str(p.spec.shape()) + " or [" + std::to_string(p.n()) + "], found " +
                   shape_str(it->second.shape);
-      else
+        c.error_cause = Cause::shape;
+      } else {
         c.out = as_f32(it->second, f.problem);
+      }
       return c;
     }, {}};
     const ProblemSpec spec = g.problem.spec;
@@ -89,9 +93,11 @@ Report check_golden_against_reference(const GoldenSet& set, const ProgressFn& pr
     const bool same_scale = std::memcmp(x.scale.data(), g.expected.scale.data(), x.scale.size() * 8) == 0;
     const bool same16 = x.bf16 == g.expected.bf16 && x.fp16 == g.expected.fp16;
     if (r.metrics.correctly_rounded != r.metrics.count || !same16 || !same_scale)
+    {
       r.integrity = "stored results differ from the reference: fp32 " + std::to_string(r.metrics.count - r.metrics.correctly_rounded) +
                     " elements" + (same16 ? "" : ", bf16/fp16 results") + (same_scale ? "" : ", scale");
-    else
+      r.finding_cause = Cause::numerical;  // the stored results are what is judged here: wrong numbers, not a cheat
+    } else
       r.integrity = "ok";
     rep.results.push_back(std::move(r));
   }

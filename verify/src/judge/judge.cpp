@@ -156,6 +156,20 @@ void mark_declined(SetResult& r, ref::Dtype d) {
   r.integrity = "ok";
 }
 
+std::vector<SetResult> unjudged(const std::vector<ProblemSpec>& specs, const std::string& why, Cause kind) {
+  // Each set's copy of a long message (a compile log) is cut: the caller keeps the whole once.
+  constexpr std::size_t keep = 1000;
+  const std::string brief = why.size() <= keep ? why : why.substr(0, keep) + "... [" + std::to_string(why.size() - keep) + " more bytes]";
+  std::vector<SetResult> out;
+  for (const ProblemSpec& s : specs) {
+    SetResult r{s.name(), s.set, std::string(ref::name(s.grad_dtype))};
+    r.shape = s.shape();
+    r.fail(brief, kind);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::string outcome(const SetResult& r, Tier gate) {
   if (!r.supported()) return r.not_supported;
   if (!r.ran()) return r.error;

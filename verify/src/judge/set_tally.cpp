@@ -15,17 +15,19 @@ bool SetTally::outcome(const CallResult& run) {
     return false;
   }
   if (run.context_lost || !run.error.empty()) {
-    r_.error = run.error;
+    r_.fail(run.error, run.error_cause);
     return false;
   }
   // Keep every distinct finding across rounds (later rounds skip some checks).
-  for (const std::string& f : run.findings) add_finding(f);
+  for (const std::string& f : run.findings) add_finding(f, run.finding_cause);
   r_.kernel_ms = std::max(r_.kernel_ms, run.kernel_ms);
   return true;
 }
 
-void SetTally::add_finding(const std::string& what) {
+void SetTally::add_finding(const std::string& what, Cause kind) {
   if (integrity_.find(what) == std::string::npos) integrity_ += (integrity_.empty() ? "" : "; ") + what;
+  // An integrity finding says the outputs are not the call's own: it outweighs a broken contract.
+  if (kind == Cause::integrity) finding_cause_ = Cause::integrity;
 }
 
 const Metrics& SetTally::round(const Problem& p, const Expected& x, const float* out) {
@@ -43,6 +45,7 @@ const Metrics& SetTally::round(Metrics judged) {
 SetResult SetTally::finish() const {
   SetResult r = r_;
   r.integrity = integrity_.empty() ? "ok" : integrity_;
+  r.finding_cause = finding_cause_;
   return r;
 }
 

@@ -54,6 +54,9 @@ NightVerify verify_one(const std::string& program, const json& item, const fs::p
       v.sets.clear();
     }
   }
+  // A report of nothing judged (no GPU: every set skipped) counts as none: the exit code says
+  // what the CPU checks found, and no set is compared with the night before.
+  if (v.report && v.verdict == Disposition::skipped) v.report = false, v.sets.clear();
   // No report: no GPU (verify checked the CPU side only; exit 0), or it failed before one.
   if (!v.report) v.verdict = v.exit == 0 ? Disposition::skipped : v.exit == 1 ? Disposition::incorrect : Disposition::failed;
   return v;

@@ -159,7 +159,9 @@ std::vector<std::string> problems_of(const NightSummary& summary) {
   std::vector<std::string> out;
   for (const NightVerify& v : summary.verify) {
     const std::string name = v.kernel + " " + v.grad_dtype.value_or("");
-    if (v.report && v.verdict != Disposition::passed) out.push_back(name + ": verdict " + std::string(verify::name(v.verdict)));
+    if (v.report && v.verdict != Disposition::passed)  // failed: its exit too (3 did not build or run, 2 a verifier error)
+      out.push_back(name + ": verdict " + std::string(verify::name(v.verdict)) +
+                    (v.verdict == Disposition::failed ? " (verify exited " + std::to_string(v.exit) + ")" : ""));
     if (!v.report && v.exit != 0) out.push_back(name + ": verify exited " + std::to_string(v.exit));
   }
   for (const NightGolden& g : summary.golden.results)

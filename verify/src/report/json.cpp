@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -31,6 +32,11 @@ ojson result_json(const SetResult& x, Tier gate) {
   e["set"] = x.set;
   e["grad_dtype"] = x.dtype;
   e["disposition"] = name(x.disposition(gate));
+  // Why, and SOL-ExecBench's status for it (status.hpp's one table; null: no trace line).
+  const Cause c = x.cause(gate);
+  e["cause"] = name(c);
+  if (const auto st = sxb_status(c)) e["status"] = name(*st);
+  else e["status"] = nullptr;
   if (!x.error.empty()) e["error"] = x.error;
   if (!x.supported()) e["not_supported"] = x.not_supported;
   if (!x.integrity.empty()) e["integrity"] = x.integrity;
@@ -251,10 +257,28 @@ SetResult read_result(const Reader& rd, const ojson& e, const std::string& p, Ti
   }
   x.beyond_definition = e.contains("beyond_definition") && rd.boolean(e, p, "beyond_definition");
   x.metrics = read_metrics(rd, e, p, with_plots);
+  // The recorded cause gives the kind of the error or of the findings (reports written before
+  // causes were recorded: runtime and integrity, as they were reported then).
+  const std::string cause_text = rd.str(e, p, "cause", false);
+  const bool has_cause = !cause_text.empty();
+  const Cause cause = has_cause ? parse_cause(cause_text, p + ".cause") : Cause::runtime;
+  if (has_cause && error_cause(cause)) x.error_cause = cause;
+  if (has_cause && finding_cause(cause)) x.finding_cause = cause;
   // The recorded disposition must follow from the recorded numbers under today's tiers.
   const Disposition d = read_disposition(rd, e, p, "disposition");
   if (d != x.disposition(gate))
     rd.fail(p + ".disposition", fmt::format("\"{}\" (from the recorded metrics)", name(x.disposition(gate))), fmt::format("\"{}\"", name(d)));
+  // And the cause and its status from the recorded error, findings and metrics.
+  if (has_cause) {
+    if (x.cause(gate) != cause)
+      rd.fail(p + ".cause", fmt::format("\"{}\" (from the recorded error, findings and metrics)", name(x.cause(gate))),
+              fmt::format("\"{}\"", name(cause)));
+    const std::optional<SxbStatus> st = sxb_status(cause);
+    const ojson* s = rd.get(e, p, "status", true);
+    const std::string want = st ? "\"" + std::string(name(*st)) + "\"" : std::string("null");
+    if (st ? !(s->is_string() && s->get<std::string>() == name(*st)) : !s->is_null())
+      rd.fail(p + ".status", want + " (from the cause)", s->is_string() ? "\"" + s->get<std::string>().substr(0, 40) + "\"" : s->type_name());
+  }
   return x;
 }
 

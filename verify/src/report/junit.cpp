@@ -1,5 +1,6 @@
 // JUnit XML: suites of test cases, each passed, failed (<failure>), in error (<error>) or
-// skipped (<skipped>); a verifier report is one suite with a test case per set.
+// skipped (<skipped>); a verifier report is one suite with a test case per set, the element's
+// type its SOL-ExecBench status (status.hpp).
 #include <fmt/format.h>
 
 #include "rope2d/verify/mismatch.hpp"
@@ -50,6 +51,7 @@ Counts add_suite(pugi::xml_node parent, const JUnitSuite& s) {
     if (c.seconds >= 0) t.append_attribute("time").set_value(fmt::format("{:.3f}", c.seconds).c_str());
     if (const char* e = element(c.outcome)) {
       pugi::xml_node f = xml::add(t, e, {}, c.detail);
+      if (!c.type.empty()) f.prepend_attribute("type").set_value(xml::xml_safe(c.type).c_str());
       if (!c.message.empty() || c.outcome != Outcome::skipped)
         f.prepend_attribute("message").set_value(xml::xml_safe(c.message).c_str());
     }
@@ -78,9 +80,15 @@ JUnitSuite junit_suite(const Report& r) {
   JUnitSuite suite{r.title, {}};
   for (const auto& s : r.results) {
     JUnitCase c{"rope2d." + s.set, s.name};
+    const Cause cause = s.cause(r.gate);
+    // The element's type: SOL-ExecBench's status of the set (status.hpp), as in trace.jsonl.
+    if (const auto st = sxb_status(cause)) c.type = name(*st);
     if (!s.supported()) {
       c.outcome = Outcome::skipped;
       c.message = s.not_supported;
+    } else if (cause == Cause::no_gpu) {  // nothing judged: neither a pass nor a failure of the kernel
+      c.outcome = Outcome::skipped;
+      c.message = s.error;
     } else if (s.beyond_definition && !s.passed(r.gate)) {  // reported, never a failure of the run
       c.outcome = Outcome::skipped;
       c.message = "beyond the definition: " + std::string(name(s.disposition(r.gate))) + (s.ran() ? "" : ": " + s.error);

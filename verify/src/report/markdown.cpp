@@ -76,9 +76,10 @@ void failures(std::ostringstream& md, const Report& r) {
   bool any = false;
   for (const auto& x : r.results) {
     const Disposition d = x.disposition(r.gate);
-    if (d == Disposition::passed || d == Disposition::not_supported) continue;
+    if (d == Disposition::passed || d == Disposition::not_supported || d == Disposition::skipped) continue;
     any = true;
-    md << "### " << x.name << " — " << name(d) << "\n\n";
+    const auto st = sxb_status(x.cause(r.gate));
+    md << "### " << x.name << " — " << name(d) << (st ? " (SOL-ExecBench: " + std::string(name(*st)) + ")" : "") << "\n\n";
     if (!x.ran()) md << "Could not run: " << x.error << "\n\n";
     if (!x.integrity.empty() && x.integrity != "ok") md << "Integrity: " << x.integrity << "\n\n";
     if (x.metrics.poisoned) md << x.metrics.poisoned << " outputs never written (still the NaN poison).\n\n";
@@ -93,6 +94,13 @@ void failures(std::ostringstream& md, const Report& r) {
   if (!any) md << "None: every set passed the gate.\n";
   subnormal_lines(md, r);
   official_lines(md, r);
+  bool skipped = false;
+  for (const auto& x : r.results)
+    if (x.disposition(r.gate) == Disposition::skipped) {
+      if (!skipped) md << "\n## Skipped (nothing judged)\n\n";
+      skipped = true;
+      md << "- " << x.name << ": " << x.error << "\n";
+    }
   bool unsupported = false;
   for (const auto& x : r.results)
     if (!x.supported()) {

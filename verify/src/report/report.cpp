@@ -42,18 +42,28 @@ std::string utc_timestamp() {
 }
 
 Disposition Report::verdict() const {
-  bool incorrect = false;
+  bool incorrect = false, skipped = false, judged = false;
   for (const auto& r : results) {
     if (!r.supported() || r.beyond_definition) continue;
-    if (!r.ran()) return Disposition::failed;
-    incorrect |= !r.passed(gate);
+    const Disposition d = r.disposition(gate);
+    if (d == Disposition::failed) return Disposition::failed;
+    skipped |= d == Disposition::skipped;
+    judged |= d != Disposition::skipped;
+    incorrect |= d == Disposition::incorrect;
   }
-  return incorrect ? Disposition::incorrect : Disposition::passed;
+  // Nothing judged because there was no GPU: never "passed" on nothing.
+  return incorrect ? Disposition::incorrect : skipped && !judged ? Disposition::skipped : Disposition::passed;
 }
 
 int Report::exit_code() const {
-  const Disposition v = verdict();
-  return v == Disposition::passed ? 0 : v == Disposition::incorrect ? 1 : 3;
+  switch (verdict()) {
+    case Disposition::passed: return 0;
+    case Disposition::incorrect: return 1;
+    case Disposition::skipped: return 4;  // as `rope2d verify --require-gpu` without a GPU
+    case Disposition::failed:
+    case Disposition::not_supported: break;
+  }
+  return 3;
 }
 
 Metrics overall(const Report& r) {
@@ -65,11 +75,12 @@ Metrics overall(const Report& r) {
 
 std::string summary(const Report& r) {
   std::ostringstream s;
-  int passed = 0, incorrect = 0, failed = 0, unsupported = 0, beyond = 0, beyond_passed = 0;
+  int passed = 0, incorrect = 0, failed = 0, unsupported = 0, skipped = 0, beyond = 0, beyond_passed = 0;
   for (const auto& x : r.results) {
     const Disposition d = x.disposition(r.gate);
     if (x.beyond_definition) ++beyond, beyond_passed += d == Disposition::passed;
-    else (d == Disposition::passed ? passed : d == Disposition::incorrect ? incorrect : d == Disposition::failed ? failed : unsupported)++;
+    else (d == Disposition::passed ? passed : d == Disposition::incorrect ? incorrect : d == Disposition::failed ? failed
+          : d == Disposition::skipped ? skipped : unsupported)++;
     if (d == Disposition::passed) continue;
     s << fmt::format("{:<10} {:<34} ", name(d), x.name) << (x.beyond_definition ? "(beyond the definition) " : "");
     if (!x.supported()) s << x.not_supported;
@@ -91,6 +102,7 @@ std::string summary(const Report& r) {
   }
   s << fmt::format("{}: {} passed, {} incorrect, {} failed to run", name(r.verdict()), passed, incorrect, failed);
   if (unsupported) s << fmt::format(", {} not supported", unsupported);
+  if (skipped) s << fmt::format(", {} skipped", skipped);
   s << fmt::format(" (gate: {})\n", name(r.gate));
   if (beyond)
     s << fmt::format("beyond the definition (not in the verdict): {} of {} sets passed\n", beyond_passed, beyond);

@@ -1,11 +1,13 @@
 // trace.jsonl: SOL-ExecBench's Trace JSON lines (src/sol_execbench/core/data/trace.py), one per
-// set that ran, so the official tooling reads rope2d's verdicts. The status is rope2d's gate
-// verdict; correctness holds SOL-ExecBench's own error metrics (float32 |out - ref| and its
-// relative form, has_nan / has_inf) and, in extra, rope2d's.
+// set with a status, so the official tooling reads rope2d's verdicts. The status is the set's
+// cause under the gate, through status.hpp's one table; correctness (for PASSED and
+// INCORRECT_NUMERICAL only, as the model demands) holds SOL-ExecBench's own error metrics
+// (float32 |out - ref| and its relative form, has_nan / has_inf) and, in extra, rope2d's.
 #include <fmt/format.h>
 
 #include <cfloat>
 #include <cmath>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "rope2d/verify/golden.hpp"
@@ -75,15 +77,28 @@ ojson correctness(const SetResult& x, Tier gate) {
   return c;
 }
 
-ojson evaluation(const Report& r, const SetResult& x) {
-  const Disposition d = x.disposition(r.gate);
-  ojson e = {{"status", d == Disposition::passed ? "PASSED" : d == Disposition::incorrect ? "INCORRECT_NUMERICAL" : "RUNTIME_ERROR"},
+// The log of a line that did not pass: why, in rope2d's words (the error, the findings, or the
+// elements over the gate), and the command that reruns the set.
+std::string log_of(const SetResult& x, Cause c, Tier gate) {
+  if (c == Cause::passed) return "";
+  std::string s = !x.ran() ? x.error
+                : !x.integrity.empty() && x.integrity != "ok"
+                    ? x.integrity
+                    : fmt::format("{} of {} elements over {}", x.metrics.over[static_cast<int>(gate)], x.metrics.count, name(gate));
+  if (!x.reproduce.empty()) s += (s.empty() ? "" : "\n") + std::string("reproduce: ") + x.reproduce;
+  return s;
+}
+
+ojson evaluation(const Report& r, const SetResult& x, Cause c, SxbStatus st) {
+  ojson e = {{"status", name(st)},
              {"environment", {{"hardware", hardware(r)}, {"libs", {{"rope2d", generator_version()}}}}},
              {"timestamp", r.timestamp.empty() ? std::string("unknown") : r.timestamp},
-             {"log", d == Disposition::failed ? x.error : x.integrity != "ok" && !x.integrity.empty() ? x.integrity : ""}};
-  if (d == Disposition::failed) return e;  // neither correctness nor performance, as the model demands
+             {"log", log_of(x, c, r.gate)}};
+  // Correctness only with PASSED and INCORRECT_NUMERICAL, performance only with PASSED: the
+  // model refuses them with any other status.
+  if (st != SxbStatus::passed && st != SxbStatus::incorrect_numerical) return e;
   e["correctness"] = correctness(x, r.gate);
-  if (d == Disposition::passed) {
+  if (st == SxbStatus::passed) {
     const double ms = x.kernel_ms > 0 ? x.kernel_ms : 0.0;  // not timed: 0
     e["performance"] = {{"latency_ms", ms}, {"reference_latency_ms", 0.0}, {"speedup_factor", 0.0}};
   }
@@ -93,12 +108,17 @@ ojson evaluation(const Report& r, const SetResult& x) {
 }  // namespace
 
 std::string render_trace(const Report& r) {
-  const std::string title = header_value(r, "submission");
-  const std::string solution = title.empty() ? (r.title.empty() ? std::string("rope2d") : r.title) : title;
+  // The submission, else the outputs file judged (rope2d check), else the report's title.
+  std::string solution = header_value(r, "submission");
+  if (solution.empty()) solution = header_value(r, "outputs");
+  if (solution.empty()) solution = r.title.empty() ? std::string("rope2d") : r.title;
   std::string out;
   for (const SetResult& x : r.results) {
-    if (!x.supported()) continue;  // "not supported" has no status in the model
-    const ojson line = {{"definition", definition_name}, {"workload", workload(x)}, {"solution", solution}, {"evaluation", evaluation(r, x)}};
+    const Cause c = x.cause(r.gate);
+    const std::optional<SxbStatus> st = sxb_status(c);
+    if (!st) continue;  // "not supported" has no status in the model
+    const ojson line = {{"definition", definition_name}, {"workload", workload(x)}, {"solution", solution},
+                        {"evaluation", evaluation(r, x, c, *st)}};
     out += line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   return out;

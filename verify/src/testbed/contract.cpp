@@ -88,6 +88,7 @@ Judged declined() {
 Judged violation(const std::string& what) {
   Judged j;
   j.call.findings.push_back("contract violation: " + what);
+  j.call.finding_cause = Cause::contract;
   return j;
 }
 
@@ -202,7 +203,7 @@ SetResult judged(const std::string& check, ref::Dtype d, Tier gate, Subnormals s
     auto x = cache.find(p);
     if (x == cache.end()) x = cache.emplace(p, compute_expected(*p)).first;
     if (!t.round(*p, x->second, out.data()).passes(gate) && !broken) {
-      t.add_finding(std::string("contract violation: ") + wrong);
+      t.add_finding(std::string("contract violation: ") + wrong, Cause::contract);
       broken = true;
     }
   }
@@ -214,35 +215,38 @@ SetResult judged(const std::string& check, ref::Dtype d, Tier gate, Subnormals s
 std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, Subnormals subnormals, std::uint64_t seed,
                                        const std::function<void(const std::string&, bool)>& watch) {
   std::vector<SetResult> out;
-  auto guarded = [&](const std::string& check, auto&& body) {
+  // n: the elements of the check's call (its trace line's axes, a flat problem).
+  auto guarded = [&](const std::string& check, std::int64_t n, auto&& body) {
     const std::string name = "contract/" + check + "/" + std::string(ref::name(d));
     try {
       if (watch) watch(name, true);
       SetResult r = body();
       if (watch) watch(name, false);
+      r.shape = {n};
       out.push_back(r);
     } catch (const std::exception& e) {
       if (watch) watch(name, false);
       SetResult r{"contract/" + check + "/" + std::string(ref::name(d)), "contract", std::string(ref::name(d))};
       r.error = e.what();
+      r.shape = {n};
       cudaGetLastError();
       out.push_back(r);
     }
   };
   ExpectedCache cache;
-  guarded("n0", [&] { return judged("n0", d, gate, subnormals, check_n_zero(fn, d, seed), "", cache); });
+  guarded("n0", 0, [&] { return judged("n0", d, gate, subnormals, check_n_zero(fn, d, seed), "", cache); });
   // Different sizes and data on the two calls: 1M and 1M + 37 elements keep both in flight.
   const Problem a = make_problem(contract_spec("a", d, (1 << 20), seed));
   const Problem b = make_problem(contract_spec("b", d, (1 << 20) + 37, seed));
   for (bool threads : {false, true}) {
     const std::string check = threads ? "threads" : "streams";
-    guarded(check, [&] {
+    guarded(check, a.n(), [&] {
       return judged(check, d, gate, subnormals, check_concurrent(fn, d, threads, a, b),
                     "two calls in flight at once gave wrong results (not reentrant)", cache);
     });
   }
   const Problem fresh = make_problem(contract_spec("replay", d, (1 << 20), seed));
-  guarded("graph", [&] {
+  guarded("graph", a.n(), [&] {
     return judged("graph", d, gate, subnormals, check_graph(fn, d, a, fresh), "the graph replayed on fresh inputs gave wrong results",
                   cache);
   });

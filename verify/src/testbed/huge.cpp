@@ -40,6 +40,7 @@ std::vector<SetResult> huge_checks(Testbed& bed, BackwardFn fn, const SuiteOptio
     } catch (const std::exception& e) {
       SetResult r{spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
       r.error = e.what();
+      r.shape = spec.shape();
       out.push_back(r);
     }
     if (judge.context_lost()) break;

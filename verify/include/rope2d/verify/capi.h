@@ -57,6 +57,10 @@ int rope2d_session_inputs(rope2d_session* s, int64_t k, int round, const void** 
 /* Judges that call's output (n floats) of the last rope2d_session_inputs; integrity is ""
  * when the caller's checks passed, else what failed; error non-empty: the call failed. */
 int rope2d_session_judge(rope2d_session* s, const float* out, const char* integrity, const char* error);
+/* The call of the last rope2d_session_inputs failed: error says why, cause what kind of failure
+ * it is, by the name report.json gives it ("runtime", "timeout", "shape", "dtype"; status.hpp),
+ * which sets the SOL-ExecBench status of the set (RUNTIME_ERROR, TIMEOUT, INCORRECT_SHAPE, ...). */
+int rope2d_session_fail(rope2d_session* s, const char* cause, const char* error);
 /* Writes report.md/json, junit.xml and the plots to out_dir; header is a JSON array of
  * [key, value] pairs, warnings a JSON array of strings. *summary gets the terminal summary,
  * *exit_code 0 passed, 1 incorrect, 3 failed. */

@@ -27,7 +27,9 @@ namespace rope2d::verify {
 struct CallResult {
   std::vector<float> out;
   std::string error;                  // the call failed or could not run: no outputs
+  Cause error_cause = Cause::runtime; // its kind (status.hpp): runtime, timeout, shape, dtype, ...
   std::vector<std::string> findings;  // integrity checks that failed, in words
+  Cause finding_cause = Cause::integrity;  // their kind: integrity, or contract (the call contract's checks)
   bool context_lost = false;          // nothing more can run in this process
   bool declined = false;              // the kernel declined the grad dtype (ROPE2D_ERR_UNSUPPORTED_DTYPE)
   double kernel_ms = 0;
@@ -78,13 +80,14 @@ class SetTally {
   // A call's outcome: declined (not supported, or failed for bf16) or failed, then false (no
   // outputs to judge); else its findings kept once each across rounds, its time, and true.
   bool outcome(const CallResult& run);
-  void add_finding(const std::string& what);
+  // A finding of kind `kind` (integrity or contract; integrity wins when both are found).
+  void add_finding(const std::string& what, Cause kind = Cause::integrity);
   // One round: outputs `out` of p compared with p's reference x, or metrics the call judged
   // itself; closed as one round, merged, and returned.
   const Metrics& round(const Problem& p, const Expected& x, const float* out);
   const Metrics& round(Metrics judged);
   bool failed() const { return !r_.error.empty(); }
-  void fail(const std::string& why) { r_.error = why; }
+  void fail(const std::string& why, Cause kind = Cause::runtime) { r_.fail(why, kind); }
   // The result so far, its integrity "ok" or the findings.
   SetResult finish() const;
 
@@ -95,6 +98,7 @@ class SetTally {
   Subnormals subnormals_;
   std::size_t max_failures_;
   std::string integrity_;
+  Cause finding_cause_ = Cause::contract;  // the kind of integrity_ (none found yet: the weakest)
   Metrics last_;
 };
 
@@ -159,6 +163,11 @@ class Judge {
 // A set whose call returned ROPE2D_ERR_UNSUPPORTED_DTYPE: "not supported" for fp16 and fp32,
 // failed for bf16 (the benchmark's dtype).
 void mark_declined(SetResult& r, ref::Dtype d);
+
+// One result per set that was never judged, each failed for `why` of kind `kind` (an
+// error_cause: the submission did not build, no GPU, ...), with its shape: a run that judged
+// nothing still reports every set with the status that says why.
+std::vector<SetResult> unjudged(const std::vector<ProblemSpec>& specs, const std::string& why, Cause kind);
 
 // The one-line summary of a judged set (verify's progress line and the worker's end message).
 std::string outcome(const SetResult& r, Tier gate);

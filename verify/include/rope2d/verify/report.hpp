@@ -1,8 +1,8 @@
 // Verification reports: Markdown and a self-contained HTML page for people, JSON for tools,
 // JUnit XML for CI, and two SVG plots (error histogram per grad dtype, worst error by angle
-// binade). Every result gets a
-// disposition: passed, incorrect (accuracy or integrity), failed (did not build/load/run) or
-// not supported. Each format is one writer in report_writers(); a new format is one more.
+// binade). Every result gets a cause (status.hpp) and from it a disposition: passed, incorrect
+// (accuracy or integrity), failed (did not build/load/run), not supported or skipped (no GPU),
+// and a SOL-ExecBench status. Each format is one writer in report_writers(); a new format is one more.
 #pragma once
 
 #include <span>
@@ -13,6 +13,7 @@
 
 #include "rope2d/verify/disposition.hpp"
 #include "rope2d/verify/metrics.hpp"
+#include "rope2d/verify/status.hpp"
 
 namespace rope2d::verify {
 
@@ -30,13 +31,29 @@ struct SetResult {
   // Beyond the problem the solution declares (a grad dtype its definition does not have, asked
   // for with --grad-dtypes): judged and reported apart, never part of the verdict.
   bool beyond_definition = false;
+  // What kind of reason `error` is (status.hpp's error_cause: runtime, build, timeout, shape,
+  // dtype, verifier, no_gpu), and what kind of finding `integrity` holds (finding_cause:
+  // integrity, contract, or numerical for a golden set's stored results).
+  Cause error_cause = Cause::runtime;
+  Cause finding_cause = Cause::integrity;
 
   bool supported() const { return not_supported.empty(); }
   bool ran() const { return error.empty() && supported(); }
   bool passed(Tier gate) const { return ran() && (integrity.empty() || integrity == "ok") && metrics.passes(gate); }
-  Disposition disposition(Tier gate) const {
-    return !supported() ? Disposition::not_supported : !ran() ? Disposition::failed
-         : passed(gate) ? Disposition::passed : Disposition::incorrect;
+  // Why it has its disposition: not supported, else the error's kind, else the findings' kind,
+  // else the metrics under the gate. A kind that is not of its field counts as runtime or
+  // integrity (a result never passes through a mislabelled field).
+  Cause cause(Tier gate) const {
+    if (!supported()) return Cause::not_supported;
+    if (!ran()) return verify::error_cause(error_cause) ? error_cause : Cause::runtime;
+    if (!integrity.empty() && integrity != "ok") return verify::finding_cause(finding_cause) ? finding_cause : Cause::integrity;
+    return metrics.passes(gate) ? Cause::passed : Cause::numerical;
+  }
+  Disposition disposition(Tier gate) const { return verify::disposition(cause(gate)); }
+  // The error and its kind at once, where a set cannot be judged.
+  void fail(std::string why, Cause kind = Cause::runtime) {
+    error = std::move(why);
+    error_cause = kind;
   }
 };
 
@@ -57,8 +74,8 @@ struct Report {
   // read back from a report.json written before they were recorded).
   bool has_subnormal_data = true;
 
-  Disposition verdict() const;  // passed | incorrect | failed
-  int exit_code() const;        // 0 passed, 1 incorrect, 3 failed
+  Disposition verdict() const;  // passed | incorrect | failed | skipped (every set in it skipped: no GPU)
+  int exit_code() const;        // 0 passed, 1 incorrect, 3 failed, 4 skipped
 };
 
 // One output format: the file it writes and how to render a report into it.
@@ -103,6 +120,8 @@ struct JUnitCase {
   std::string message;  // the failure, error or skip reason (an attribute)
   std::string detail;   // longer text: failing elements, a log excerpt (element text)
   double seconds = -1;  // written as time= when >= 0
+  std::string type;     // its kind (an attribute of the failure, error or skipped element): a verifier
+                        // report's SOL-ExecBench status, status.hpp; empty: none written
 };
 struct JUnitSuite {
   std::string name;

@@ -5,12 +5,15 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "rope2d/verify/disposition.hpp"
+#include "rope2d/verify/status.hpp"
 
 namespace rope2d::verify::protocol {
 
@@ -23,6 +26,8 @@ struct End {                                 // a set was judged
   std::string name, set, dtype;
   Disposition disposition = Disposition::failed;
   std::string summary;
+  Cause cause = Cause::runtime;               // why it has its disposition (status.hpp)
+  std::vector<std::int64_t> shape;            // the problem's shape, for its trace line's axes
 };
 struct Done { Disposition verdict = Disposition::failed; };  // the report is written
 struct Error { std::string message; };      // the worker threw
