@@ -190,7 +190,8 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   if (!a.run.submission.empty() && !fs::is_regular_file(a.run.submission))
     throw std::invalid_argument(a.run.submission + ": no such file");
   const std::string stem = a.run.submission.empty() ? "rope2d" : fs::path(a.run.submission).stem().string();
-  if (a.out_dir.empty()) a.out_dir = "reports/verify/" + stem;
+  a.out_default = a.out_dir.empty();
+  if (a.out_default) a.out_dir = "reports/verify/" + stem;
   // Where the report and trace go, before anything is built or run.
   check_report_folder(a.out_dir, "--out");
   check_machine_outputs(mo);
@@ -229,7 +230,7 @@ Action add_verify(CLI::App& app) {
   auto a = std::make_shared<VerifyArgs>();
   app.add_option("SUBMISSION", a->run.submission,
                  "kernel.cu or libkernel.so with rope2d_backward, or a SOL-ExecBench solution.json; none: this project's kernel");
-  app.add_option("--out", a->out_dir, "report directory (default reports/verify/<name>)");
+  app.add_option("--out", a->out_dir, "report directory (default reports/verify/<name>, or <name>-no-gpu where no GPU is)");
   app.add_option("--tier", a->run.tier, "gate: " + tier_names() + " (old names strict, faithful-* still accepted, deprecated)")->capture_default_str();
   app.add_option("--nvcc", a->run.nvcc, "nvcc to compile .cu submissions")->capture_default_str();
   app.add_option("--nvcc-flag", a->run.nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");

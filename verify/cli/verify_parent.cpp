@@ -136,7 +136,7 @@ int report_broken(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Wa
 
 }  // namespace
 
-int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate) {
+int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate) {
   int fds[2];
   const pid_t pid = start_worker(a, specs, gate, fds);
   Progress progress(a.quiet);
@@ -149,6 +149,10 @@ int judge_submission(const VerifyArgs& a, const std::vector<ProblemSpec>& specs,
   close(fds[0]);
   progress.done();
   if (!w.nogpu.empty()) {
+    if (a.out_default) {
+      a.out_dir += "-no-gpu";
+      check_report_folder(a.out_dir, "--out");
+    }
     const int rc = cpu_only(a, specs, gate, w.nogpu);
     if (rc != Exit::ok || !a.require_gpu) return rc;
     std::cout << "rope2d verify: --require-gpu: the kernel runs were SKIPPED (" << w.nogpu << "): exit " << Exit::no_gpu << "\n";

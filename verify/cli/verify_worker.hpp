@@ -22,6 +22,7 @@ struct VerifyArgs {
   // grad dtypes, tier, seed, rounds, quick, nvcc and its flags, the sanitizer's set, IEEE subnormals.
   verify::RunOptions run{.worst_dir = repo_file("reference/worst")};
   std::string out_dir, only, golden = repo_file("data/golden-smoke");
+  bool out_default = false;  // out_dir is the default, not given
   bool quiet = false, bench = false, list = false;
   bool sanitize = false;                        // --sanitize (its reduced set: run.sanitize_set)
   bool huge = false;                            // --huge: also the sets past 2^31 elements
@@ -50,7 +51,9 @@ bool is_solution(const std::string& path);
 int cpu_only(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, const std::string& reason);
 
 // Runs the worker and supervises it (verify_parent.cpp); a report is written to a.out_dir.
-int judge_submission(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate);
+// Runs the worker and judges; without a GPU, the CPU checks, whose report goes to `<out>-no-gpu`
+// where --out was not given (a.out_dir then names it), never over a judged run's report.
+int judge_submission(VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate);
 
 // --sanitize (verify_sanitize.cpp): re-executes rope2d verify under each compute-sanitizer tool
 // on the reduced set; 0 when every tool passed or was SKIPPED, 1 when one found errors.

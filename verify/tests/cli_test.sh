@@ -178,5 +178,16 @@ check beyond-only-dtype 2 "$rope2d" verify "$sol" --grad-dtypes fp16 --quick --o
 expect beyond-only-dtype-says "every selected set lies beyond the definition"
 check beyond-only-name 2 "$rope2d" verify "$sol" --only odd/fp16/n=7 --grad-dtypes fp16 --quick --out "$tmp/beyond2"
 
+# Without a GPU and without --out, the report goes to <name>-no-gpu: a judged run's report in
+# reports/verify/<name> is never replaced by one that judged nothing (run from a scratch folder).
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  mkdir -p "$tmp/cwd/reports/verify/rope2d" && echo "judged" >"$tmp/cwd/reports/verify/rope2d/report.md"
+  (cd "$tmp/cwd" && "$rope2d" verify --only 'odd/bf16/n=1' --rounds 1 >"$tmp/cwd.log" 2>&1)
+  if grep -qx judged "$tmp/cwd/reports/verify/rope2d/report.md" && [ -f "$tmp/cwd/reports/verify/rope2d-no-gpu/report.json" ]; then
+    echo "ok   no-gpu-report-beside"; passes=$((passes+1))
+  else
+    echo "FAIL no-gpu-report-beside: the judged report was replaced, or none written beside it"; tail -n 3 "$tmp/cwd.log"; fails=$((fails+1))
+  fi
+fi
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
