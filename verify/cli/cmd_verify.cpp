@@ -55,6 +55,39 @@ int list(const VerifyArgs& a, const std::vector<ProblemSpec>& specs) {
 
 }  // namespace
 
+namespace {
+
+// The reference's certified double path against its MPFR path on fresh hard inputs: 2000
+// elements of every regime and grad dtype, every output dtype compared bit for bit.
+struct ReferencePaths {
+  std::int64_t mismatched = 0;
+  std::string words;
+};
+ReferencePaths check_reference_paths(std::uint64_t seed) {
+  std::int64_t checked = 0;
+  ReferencePaths r;
+  ref::CertifiedStats stats;
+  ref::Random rng(seed);
+  for (ref::Regime regime : ref::all_regimes)
+    for (ref::Dtype d : ref::all_dtypes)
+      for (int i = 0; i < 2000; ++i, ++checked) {
+        const ref::Element e = ref::draw(regime, rng, d);
+        const ref::Rounded f = ref::certified_backward(e, &stats), m = ref::exact_backward(e);
+        bool same = true;
+        for (ref::Dtype o : ref::all_dtypes) {
+          const double x = f.in(o), y = m.in(o);
+          same &= std::memcmp(&x, &y, sizeof x) == 0 || (std::isnan(x) && std::isnan(y));
+        }
+        r.mismatched += !same;
+      }
+  r.words = fmt::format("{} elements from every regime and grad dtype, certified double path against MPFR: {} mismatches "
+                        "({} decided in double, {} by MPFR)",
+                        checked, r.mismatched, stats.fast, stats.fallback);
+  return r;
+}
+
+}  // namespace
+
 // What the machine can check without a GPU: the committed golden set against the reference
 // and the reference's certified path against its MPFR path on fresh hard inputs. The report
 // holds every selected set, with the status that says why none was judged: skipped for want
@@ -85,17 +118,8 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
   // The submission itself: built with nvcc where present, loaded, its symbol looked up.
   if (!a.run.submission.empty() && !is_solution(a.run.submission)) {
     const bool source = a.run.submission.size() >= 3 && a.run.submission.compare(a.run.submission.size() - 3, 3, ".cu") == 0;
-    auto on_path = [](const std::string& prog) {
-      if (prog.find('/') != std::string::npos) return fs::exists(prog);
-      const char* env = std::getenv("PATH");
-      const std::string path = env ? env : "";
-      for (std::size_t b = 0, e = 0; b <= path.size(); b = e + 1) {
-        e = std::min(path.find(':', b), path.size());
-        if (fs::exists(fs::path(path.substr(b, e - b)) / prog)) return true;
-      }
-      return false;
-    };
-    const bool have_nvcc = !source || on_path(a.run.nvcc);
+    const bool have_nvcc =
+        !source || (a.run.nvcc.find('/') != std::string::npos ? fs::exists(a.run.nvcc) : !find_program(a.run.nvcc).empty());
     if (!have_nvcc) {
       std::cout << "  submission " << a.run.submission << ": build SKIPPED (no " << a.run.nvcc << ")\n";
       rep.warnings.push_back("the submission was not built: no " + a.run.nvcc);
@@ -148,27 +172,10 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
   } else {
     std::cout << "  golden set " << a.golden << ": SKIPPED (not found)\n";
   }
-  std::int64_t checked = 0, mismatched = 0;
-  ref::CertifiedStats stats;
-  ref::Random rng(a.run.seed);
-  for (ref::Regime regime : ref::all_regimes)
-    for (ref::Dtype d : ref::all_dtypes)
-      for (int i = 0; i < 2000; ++i, ++checked) {
-        const ref::Element e = ref::draw(regime, rng, d);
-        const ref::Rounded f = ref::certified_backward(e, &stats), m = ref::exact_backward(e);
-        bool same = true;
-        for (ref::Dtype o : ref::all_dtypes) {
-          const double x = f.in(o), y = m.in(o);
-          same &= std::memcmp(&x, &y, sizeof x) == 0 || (std::isnan(x) && std::isnan(y));
-        }
-        mismatched += !same;
-      }
-  const std::string paths = fmt::format("{} elements from every regime and grad dtype, certified double path against "
-                                        "MPFR: {} mismatches ({} decided in double, {} by MPFR)",
-                                        checked, mismatched, stats.fast, stats.fallback);
-  std::cout << "  reference paths: " << paths << "\n";
-  rep.header.push_back({"reference paths", paths});
-  failures += mismatched != 0;
+  const ReferencePaths paths = check_reference_paths(a.run.seed);
+  std::cout << "  reference paths: " << paths.words << "\n";
+  rep.header.push_back({"reference paths", paths.words});
+  failures += paths.mismatched != 0;
   if (failures) rep.warnings.push_back("the CPU checks FAILED (golden set or reference paths): the verifier's own data is in question");
   std::cout << (failures ? "rope2d verify: CPU checks FAILED\n" : "rope2d verify: CPU checks passed; kernel runs SKIPPED (no GPU)\n");
   write("kernel runs skipped: " + reason, Cause::no_gpu);

@@ -11,12 +11,6 @@
 
 namespace rope2d::verify::xml {
 
-// Length of the well-formed UTF-8 sequence starting at s[i] that encodes a character XML
-// allows, or 0 (overlong forms, surrogates, U+FFFE/U+FFFF, beyond U+10FFFF, C0 controls but
-// tab, newline and return, and C1 controls are refused): the one UTF-8 check of every report
-// writer that takes untrusted text (XML here, Markdown in markdown_text.cpp).
-std::size_t valid_sequence(std::string_view s, std::size_t i);
-
 // s as valid XML 1.0 character data: well-formed UTF-8 kept, every byte of an invalid
 // sequence and every control character other than tab, newline and return written as \xNN.
 std::string xml_safe(std::string_view s);
