@@ -243,3 +243,27 @@ TEST(Sandbox, WatchCountsWhatTheBoxRefused) {
   EXPECT_FALSE(unwatched.refused.watched);
   EXPECT_NE(unwatched.refused.words().find("not counted"), std::string::npos);
 }
+
+// A folder to hide under one the box's user cannot search (a report folder in root's home,
+// run as root) is out of its sight already: the box starts, and the folder stays unreadable.
+TEST(Sandbox, HidesFoldersItCannotReach) {
+  NEED_BOX();
+  Scratch s;
+  std::string dir = "/var/tmp/rope2d-private-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  struct Remove {
+    std::string d;
+    ~Remove() { fs::remove_all(d); }
+  } remove{dir};
+  fs::permissions(dir, fs::perms::owner_all);  // 0700
+  fs::create_directories(fs::path(dir) / "out");
+  std::ofstream(fs::path(dir) / "out" / "report.md") << "the report";
+  BoxPolicy p = policy(s);
+  p.hide = {dir + "/out"};
+  const BoxResult r = sh(p, "cat " + dir + "/out/report.md || echo UNREADABLE");
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  if (::geteuid() == 0) {
+    EXPECT_NE(r.output.find("UNREADABLE"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(r.output.find("the report"), std::string::npos) << r.output;
+}

@@ -100,7 +100,7 @@ grep -q "shard 1/3 on $host" sharded/$date/slurm-shard-1.log && ok "array task 1
   bad "slurm-shard-1.log: $(cat sharded/$date/slurm-shard-1.log 2>/dev/null)"
 python3 "$src/verify/tests/same_night.py" single/$date/summary.json sharded/$date/summary.json 3 --nudged &&
   ok "merged summary equals the single-process one (sets, verdicts, worst elements)" || bad "summaries differ"
-grep -q "Status: FAILED" sharded/$date/summary.md && grep -q "broken fp16: verify exited" sharded/$date/summary.md &&
+grep -q "Status: FAILED" sharded/$date/summary.md && grep -q "broken fp16: .*verify exited" sharded/$date/summary.md &&
   grep -q "golden .*: incorrect (stored results differ" sharded/$date/summary.md &&
   grep -q "## Regressions against 2026-02-02" sharded/$date/summary.md && grep -q "golden .*: newly incorrect" sharded/$date/summary.md &&
   ok "the merged report names the broken submission and the nudged golden problems" || bad "summary.md: $(head -20 sharded/$date/summary.md)"

@@ -50,6 +50,7 @@ struct RemoteKernel::Impl {
   std::condition_variable cv;
   bool hello = false, dead = false, faulted = false;
   std::string death;                         // why the host is gone
+  bool death_for_time = false;               // killed at a wall-clock limit (a TIMEOUT, not a crash)
   std::map<std::uint64_t, int> launched;     // seq -> rc
   std::map<std::uint32_t, int> mapped;       // region -> rc
   // Replies the judge waits for: any other reply is not the protocol (a host cannot fill the
@@ -177,10 +178,10 @@ struct RemoteKernel::Impl {
     return true;
   }
 
-  void kill_host(const std::string& why) {
+  void kill_host(const std::string& why, bool for_time = false) {
     {
       std::lock_guard lk(m);
-      if (death.empty()) death = why;
+      if (death.empty()) death = why, death_for_time = for_time;
     }
     if (box) ::kill(-box->pid(), SIGKILL);
   }
@@ -223,7 +224,7 @@ struct RemoteKernel::Impl {
     }
     if (!wait(lk, opt.call_timeout_s, [&] { return launched.count(me) > 0; })) {
       lk.unlock();
-      kill_host("a call did not return within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s (killed)");
+      kill_host("a call did not return within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s (killed)", true);
       return host_gone_rc;
     }
     const int rc = launched[me];
@@ -379,16 +380,20 @@ int RemoteKernel::fused(const void* gc, const void* gs, const std::int32_t* posi
   return forward(wire::Entry::fused, tokens, head_dim, grad_dtype, {gc, gs, positions, theta, out}, stream);
 }
 
-std::string RemoteKernel::settle() {
+std::string RemoteKernel::settle(bool* timed_out) {
   Impl& m = *impl_;
   std::unique_lock lk(m.m);
   const bool in_time = m.wait(lk, m.opt.call_timeout_s, [&] { return m.unfinished.empty(); });
   std::string e = m.errors.empty() ? "" : m.errors.front();
   m.errors.clear();
-  if (e.empty() && m.dead) e = m.death;
+  if (e.empty() && m.dead) {
+    e = m.death;
+    if (timed_out) *timed_out = m.death_for_time;
+  }
   if (e.empty() && !in_time) {
+    if (timed_out) *timed_out = true;
     lk.unlock();
-    m.kill_host("a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s");
+    m.kill_host("a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s", true);
     return "a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s (the kernel host was killed)";
   }
   return e;
@@ -426,11 +431,13 @@ RemoteKernel::End RemoteKernel::finish() {
   return e;
 }
 
-std::string settle_remote_call(bool* lost) {
+std::string settle_remote_call(bool* lost, bool* timed_out) {
   RemoteKernel* r = RemoteKernel::active();
   if (!r) return "";
-  std::string e = r->settle();
+  bool late = false;
+  std::string e = r->settle(&late);
   if (lost) *lost = r->lost();
+  if (timed_out) *timed_out = late;
   return e;
 }
 

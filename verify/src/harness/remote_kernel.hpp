@@ -62,7 +62,7 @@ class RemoteKernel {
   // After the caller's device synchronisation: waits until the host has said that every call
   // made so far finished; the first error it reported since the last settle ("" when none).
   // lost(): the host died or reported a fault; no call can run any more.
-  std::string settle();
+  std::string settle(bool* timed_out = nullptr);  // *timed_out: the error is a call that ran out of time
   bool lost() const;
 
   // Ends the host: its exit, its output (capped) and the processes it left in the box.
@@ -82,6 +82,6 @@ class RemoteKernel {
 
 // The testbed's hook: after a call's synchronisation, the remote call's error ("" when none
 // or when no remote kernel is in use); *lost set when the host cannot run more calls.
-std::string settle_remote_call(bool* lost);
+std::string settle_remote_call(bool* lost, bool* timed_out = nullptr);
 
 }  // namespace rope2d::verify::harness

@@ -47,6 +47,20 @@ bool box_can_reach(const std::string& path, bool dropping) {
   return true;
 }
 
+// Whether the box's user can search every folder above `path` (see box_can_reach).
+bool box_can_search_above(const std::string& path, bool dropping) {
+  const fs::path parent = fs::path(path).parent_path();
+  if (!dropping) return true;
+  std::string prefix;
+  for (const auto& part : parent) {
+    prefix = (fs::path(prefix) / part).string();
+    struct stat st{};
+    if (::stat(prefix.c_str(), &st) != 0) return false;
+    if (!(st.st_mode & (st.st_uid == box_uid ? S_IXUSR : S_IXOTH))) return false;
+  }
+  return true;
+}
+
 // The mounts and namespaces, then the command.
 std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p, int info_fd,
                                     const std::vector<std::string>& argv) {
@@ -69,6 +83,9 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
     if (ec || !fs::exists(s)) continue;
     const std::string real = fs::canonical(h, ec).string();
     if (ec || real == "/") continue;
+    // Under a folder the box's user cannot search (root's home, as uid 65534) it is out of
+    // sight already, and bwrap could not reach it to mount over it.
+    if (!box_can_search_above(real, ::geteuid() == 0)) continue;
     if (fs::is_directory(s) || fs::is_directory(real)) {
       a.insert(a.end(), {"--size", "1048576", "--tmpfs", real});
       hidden.push_back(real);

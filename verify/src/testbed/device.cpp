@@ -164,9 +164,11 @@ struct Testbed::Impl {
     }
     // A boxed kernel (harness/remote_kernel.hpp): its host's word on the call's end; a host
     // that died or faulted runs no more calls (this process's context is unharmed).
-    bool host_lost = false;
-    if (const std::string remote = harness::settle_remote_call(&host_lost); !remote.empty() && (integ.call_error.empty() || host_lost))
+    bool host_lost = false, late = false;
+    if (const std::string remote = harness::settle_remote_call(&host_lost, &late); !remote.empty() && (integ.call_error.empty() || host_lost)) {
       integ.call_error = remote;
+      integ.timed_out = late;
+    }
     if (host_lost) {
       integ.context_lost = true;
       return seed;

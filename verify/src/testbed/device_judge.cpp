@@ -13,6 +13,7 @@ namespace rope2d::verify {
 CallResult call_result(DeviceRun run) {
   CallResult c;
   c.error = run.integrity.call_error;
+  if (run.integrity.timed_out) c.error_cause = Cause::timeout;
   c.context_lost = run.integrity.context_lost;
   c.declined = run.integrity.declined;
   if (!run.integrity.ok() && c.error.empty()) c.findings.push_back(run.integrity.describe());

@@ -113,7 +113,8 @@ CONNECTED = r"refused by the box.*127\.0\.0\.1:47811"
 # name: (language, payload, where, expected exits, phrase in the output or report)
 ATTACKS = {
     "py_forge_at_import": ("python", "forge", "import", "1", "Verdict: incorrect"),
-    "py_forge_in_call": ("python", "forge", "call", "1", "Verdict: incorrect"),
+    # Its forged writes to every descriptor may break the CUDA runtime's own (failed) or not.
+    "py_forge_in_call": ("python", "forge", "call", "1|3", "Verdict: (incorrect|failed)"),
     "py_hang_in_call": ("python", "hang", "call", "3", "did not (return|finish) within"),
     "py_crash_in_call": ("python", "crash", "call", "3", "Verdict: failed"),
     "py_exit_in_call": ("python", "exit", "call", "3", "Verdict: failed"),

@@ -42,6 +42,7 @@ struct Integrity {
   bool stream_respected = true;  // queued work on the stream finished before the kernel ran
   bool deterministic = true;     // a second call gave the same bits
   bool context_lost = false;     // a sticky CUDA error: nothing more can run in this process
+  bool timed_out = false;        // call_error is a wall-clock limit: a boxed kernel's call did not finish in time
   bool declined = false;         // returned ROPE2D_ERR_UNSUPPORTED_DTYPE (call_error says so)
   // Elements the repeat call (its output pre-filled with finite values, prefill.hpp) left
   // holding its pre-fill where the judged call wrote them.
