@@ -219,7 +219,12 @@ TEST(Sandbox, WatchCountsWhatTheBoxRefused) {
   NEED_BOX();
   Scratch s;
   BoxPolicy p = policy(s);
-  p.watcher = ROPE2D_KERNEL_HOST;
+  // A copy in the scratch folder, as the verifier makes one: the build tree may lie under /tmp,
+  // which is the box's own.
+  p.watcher = s.path() + "/host";
+  fs::copy_file(ROPE2D_KERNEL_HOST, p.watcher);
+  fs::permissions(p.watcher, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                                 fs::perms::others_exec);
   const std::string outside = "/var/tmp/rope2d-watch-test-" + std::to_string(::getpid());
   std::string script = "echo x > " + outside + "; echo y > inside; mkdir -p /tmp/a && echo z > /tmp/a/b; ";
   const bool python = !find_program("python3").empty();
