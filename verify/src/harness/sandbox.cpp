@@ -29,36 +29,30 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Whether the box's user can read `path` and search every folder above it: the caller's own
-// rights, or, dropping from root to box_uid, the permission bits for others (or box_uid as
-// owner). A path it cannot reach is not revealed (bwrap would refuse to start).
-bool box_can_reach(const std::string& path, bool dropping) {
-  if (!dropping) return ::access(path.c_str(), R_OK) == 0;
-  std::string prefix;
-  for (const auto& part : fs::path(path)) {
-    prefix = (fs::path(prefix) / part).string();
-    struct stat st{};
-    if (::stat(prefix.c_str(), &st) != 0) return false;
-    const bool mine = st.st_uid == box_uid;
-    const bool last = prefix == path;
-    if (S_ISDIR(st.st_mode) && !(st.st_mode & (mine ? S_IXUSR : S_IXOTH))) return false;
-    if (last && !(st.st_mode & (mine ? S_IRUSR : S_IROTH))) return false;
-  }
+// Whether box_uid may read (S_IROTH) or search (S_IXOTH) the file at `p`: by the owner's bits
+// where it owns it, else by the others' bits.
+bool box_may(const fs::path& p, mode_t others_bit) {
+  struct stat st{};
+  if (::stat(p.c_str(), &st) != 0) return false;
+  return st.st_mode & (st.st_uid == box_uid ? others_bit << 6 : others_bit);
+}
+
+// Whether the box's user can search every folder above `path`: always with the caller's own
+// rights; dropping from root to box_uid, by box_may.
+bool box_can_search_above(const std::string& path, bool dropping) {
+  if (!dropping) return true;
+  fs::path prefix;
+  for (const auto& part : fs::path(path).parent_path())
+    if (!box_may(prefix /= part, S_IXOTH)) return false;
   return true;
 }
 
-// Whether the box's user can search every folder above `path` (see box_can_reach).
-bool box_can_search_above(const std::string& path, bool dropping) {
-  const fs::path parent = fs::path(path).parent_path();
-  if (!dropping) return true;
-  std::string prefix;
-  for (const auto& part : parent) {
-    prefix = (fs::path(prefix) / part).string();
-    struct stat st{};
-    if (::stat(prefix.c_str(), &st) != 0) return false;
-    if (!(st.st_mode & (st.st_uid == box_uid ? S_IXUSR : S_IXOTH))) return false;
-  }
-  return true;
+// Whether the box's user can read `path` (and search it, a folder) and search every folder
+// above it. A path it cannot reach is not revealed (bwrap would refuse to start).
+bool box_can_reach(const std::string& path, bool dropping) {
+  if (!dropping) return ::access(path.c_str(), R_OK) == 0;
+  if (!box_can_search_above(path, true) || !box_may(path, S_IROTH)) return false;
+  return !fs::is_directory(path) || box_may(path, S_IXOTH);
 }
 
 // The mounts and namespaces, then the command.

@@ -2,6 +2,8 @@
 // ioctls; the filter itself is built with libseccomp in the watcher (ROPE2D_HAVE_SECCOMP).
 #include "harness/watch.hpp"
 
+#include "harness/host_protocol.hpp"  // wire::send_record, wire::receive_record: a descriptor over a socket
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
@@ -11,7 +13,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -132,23 +133,6 @@ std::string address_words(const std::string& raw) {
   return "";  // a Unix socket (the box's own) or another family: not a network connection
 }
 
-int receive_fd(int sock) {
-  char data[1];
-  iovec io{data, sizeof data};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  msghdr msg{};
-  msg.msg_iov = &io;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  if (::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) <= 0) return -1;
-  const cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int))) return -1;
-  int fd;
-  std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-  return fd;
-}
-
 }  // namespace
 
 std::string Refusals::words() const {
@@ -198,23 +182,12 @@ std::string install_watch(int fd) {
   const int listener = rc == 0 ? seccomp_notify_fd(ctx) : -1;
   seccomp_release(ctx);
   if (rc != 0 || listener < 0) return std::string("seccomp: ") + std::strerror(rc ? -rc : errno);
-  char one = 'w';
-  iovec io{&one, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &io;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &listener, sizeof listener);
-  const bool sent = ::sendmsg(fd, &msg, MSG_NOSIGNAL) == 1;
+  const char one = 'w';
+  const bool sent = wire::send_record(fd, &one, 1, listener);
+  const int err = errno;
   ::close(listener);  // nothing in the box keeps it: only the judge answers
   ::close(fd);
-  return sent ? "" : std::string("cannot hand the watch to the judge: ") + std::strerror(errno);
+  return sent ? "" : std::string("cannot hand the watch to the judge: ") + std::strerror(err);
 #else
   ::close(fd);
   return "built without libseccomp";
@@ -258,9 +231,12 @@ void Watch::serve(int sock) {
   int listener = -1;
   while (!stop_ && listener < 0) {  // the watcher hands its descriptor over as the box starts
     pollfd q{sock, POLLIN, 0};
-    if (::poll(&q, 1, 100) > 0) {
-      listener = receive_fd(sock);
-      if (listener < 0) break;  // the box closed its end without a watch
+    if (::poll(&q, 1, 100) <= 0) continue;
+    unsigned char one[1];
+    if (wire::receive_record(sock, one, sizeof one, &listener) != 1 || listener < 0) {
+      if (listener >= 0) ::close(listener);
+      listener = -1;
+      break;  // the box closed its end without a watch, or sent something else
     }
   }
   ::close(sock);
