@@ -127,8 +127,6 @@ json parse_json(const std::string& text, const std::string& where, int max_depth
   }
 }
 
-json read_json_file(const std::string& path, std::uint64_t max_bytes) { return parse_json(read_file(path, max_bytes), path); }
-
 std::string brief(const json& v) {
   switch (v.type()) {
     case json::value_t::array: return "an array of " + std::to_string(v.size());
@@ -140,56 +138,6 @@ std::string brief(const json& v) {
       return (v.is_string() ? "the string " : v.is_number() ? "the number " : "") + s;
     }
   }
-}
-
-namespace {
-
-const json& field(const json& obj, const std::string& key, const std::string& where, const std::string& parent) {
-  if (!obj.is_object()) bad_input(where, parent.empty() ? "(top)" : parent.substr(0, parent.size() - 1), "an object", brief(obj));
-  const auto it = obj.find(key);
-  if (it == obj.end()) bad_input(where, parent + key, "a value", "nothing");
-  return *it;
-}
-
-}  // namespace
-
-std::string string_field(const json& obj, const std::string& key, const std::string& where, const std::string& parent) {
-  const json& v = field(obj, key, where, parent);
-  if (!v.is_string()) bad_input(where, parent + key, "a string", brief(v));
-  return v.get<std::string>();
-}
-
-std::int64_t int_field(const json& obj, const std::string& key, const std::string& where, std::int64_t lo, std::int64_t hi,
-                       const std::string& parent) {
-  const json& v = field(obj, key, where, parent);
-  const std::string f = parent + key;
-  const std::string range = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) || static_cast<std::int64_t>(u) > hi ||
-        static_cast<std::int64_t>(u) < lo)
-      bad_input(where, f, range, brief(v));
-    return static_cast<std::int64_t>(u);
-  }
-  if (!v.is_number_integer()) bad_input(where, f, range, brief(v));
-  const auto x = v.get<std::int64_t>();
-  if (x < lo || x > hi) bad_input(where, f, range, brief(v));
-  return x;
-}
-
-double number_field(const json& obj, const std::string& key, const std::string& where, double lo, double hi,
-                    const std::string& parent) {
-  const json& v = field(obj, key, where, parent);
-  const double x = v.is_number() ? v.get<double>() : 0.0;
-  if (!v.is_number() || !(x >= lo && x <= hi))
-    bad_input(where, parent + key, "a number in [" + json(lo).dump() + ", " + json(hi).dump() + "]", brief(v));
-  return x;
-}
-
-bool bool_field(const json& obj, const std::string& key, const std::string& where, const std::string& parent) {
-  const json& v = field(obj, key, where, parent);
-  if (!v.is_boolean()) bad_input(where, parent + key, "true or false", brief(v));
-  return v.get<bool>();
 }
 
 std::uint64_t parse_uint(const std::string& text, const std::string& where, std::uint64_t hi) {

@@ -18,6 +18,7 @@
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/golden.hpp"
+#include "rope2d/verify/json_schema.hpp"
 #include "rope2d/ref/worst_list.hpp"
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/nightly_config.hpp"
@@ -45,7 +46,7 @@ std::string make_scratch() {
   std::string dir = (fs::temp_directory_path() / "rope2d-fuzz-XXXXXX").string();
   if (!::mkdtemp(dir.data())) std::abort();
   const fs::path golden = fs::path(ROPE2D_SOURCE_DIR) / "data" / "golden-smoke";
-  nlohmann::json m = ref::read_json_file((golden / "manifest.json").string());
+  nlohmann::json m = verify::read_json_file((golden / "manifest.json").string(), verify::JsonFormat::golden_manifest);
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : m["files"])
     for (const char* name : small_files)
@@ -186,7 +187,7 @@ void previous_summary(const std::uint8_t* data, std::size_t size) {
     const verify::NightSummary previous = verify::read_previous_summary(path);
     // Tonight as the corpus's summary (the same shape): every rule reads both.
     static const verify::NightSummary now =
-        verify::night_summary_from_json(ref::read_json_file(ROPE2D_SOURCE_DIR "/verify/fuzz/corpus/summary/summary.json"));
+        verify::read_previous_summary(ROPE2D_SOURCE_DIR "/verify/fuzz/corpus/summary/summary.json");
     verify::nightly_regressions(now, previous);
     verify::nightly_regressions(previous, previous);
   } catch (const std::exception& e) {

@@ -40,7 +40,7 @@ bad files_empty 'files: expected a non-empty array'
 bad all_empty '__metadata__.elements: expected at least one element'
 bad devzero 'expected a regular file, found a device'
 bad fifo 'expected a regular file, found a FIFO'
-bad wrong_type 'files\[0\]: elements: expected an integer in \[1, 1099511627776\], found the string "7"'
+bad wrong_type 'files\[0\]\.elements: expected an integer in \[1, 1099511627776\], found the string "7"'
 
 # --- outputs files --------------------------------------------------------------------------
 python3 - "$tmp/empty.safetensors" <<'PY'

@@ -46,11 +46,11 @@ j["results"][2]["max_scaled_error"] = [1]
 json.dump(j, open(sys.argv[2], "w"))
 PY
 mkdir -p "$tmp/bad" && mv "$tmp/bad.json" "$tmp/bad/report.json"
-expect 2 "bad/report.json: field results\[2\]\.max_scaled_error: expected a number or \"inf\", found array" "$rope2d" report "$tmp/bad"
-expect 2 "nothing/report.json: cannot be read" "$rope2d" report "$tmp/nothing"
+expect 2 "bad/report.json: results\[2\]\.max_scaled_error: expected a number or \"inf\", found an array" "$rope2d" report "$tmp/bad"
+expect 2 "nothing/report.json: cannot open" "$rope2d" report "$tmp/nothing"
 expect 2 "--file: expected the name" "$rope2d" report "$tmp/ck" --file report.json
 printf '{"title": 1' >"$tmp/bad/report.json"
-expect 2 "not JSON" "$rope2d" report "$tmp/bad"
+expect 2 "bad/report.json: not valid JSON" "$rope2d" report "$tmp/bad"
 
 # layout --svg draws a layout; an unwritable target exits 2.
 expect 0 '"sequences"' "$rope2d" layout --seed 3 --batch 2 --seq-len 3000 --svg "$tmp/layout.svg"

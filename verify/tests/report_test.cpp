@@ -309,21 +309,21 @@ TEST_F(Written, WrongTypesAreRefusedNamingTheField) {
     }
   };
   using J = nlohmann::ordered_json;
-  expect_refused([](J& j) { j["results"][1]["elements"] = "1000"; }, "field results[1].elements: expected an integer, found string");
-  expect_refused([](J& j) { j["results"][0]["worst"]["ref"] = 1.5; }, "field results[0].worst.ref: expected a string, found number");
-  expect_refused([](J& j) { j["results"][0]["worst"]["ref"] = "zero"; }, "field results[0].worst.ref: expected a hex float");
-  expect_refused([](J& j) { j["results"][0].erase("name"); }, "field results[0].name: expected a value, found nothing");
-  expect_refused([](J& j) { j["results"][0]["histogram"] = J::array({1, 2}); }, "results[0].histogram: expected an array of 20, found 2 entries");
+  expect_refused([](J& j) { j["results"][1]["elements"] = "1000"; }, "results[1].elements: expected a count >= 0, found the string \"1000\"");
+  expect_refused([](J& j) { j["results"][0]["worst"]["ref"] = 1.5; }, "results[0].worst.ref: expected a hex float (C99 %a, as 0x1.8p-1), found the number 1.5");
+  expect_refused([](J& j) { j["results"][0]["worst"]["ref"] = "zero"; }, "results[0].worst.ref: expected a hex float");
+  expect_refused([](J& j) { j["results"][0].erase("name"); }, "results[0].name: expected a string, found nothing");
+  expect_refused([](J& j) { j["results"][0]["histogram"] = J::array({1, 2}); }, "results[0].histogram: expected an array of 20, found an array of 2");
   expect_refused([](J& j) { j["results"][0]["tiers"]["float32-bound"]["over"] = 5; }, "results[0].disposition: expected \"incorrect\"");
-  expect_refused([](J& j) { j["results"] = J::object(); }, "field results: expected an array, found object");
+  expect_refused([](J& j) { j["results"] = J::object(); }, "results: expected an array, found an object of 0 keys");
   expect_refused([](J& j) { j["results"][4]["subnormal_modes"] = J::array({1}); }, "results[4].subnormal_modes: expected an array of 16");
   expect_refused([](J& j) { j["results"][4]["overflow_accepted"] = -1; }, "results[4].overflow_accepted: expected a count >= 0");
   expect_refused([](J& j) { j["results"][4]["subnormals"] = "sometimes"; }, "results[4].subnormals: expected \"ieee\" or \"flush_allowed\"");
-  expect_refused([](J& j) { j["gate"] = "lenient"; }, "field gate: expected a tier name");
-  expect_refused([](J& j) { j["verdict"] = "passed"; }, "field verdict: expected \"failed\"");
+  expect_refused([](J& j) { j["gate"] = "lenient"; }, "gate: expected a tier name");
+  expect_refused([](J& j) { j["verdict"] = "passed"; }, "verdict: expected \"failed\"");
   // A name that is no disposition: the field and the value found named.
-  expect_refused([](J& j) { j["verdict"] = "PASSED"; }, "field verdict: expected one of passed, incorrect, failed, not supported, skipped, found the string \"PASSED\"");
-  expect_refused([](J& j) { j["results"][2]["disposition"] = "ok"; }, "field results[2].disposition: expected one of passed,");
+  expect_refused([](J& j) { j["verdict"] = "PASSED"; }, "verdict: expected one of passed, incorrect, failed, not supported, skipped, found the string \"PASSED\"");
+  expect_refused([](J& j) { j["results"][2]["disposition"] = "ok"; }, "results[2].disposition: expected one of passed,");
   std::ofstream(file, std::ios::trunc) << "{\"title\": ";
   EXPECT_THROW(read_report_json(file.string()), std::invalid_argument);
 }

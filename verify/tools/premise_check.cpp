@@ -11,7 +11,7 @@
 #include <string>
 
 #include "rope2d/ref/float32_bound.hpp"
-#include "rope2d/ref/input.hpp"
+#include "rope2d/verify/json_schema.hpp"
 
 namespace {
 
@@ -22,29 +22,22 @@ namespace ref = rope2d::ref;
 constexpr const char* functions[] = {"sinf", "cosf", "sincosf.sin", "sincosf.cos"};
 
 int check(const std::string& path) {
-  const json m = ref::read_json_file(path);
-  if (!m.is_object()) ref::bad_input(path, "", "a JSON object", ref::brief(m));
-  const std::string schema = ref::string_field(m, "schema", path);
-  if (schema != "rope2d.sincosf_ulp/1") ref::bad_input(path, "schema", "\"rope2d.sincosf_ulp/1\"", ref::brief(schema));
-  if (!m.contains("functions") || !m["functions"].is_object())
-    ref::bad_input(path, "functions", "an object", m.contains("functions") ? ref::brief(m["functions"]) : "nothing");
+  // Every field typed and ranged first: verify/schema/sincosf-ulp.schema.json.
+  const json m = rope2d::verify::read_json_file(path, rope2d::verify::JsonFormat::sincosf_ulp);
   const json& fns = m["functions"];
   const double k = ref::cuda_sincosf_bound.k_ulp;
   std::printf("premise (float32_bound.hpp, cuda_sincosf_bound): within %g floats of the correctly rounded value, "
               "%g ulp of the exact value, results in [-1, 1]\n",
               k, k + 0.5);
-  std::printf("measured: %s, %s, CUDA runtime %s, %s\n", ref::string_field(m, "device", path).c_str(),
-              ref::string_field(m, "date", path).c_str(), ref::string_field(m, "cuda_runtime", path).c_str(),
-              ref::string_field(m, "range", path).c_str());
+  std::printf("measured: %s, %s, CUDA runtime %s, %s\n", m["device"].get<std::string>().c_str(),
+              m["date"].get<std::string>().c_str(), m["cuda_runtime"].get<std::string>().c_str(),
+              m["range"].get<std::string>().c_str());
   int exceeded = 0;
   for (const char* name : functions) {
-    if (!fns.contains(name) || !fns[name].is_object())
-      ref::bad_input(path, std::string("functions.") + name, "an object", fns.contains(name) ? ref::brief(fns[name]) : "nothing");
     const json& f = fns[name];
-    const std::string parent = std::string("functions.") + name + ".";
-    const double ulp = ref::number_field(f, "max_ulp_from_exact", path, 0, 1e9, parent);
-    const std::int64_t floats = ref::int_field(f, "max_floats_from_correctly_rounded", path, 0, INT64_MAX, parent);
-    const std::int64_t outside = ref::int_field(f, "outside_unit_interval", path, 0, INT64_MAX, parent);
+    const double ulp = f["max_ulp_from_exact"].get<double>();
+    const std::int64_t floats = f["max_floats_from_correctly_rounded"].get<std::int64_t>();
+    const std::int64_t outside = f["outside_unit_interval"].get<std::int64_t>();
     const bool ok = static_cast<double>(floats) <= k && ulp <= k + 0.5 && outside == 0;
     std::printf("%-12s %lld floats from the correctly rounded value, %.4f ulp from the exact value, %lld outside [-1, 1]: %s\n",
                 name, static_cast<long long>(floats), ulp, static_cast<long long>(outside), ok ? "within the premise" : "EXCEEDS it");

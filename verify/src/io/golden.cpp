@@ -25,6 +25,7 @@
 #include "rope2d/ref/floats.hpp"
 #include "rope2d/ref/input.hpp"
 
+#include "rope2d/verify/json_schema.hpp"
 #include "rope2d/verify/safetensors.hpp"
 #include "rope2d/verify/validate.hpp"
 
@@ -315,24 +316,17 @@ void write_golden(const std::string& dir, const std::vector<ProblemSpec>& specs,
 GoldenSet open_golden(const std::string& dir) {
   const std::string mpath = (fs::path(dir) / "manifest.json").string();
   if (!fs::exists(mpath)) bad(mpath, "cannot open (is " + dir + " a golden set?)");
-  const nlohmann::json m = ref::read_json_file(mpath);
-  if (!m.is_object()) bad_input(mpath, "(top)", "an object", ref::brief(m));
-  if (ref::string_field(m, "schema", mpath) != golden_schema)
-    bad_input(mpath, "schema", std::string("\"") + golden_schema + "\"", ref::brief(m["schema"]));
-  GoldenSet set{dir, m.contains("command") ? ref::string_field(m, "command", mpath) : "", {}};
-  if (!m.contains("files") || !m["files"].is_array() || m["files"].empty())
-    bad_input(mpath, "files", "a non-empty array (a set holds at least one problem)", m.contains("files") ? ref::brief(m["files"]) : "nothing");
+  // Types, the schema's name, names and digests: verify/schema/golden-manifest.schema.json.
+  const nlohmann::json m = read_json_file(mpath, JsonFormat::golden_manifest);
+  GoldenSet set{dir, m.value("command", std::string()), {}};
   std::set<std::string> seen;
   for (std::size_t i = 0; i < m["files"].size(); ++i) {
     const auto& f = m["files"][i];
     const std::string where = mpath + ": files[" + std::to_string(i) + "]";
-    GoldenFile g{ref::string_field(f, "file", where), ref::string_field(f, "problem", where), ref::string_field(f, "sha256", where),
-                 ref::int_field(f, "elements", where, 1, std::int64_t{1} << 40)};
-    if (g.file.empty() || g.file[0] == '.' || g.file.find('/') != std::string::npos || g.file.find('\0') != std::string::npos)
-      bad_input(where, "file", "a plain file name", ref::brief(f["file"]));
+    GoldenFile g{f["file"].get<std::string>(), f["problem"].get<std::string>(), f["sha256"].get<std::string>(),
+                 f["elements"].get<std::int64_t>()};
+    if (g.file.find('\0') != std::string::npos) bad_input(where, "file", "a plain file name", ref::brief(f["file"]));
     if (!seen.insert(g.file).second) bad_input(where, "file", "each file once", ref::brief(f["file"]) + " twice");
-    if (g.sha256.size() != 64 || g.sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
-      bad_input(where, "sha256", "64 lowercase hex digits", ref::brief(f["sha256"]));
     const std::string path = (fs::path(dir) / g.file).string();
     const std::string sum = sha256_file(path);  // regular files only: a FIFO or device is refused, not read
     if (sum != g.sha256) bad(path, "sha256 " + sum + " differs from the manifest's " + g.sha256);

@@ -79,7 +79,8 @@ Tensor read_entry(const ref::InputFile& in, const std::string& name, const nlohm
   if (!v.is_object() || v.size() != 3 || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets"))
     bad_input(path, where, "an object of dtype, shape and data_offsets", ref::brief(v));
   Tensor t;
-  t.dtype = ref::string_field(v, "dtype", path + ": " + where);
+  if (!v["dtype"].is_string()) bad_input(path, where + ".dtype", "a string", ref::brief(v["dtype"]));
+  t.dtype = v["dtype"].get<std::string>();
   if (dtype_size(t.dtype) == 0) bad_input(path, where + ".dtype", "a safetensors dtype (BF16, F16, F32, F64, I32, ...)", ref::brief(v["dtype"]));
   const auto& shape = v["shape"];
   if (!shape.is_array() || shape.size() > 8) bad_input(path, where + ".shape", "an array of at most 8 sizes", ref::brief(shape));

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "rope2d/ref/input.hpp"
+#include "rope2d/verify/json_schema.hpp"
 #include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/safetensors.hpp"
 #include "rope2d/verify/solution_schema.hpp"
@@ -183,22 +184,12 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
 
 namespace {
 
-// definition.json's grad dtype (grad_cos and grad_sin alike).
+// definition.json's grad dtype (grad_cos and grad_sin alike; each a dtype name by the schema).
 std::string definition_grad(const json& d, const std::string& where) {
   static const std::map<std::string, std::string> names = {{"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}};
-  std::string grad;
-  for (const char* input : {"grad_cos", "grad_sin"}) {
-    const std::string field = std::string("inputs.") + input + ".dtype";
-    const json* v = d.contains("inputs") && d["inputs"].is_object() && d["inputs"].contains(input) && d["inputs"][input].is_object() &&
-                            d["inputs"][input].contains("dtype")
-                        ? &d["inputs"][input]["dtype"]
-                        : nullptr;
-    if (!v || !v->is_string() || !names.count(v->get<std::string>()))
-      ref::bad_input(where, field, "\"bfloat16\", \"float16\" or \"float32\"", v ? ref::brief(*v) : "nothing");
-    if (!grad.empty() && grad != names.at(v->get<std::string>()))
-      ref::bad_input(where, field, "the dtype of inputs.grad_cos (" + grad + ")", ref::brief(*v));
-    grad = names.at(v->get<std::string>());
-  }
+  const std::string grad = names.at(d["inputs"]["grad_cos"]["dtype"].get<std::string>());
+  if (names.at(d["inputs"]["grad_sin"]["dtype"].get<std::string>()) != grad)
+    ref::bad_input(where, "inputs.grad_sin.dtype", "the dtype of inputs.grad_cos (" + grad + ")", ref::brief(d["inputs"]["grad_sin"]["dtype"]));
   return grad;
 }
 
@@ -210,16 +201,12 @@ DefinitionScope definition_scope(const Solution& s) {
   const fs::path def = fs::path(s.path).parent_path() / "definition.json";
   std::error_code ec;
   if (fs::exists(def, ec)) {
+    // verify/schema/definition.schema.json: any definition's shape, then what rope2d reads of its own.
     const std::string where = def.string();
-    const json d = ref::read_json_file(where);
-    if (d.is_object() && d.contains("name") && d["name"] == s.definition) {
-      DefinitionScope scope{{definition_grad(d, where)}, 0};
-      const json axis = d.contains("axes") && d["axes"].is_object() && d["axes"].contains("head_dim") ? d["axes"]["head_dim"] : json();
-      if (!axis.is_object() || axis.value("type", "") != "const" || !axis.contains("value") || !axis["value"].is_number_integer() ||
-          axis["value"].get<std::int64_t>() < 1 || axis["value"].get<std::int64_t>() > (1 << 20))
-        ref::bad_input(where, "axes.head_dim", "{\"type\": \"const\", \"value\": 1 to 2^20}", axis.is_null() ? "nothing" : ref::brief(axis));
-      scope.head_dim = axis["value"].get<std::int64_t>();
-      return scope;
+    const json d = read_json_file(where, JsonFormat::definition);
+    if (d["name"] == s.definition) {
+      check_json(d, JsonFormat::definition, where, "rope2d_backward");
+      return {{definition_grad(d, where)}, d["axes"]["head_dim"]["value"].get<std::int64_t>()};
     }
   }
   const auto it = known.find(s.definition);

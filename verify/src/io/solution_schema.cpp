@@ -1,22 +1,14 @@
-// solution.json's rules: the embedded JSON Schema through valijson, then the cross-field rules
+// solution.json's rules: its JSON Schema (json_schema.hpp), then the cross-field rules
 // of SOL-ExecBench's model (solution.py's validators) and rope2d's caps, then the sibling-file
 // filling of its CLI (cli/main.py, _load_solution). One function per layer; see the header.
-#define VALIJSON_USE_EXCEPTIONS 1
 #include "rope2d/verify/solution_schema.hpp"
 
 #include <algorithm>
 #include <filesystem>
-#include <memory>
 #include <set>
 #include <stdexcept>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validation_results.hpp>
-#include <valijson/validator.hpp>
 
 #include "rope2d/ref/input.hpp"
-#include "solution_schema_text.hpp"  // generated: the schema file as a string
 
 namespace rope2d::verify {
 
@@ -30,57 +22,6 @@ const std::vector<std::string> cpp_language_names = {"cutlass", "cudnn", "cublas
 // solution.py, BuildSpec._validate_languages: the entry file suffixes of C++ languages.
 const std::set<std::string> cpp_suffixes = {".cu", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".cuh"};
 constexpr char cpp_suffix_text[] = ".cu .cpp .cc .cxx .c .h .hpp .cuh";
-
-const json& schema_doc() {
-  static const json doc = json::parse(solution_schema_text());
-  return doc;
-}
-
-const valijson::Schema& schema() {
-  static const std::unique_ptr<valijson::Schema> s = [] {
-    auto out = std::make_unique<valijson::Schema>();
-    valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter adapter(schema_doc());
-    parser.populateSchema(adapter, *out);
-    return out;
-  }();
-  return *s;
-}
-
-// Walks valijson's context ("<root>", "[spec]", "[0]") through the document and the schema:
-// the field name as "spec.target_hardware[0]", the value there and the schema's x-expected.
-struct Located {
-  std::string field;
-  json value = json(json::value_t::discarded);
-  const json* node = nullptr;
-};
-
-Located locate(const json& sol, const std::vector<std::string>& context) {
-  Located at{"", json(), &schema_doc()};
-  const json* v = &sol;
-  for (std::size_t i = 1; i < context.size(); ++i) {
-    const std::string key = context[i].substr(1, context[i].size() - 2);
-    const json* next_schema = nullptr;
-    if (v && v->is_array()) {
-      at.field += "[" + key + "]";
-      const std::size_t k = std::stoul(key);
-      v = k < v->size() ? &(*v)[k] : nullptr;
-      if (at.node && at.node->contains("items")) next_schema = &(*at.node)["items"];
-    } else {
-      at.field += (at.field.empty() ? "" : ".") + key;
-      v = v && v->is_object() && v->contains(key) ? &(*v)[key] : nullptr;
-      if (at.node && at.node->contains("properties") && (*at.node)["properties"].contains(key))
-        next_schema = &(*at.node)["properties"][key];
-    }
-    at.node = next_schema;
-  }
-  at.value = v ? *v : json(json::value_t::discarded);
-  return at;
-}
-
-std::string expected_of(const json* node) {
-  return node && node->contains("x-expected") ? (*node)["x-expected"].get<std::string>() : "a valid value";
-}
 
 // Python's PurePosixPath(p): its parts ('.' and empty ones dropped) and its suffix.
 std::vector<std::string> path_parts(const std::string& p) {
@@ -189,41 +130,9 @@ bool utf8(const std::string& s) {
 
 }  // namespace
 
-std::string SchemaProblem::line(const std::string& file) const {
-  return file + ": " + field + ": expected " + expected + ", found " + found +
-         (ours ? " (a limit of rope2d's own, not SOL-ExecBench's)" : "");
-}
+const std::string& solution_schema_text() { return schema_text(JsonFormat::solution); }
 
-const std::string& solution_schema_text() {
-  static const std::string text = embedded_solution_schema;
-  return text;
-}
-
-std::vector<SchemaProblem> schema_problems(const json& sol) {
-  valijson::Validator validator;
-  valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter target(sol);
-  std::vector<SchemaProblem> out;
-  if (validator.validate(schema(), target, &results)) return out;
-  // Keep the deepest error of each path: a parent's "failed to validate property" repeats its child's.
-  std::vector<valijson::ValidationResults::Error> errors(results.begin(), results.end());
-  std::set<std::string> seen;
-  for (const auto& e : errors) {
-    std::vector<std::string> ctx = e.context;
-    const std::string missing = "Missing required property '";
-    if (e.description.rfind(missing, 0) == 0)
-      ctx.push_back("[" + e.description.substr(missing.size(), e.description.size() - missing.size() - 2) + "]");
-    const bool has_child = std::any_of(errors.begin(), errors.end(), [&](const auto& o) {
-      return o.context.size() > ctx.size() && std::equal(ctx.begin(), ctx.end(), o.context.begin());
-    });
-    if (has_child) continue;
-    const Located at = locate(sol, ctx);
-    if (!seen.insert(at.field).second) continue;
-    out.push_back({at.field.empty() ? "(top)" : at.field, expected_of(at.node),
-                   at.value.is_discarded() ? "nothing" : ref::brief(at.value)});
-  }
-  return out;
-}
+std::vector<SchemaProblem> schema_problems(const json& sol) { return schema_problems(sol, JsonFormat::solution); }
 
 std::vector<SchemaProblem> cross_field_problems(const json& sol, const SolutionLimits& limits) {
   std::vector<SchemaProblem> p;
@@ -299,7 +208,9 @@ std::vector<SchemaProblem> solution_problems(json& sol, const std::string& dir, 
 }
 
 std::vector<SchemaProblem> check_solution_file(const std::string& path, json& sol, const SolutionLimits& limits) {
-  sol = ref::read_json_file(path);
+  // Read whole, then filled from sibling files before the schema speaks (the upstream CLI's
+  // order), every problem listed: the one reader's checks without its first-problem throw.
+  sol = ref::parse_json(ref::read_file(path), path);
   const std::string dir = fs::path(path).parent_path().string();
   return solution_problems(sol, dir.empty() ? "." : dir, limits);
 }

@@ -1,15 +1,17 @@
 // report.json, for tools: every set's metrics, tiers, worst and failing elements (hex floats)
-// and its error histograms; and reading it back, validated field by field.
+// and its error histograms; and reading it back through its schema (json_schema.hpp) and the
+// rules a schema cannot say.
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "rope2d/ref/floats.hpp"
+#include "rope2d/ref/input.hpp"
+#include "rope2d/verify/json_schema.hpp"
 #include "rope2d/verify/report.hpp"
 
 namespace rope2d::verify {
@@ -79,205 +81,128 @@ ojson result_json(const SetResult& x, Tier gate) {
   return e;
 }
 
-// Field access that names the file and the field (as a path: results[3].worst.ref) when a
-// value is missing or of the wrong type. Found values are described by type, never dumped.
-struct Reader {
-  std::string file;
+// Reading back: verify/schema/report.schema.json has typed every field read here before any of
+// this runs (json_schema.hpp); what follows are the rules a schema cannot say, each naming the
+// file and the field.
 
-  [[noreturn]] void fail(const std::string& field, const std::string& expected, const std::string& found) const {
-    throw std::invalid_argument(fmt::format("{}: field {}: expected {}, found {}", file, field, expected, found));
-  }
-  const ojson* get(const ojson& o, const std::string& path, const char* key, bool required) const {
-    if (!o.is_object()) fail(path, "an object", o.type_name());
-    const auto it = o.find(key);
-    if (it == o.end()) {
-      if (required) fail(path + "." + key, "a value", "nothing");
-      return nullptr;
-    }
-    return &*it;
-  }
-  std::string str(const ojson& o, const std::string& path, const char* key, bool required = true) const {
-    const ojson* v = get(o, path, key, required);
-    if (!v) return {};
-    if (!v->is_string()) fail(path + "." + key, "a string", v->type_name());
-    return v->get<std::string>();
-  }
-  std::int64_t integer(const ojson& o, const std::string& path, const char* key, bool required = true) const {
-    const ojson* v = get(o, path, key, required);
-    if (!v) return 0;
-    if (!v->is_number_integer() || (v->is_number_unsigned() && v->get<std::uint64_t>() > INT64_MAX))
-      fail(path + "." + key, "an integer", v->is_number() ? "a non-integer number" : v->type_name());
-    return v->get<std::int64_t>();
-  }
-  bool boolean(const ojson& o, const std::string& path, const char* key) const {
-    const ojson* v = get(o, path, key, true);
-    if (!v->is_boolean()) fail(path + "." + key, "true or false", v->type_name());
-    return v->get<bool>();
-  }
-  // A number, or "inf" as render_json writes infinite errors.
-  double number(const ojson& v, const std::string& field) const {
-    if (v.is_number()) return v.get<double>();
-    if (v.is_string() && v.get<std::string>() == "inf") return std::numeric_limits<double>::infinity();
-    fail(field, "a number or \"inf\"", v.is_string() ? "another string" : v.type_name());
-  }
-  double number(const ojson& o, const std::string& path, const char* key, bool required = true) const {
-    const ojson* v = get(o, path, key, required);
-    return v ? number(*v, path + "." + key) : 0.0;
-  }
-  double hex_float(const ojson& o, const std::string& path, const char* key) const {
-    const std::string s = str(o, path, key);
+// A number, or "inf" as render_json writes infinite errors (the schema allows nothing else).
+double number_or_inf(const ojson& v) { return v.is_string() ? std::numeric_limits<double>::infinity() : v.get<double>(); }
+double number_or_inf(const ojson& o, const char* key) { return o.contains(key) ? number_or_inf(o[key]) : 0.0; }
+std::int64_t count_or_zero(const ojson& o, const char* key) { return o.value(key, std::int64_t{0}); }
+
+ElementReport read_element(const std::string& file, const ojson& o, const std::string& path) {
+  auto hex_float = [&](const char* key) {
+    const std::string s = o[key].get<std::string>();
     try {
       return ref::parse_float(s);
-    } catch (const std::exception&) {
-      fail(path + "." + key, "a hex float", "\"" + s.substr(0, 40) + "\"");
+    } catch (const std::exception&) {  // the pattern passed, the value does not fit a double
+      ref::bad_input(file, path + "." + key, "a hex float", ref::brief(o[key]));
     }
-  }
-  ElementReport element(const ojson& o, const std::string& path) const {
-    ElementReport e;
-    e.index = integer(o, path, "index");
-    e.in.gc = hex_float(o, path, "grad_cos");
-    e.in.gs = hex_float(o, path, "grad_sin");
-    e.in.t = static_cast<float>(hex_float(o, path, "idx_theta"));
-    e.ref = static_cast<float>(hex_float(o, path, "ref"));
-    e.got = static_cast<float>(hex_float(o, path, "got"));
-    e.scaled_error = number(o, path, "scaled_error");
-    e.ulps = number(o, path, "ulps");
-    return e;
-  }
-  template <class Array, class Get>
-  void array(const ojson& o, const std::string& path, const char* key, Array& out, Get get) const {
-    const ojson* v = get_(o, path, key);
-    if (!v->is_array() || v->size() != out.size())
-      fail(path + "." + key, fmt::format("an array of {}", out.size()), v->is_array() ? fmt::format("{} entries", v->size()) : v->type_name());
-    for (std::size_t k = 0; k < out.size(); ++k) out[k] = get((*v)[k], fmt::format("{}.{}[{}]", path, key, k));
-  }
-  const ojson* get_(const ojson& o, const std::string& path, const char* key) const { return get(o, path, key, true); }
-};
-
-// A disposition's name, checked (disposition.hpp): a name that is none fails naming the file
-// and the field.
-Disposition read_disposition(const Reader& rd, const ojson& o, const std::string& path, const char* key) {
-  const std::string text = rd.str(o, path, key);
-  try {
-    return parse_disposition(text, path.empty() ? std::string(key) : path + "." + key);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(rd.file + ": field " + e.what());
-  }
+  };
+  ElementReport e;
+  e.index = o["index"].get<std::int64_t>();
+  e.in.gc = hex_float("grad_cos");
+  e.in.gs = hex_float("grad_sin");
+  e.in.t = static_cast<float>(hex_float("idx_theta"));
+  e.ref = static_cast<float>(hex_float("ref"));
+  e.got = static_cast<float>(hex_float("got"));
+  e.scaled_error = number_or_inf(o["scaled_error"]);
+  e.ulps = number_or_inf(o["ulps"]);
+  return e;
 }
 
-Metrics read_metrics(const Reader& rd, const ojson& e, const std::string& p, bool with_plots) {
+Metrics read_metrics(const std::string& file, const ojson& e, const std::string& p, bool with_plots) {
   Metrics m;
-  m.count = rd.integer(e, p, "elements");
-  if (m.count < 0) rd.fail(p + ".elements", "a count >= 0", std::to_string(m.count));
-  const double cr = rd.number(e, p, "correctly_rounded_fraction");
-  if (!(cr >= 0 && cr <= 1)) rd.fail(p + ".correctly_rounded_fraction", "a fraction in [0, 1]", fmt::format("{}", cr));
-  m.correctly_rounded = std::llround(cr * static_cast<double>(m.count));
-  m.max_scaled = rd.number(e, p, "max_scaled_error");
-  const double rms = rd.number(e, p, "rms_scaled_error");
+  m.count = e["elements"].get<std::int64_t>();
+  m.correctly_rounded = std::llround(e["correctly_rounded_fraction"].get<double>() * static_cast<double>(m.count));
+  m.max_scaled = number_or_inf(e["max_scaled_error"]);
+  const double rms = number_or_inf(e["rms_scaled_error"]);
   m.sum_sq_scaled = rms * rms * static_cast<double>(m.count);
-  m.max_ulp = rd.number(e, p, "max_ulp");
-  m.poisoned = rd.integer(e, p, "unwritten");
-  m.nonfinite_mismatch = rd.integer(e, p, "nonfinite_mismatch");
-  m.all_zero = rd.boolean(e, p, "all_zero");
+  m.max_ulp = number_or_inf(e["max_ulp"]);
+  m.poisoned = e["unwritten"].get<std::int64_t>();
+  m.nonfinite_mismatch = e["nonfinite_mismatch"].get<std::int64_t>();
+  m.all_zero = e["all_zero"].get<bool>();
   // Reports written before SOL-ExecBench's rules were followed exactly lack these.
-  m.sxb.nonfinite = rd.integer(e, p, "nonfinite", false);
-  if (const ojson* x = rd.get(e, p, "solexecbench", false)) {
+  m.sxb.nonfinite = count_or_zero(e, "nonfinite");
+  if (e.contains("solexecbench")) {
+    const ojson& x = e["solexecbench"];
     const std::string xp = p + ".solexecbench";
-    m.sxb.all_zero = rd.boolean(*x, xp, "all_zero");
-    m.sxb.rounds = rd.integer(*x, xp, "rounds");
+    m.sxb.all_zero = x["all_zero"].get<bool>();
+    m.sxb.rounds = x["rounds"].get<std::int64_t>();
     // The solexecbench object records that tier's rounds and failed rounds: the format holds the
     // failed rounds of this tier only (another row judged by rounds would read back with none).
     std::int64_t& failed = m.failed_rounds[static_cast<int>(Tier::solexecbench)];
-    failed = rd.integer(*x, xp, "failed_rounds");
-    m.sxb.nan = rd.integer(*x, xp, "nan");
-    m.sxb.max_abs = rd.number(*x, xp, "max_abs");
-    m.sxb.max_rel = rd.number(*x, xp, "max_rel");
-    if (m.sxb.nan < 0 || m.sxb.nan > m.sxb.nonfinite) rd.fail(xp + ".nan", "a count between 0 and nonfinite", std::to_string(m.sxb.nan));
-    if (m.sxb.rounds < 0 || failed < 0 || failed > m.sxb.rounds)
-      rd.fail(xp + ".failed_rounds", "a count between 0 and rounds", std::to_string(failed));
+    failed = x["failed_rounds"].get<std::int64_t>();
+    m.sxb.nan = x["nan"].get<std::int64_t>();
+    m.sxb.max_abs = number_or_inf(x["max_abs"]);
+    m.sxb.max_rel = number_or_inf(x["max_rel"]);
+    if (m.sxb.nan > m.sxb.nonfinite) ref::bad_input(file, xp + ".nan", "a count between 0 and nonfinite", std::to_string(m.sxb.nan));
+    if (failed > m.sxb.rounds) ref::bad_input(file, xp + ".failed_rounds", "a count between 0 and rounds", std::to_string(failed));
   }
-  if (m.sxb.nonfinite < 0) rd.fail(p + ".nonfinite", "a count >= 0", std::to_string(m.sxb.nonfinite));
-  const ojson* tiers = rd.get(e, p, "tiers", true);
+  const ojson& tiers = e["tiers"];
   for (Tier t : all_tiers) {
-    const std::string tp = p + ".tiers";
     // Reports written before the tiers were renamed key them by the old names.
     std::string key(name(t));
-    if (!tiers->contains(key) && !rule(t).old_name.empty() && tiers->contains(std::string(rule(t).old_name)))
+    if (!tiers.contains(key) && !rule(t).old_name.empty() && tiers.contains(std::string(rule(t).old_name)))
       key = rule(t).old_name;
-    const ojson* tj = rd.get(*tiers, tp, key.c_str(), true);
-    m.over[static_cast<int>(t)] = rd.integer(*tj, tp + "." + key, "over");
+    if (!tiers.contains(key)) ref::bad_input(file, p + ".tiers." + key, "{\"over\": N} (each tier of today)", "nothing");
+    m.over[static_cast<int>(t)] = tiers[key]["over"].get<std::int64_t>();
   }
   // Reports written before subnormal modes and accepted overflows were recorded lack these.
-  const std::string sub = rd.str(e, p, "subnormals", false);
-  if (!sub.empty() && sub != "ieee" && sub != "flush_allowed") rd.fail(p + ".subnormals", "\"ieee\" or \"flush_allowed\"", "\"" + sub.substr(0, 40) + "\"");
-  m.subnormals = sub == "ieee" ? Subnormals::ieee : Subnormals::flush_allowed;
-  auto count = [&](const ojson& v, const std::string& f) {
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 0) rd.fail(f, "a count >= 0", v.type_name());
-    return v.get<std::int64_t>();
-  };
-  if (rd.get(e, p, "subnormal_modes", false)) rd.array(e, p, "subnormal_modes", m.subnormal_modes, count);
-  m.subnormal_unexplained = rd.integer(e, p, "subnormal_unexplained", false);
-  m.overflow_accepted = rd.integer(e, p, "overflow_accepted", false);
-  if (m.subnormal_unexplained < 0 || m.overflow_accepted < 0)
-    rd.fail(p + (m.overflow_accepted < 0 ? ".overflow_accepted" : ".subnormal_unexplained"), "a count >= 0", "a negative number");
-  if (const ojson* w = rd.get(e, p, "worst", false)) m.worst = rd.element(*w, p + ".worst");
-  if (const ojson* w = rd.get(e, p, "greatest_abs", false)) m.greatest_abs = rd.element(*w, p + ".greatest_abs");
-  if (const ojson* w = rd.get(e, p, "greatest_rel", false)) m.greatest_rel = rd.element(*w, p + ".greatest_rel");
-  if (const ojson* f = rd.get(e, p, "failures", false)) {
-    if (!f->is_array()) rd.fail(p + ".failures", "an array", f->type_name());
-    for (std::size_t k = 0; k < f->size(); ++k) m.failures.push_back(rd.element((*f)[k], fmt::format("{}.failures[{}]", p, k)));
-  }
-  if (with_plots) {
-    rd.array(e, p, "histogram", m.histogram, [&](const ojson& v, const std::string& f) {
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 0) rd.fail(f, "a count >= 0", v.type_name());
-      return v.get<std::int64_t>();
-    });
-    rd.array(e, p, "max_by_angle", m.max_by_angle, [&](const ojson& v, const std::string& f) { return rd.number(v, f); });
+  m.subnormals = e.value("subnormals", std::string()) == "ieee" ? Subnormals::ieee : Subnormals::flush_allowed;
+  if (e.contains("subnormal_modes"))
+    for (std::size_t k = 0; k < m.subnormal_modes.size(); ++k) m.subnormal_modes[k] = e["subnormal_modes"][k].get<std::int64_t>();
+  m.subnormal_unexplained = count_or_zero(e, "subnormal_unexplained");
+  m.overflow_accepted = count_or_zero(e, "overflow_accepted");
+  if (e.contains("worst")) m.worst = read_element(file, e["worst"], p + ".worst");
+  if (e.contains("greatest_abs")) m.greatest_abs = read_element(file, e["greatest_abs"], p + ".greatest_abs");
+  if (e.contains("greatest_rel")) m.greatest_rel = read_element(file, e["greatest_rel"], p + ".greatest_rel");
+  if (e.contains("failures"))
+    for (std::size_t k = 0; k < e["failures"].size(); ++k)
+      m.failures.push_back(read_element(file, e["failures"][k], fmt::format("{}.failures[{}]", p, k)));
+  if (with_plots) {  // plot data in every result or in none
+    for (const char* key : {"histogram", "max_by_angle"})
+      if (!e.contains(key)) ref::bad_input(file, p + "." + key, "an array (the first result has plot data)", "nothing");
+    for (std::size_t k = 0; k < m.histogram.size(); ++k) m.histogram[k] = e["histogram"][k].get<std::int64_t>();
+    for (std::size_t k = 0; k < m.max_by_angle.size(); ++k) m.max_by_angle[k] = number_or_inf(e["max_by_angle"][k]);
   }
   return m;
 }
 
-SetResult read_result(const Reader& rd, const ojson& e, const std::string& p, Tier gate, bool with_plots) {
+SetResult read_result(const std::string& file, const ojson& e, const std::string& p, Tier gate, bool with_plots) {
   SetResult x;
-  x.name = rd.str(e, p, "name");
-  x.set = rd.str(e, p, "set");
-  x.dtype = rd.str(e, p, "grad_dtype");
-  x.error = rd.str(e, p, "error", false);
-  x.not_supported = rd.str(e, p, "not_supported", false);
-  x.integrity = rd.str(e, p, "integrity", false);
-  x.reproduce = rd.str(e, p, "reproduce", false);
-  x.kernel_ms = rd.number(e, p, "kernel_ms", false);
-  if (const ojson* sh = rd.get(e, p, "shape", false)) {
-    if (!sh->is_array() || sh->empty() || sh->size() > 3) rd.fail(p + ".shape", "an array of 1 to 3 sizes", sh->is_array() ? fmt::format("{} entries", sh->size()) : sh->type_name());
-    for (std::size_t k = 0; k < sh->size(); ++k) {
-      const ojson& v = (*sh)[k];
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 0) rd.fail(fmt::format("{}.shape[{}]", p, k), "a size >= 0", v.type_name());
-      x.shape.push_back(v.get<std::int64_t>());
-    }
-  }
-  x.beyond_definition = e.contains("beyond_definition") && rd.boolean(e, p, "beyond_definition");
-  x.metrics = read_metrics(rd, e, p, with_plots);
+  x.name = e["name"].get<std::string>();
+  x.set = e["set"].get<std::string>();
+  x.dtype = e["grad_dtype"].get<std::string>();
+  x.error = e.value("error", std::string());
+  x.not_supported = e.value("not_supported", std::string());
+  x.integrity = e.value("integrity", std::string());
+  x.reproduce = e.value("reproduce", std::string());
+  x.kernel_ms = number_or_inf(e, "kernel_ms");
+  if (e.contains("shape")) x.shape = e["shape"].get<std::vector<std::int64_t>>();
+  x.beyond_definition = e.value("beyond_definition", false);
+  x.metrics = read_metrics(file, e, p, with_plots);
   // The recorded cause gives the kind of the error or of the findings (reports written before
   // causes were recorded: runtime and integrity, as they were reported then).
-  const std::string cause_text = rd.str(e, p, "cause", false);
-  const bool has_cause = !cause_text.empty();
-  const Cause cause = has_cause ? parse_cause(cause_text, p + ".cause") : Cause::runtime;
+  const bool has_cause = e.contains("cause");
+  const Cause cause = has_cause ? parse_cause(e["cause"].get<std::string>(), p + ".cause") : Cause::runtime;
   if (has_cause && error_cause(cause)) x.error_cause = cause;
   if (has_cause && finding_cause(cause)) x.finding_cause = cause;
   // The recorded disposition must follow from the recorded numbers under today's tiers.
-  const Disposition d = read_disposition(rd, e, p, "disposition");
+  const Disposition d = parse_disposition(e["disposition"].get<std::string>(), p + ".disposition");
   if (d != x.disposition(gate))
-    rd.fail(p + ".disposition", fmt::format("\"{}\" (from the recorded metrics)", name(x.disposition(gate))), fmt::format("\"{}\"", name(d)));
+    ref::bad_input(file, p + ".disposition", fmt::format("\"{}\" (from the recorded metrics)", name(x.disposition(gate))),
+                   fmt::format("\"{}\"", name(d)));
   // And the cause and its status from the recorded error, findings and metrics.
   if (has_cause) {
     if (x.cause(gate) != cause)
-      rd.fail(p + ".cause", fmt::format("\"{}\" (from the recorded error, findings and metrics)", name(x.cause(gate))),
-              fmt::format("\"{}\"", name(cause)));
+      ref::bad_input(file, p + ".cause", fmt::format("\"{}\" (from the recorded error, findings and metrics)", name(x.cause(gate))),
+                     fmt::format("\"{}\"", name(cause)));
     const std::optional<SxbStatus> st = sxb_status(cause);
-    const ojson* s = rd.get(e, p, "status", true);
+    const ojson s = e.value("status", ojson());
     const std::string want = st ? "\"" + std::string(name(*st)) + "\"" : std::string("null");
-    if (st ? !(s->is_string() && s->get<std::string>() == name(*st)) : !s->is_null())
-      rd.fail(p + ".status", want + " (from the cause)", s->is_string() ? "\"" + s->get<std::string>().substr(0, 40) + "\"" : s->type_name());
+    if (st ? !(s.is_string() && s.get<std::string>() == name(*st)) : !s.is_null())
+      ref::bad_input(file, p + ".status", want + " (from the cause)", e.contains("status") ? ref::brief(nlohmann::json(s)) : "nothing");
   }
   return x;
 }
@@ -304,45 +229,29 @@ std::string render_json(const Report& r) {
 }
 
 Report read_report_json(const std::string& path) {
-  const Reader rd{path};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot be read");
-  ojson j;
-  try {
-    j = ojson::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument(fmt::format("{}: not JSON (byte {})", path, e.byte));
-  }
+  const ojson j = read_ordered_json_file(path, JsonFormat::report);  // the header's keys in the file's order
   Report r;
-  r.title = rd.str(j, "", "title");
-  r.timestamp = rd.str(j, "", "timestamp", false);  // reports written before it was recorded: empty
-  const std::string gate = rd.str(j, "", "gate");
+  r.title = j["title"].get<std::string>();
+  r.timestamp = j.value("timestamp", std::string());  // reports written before it was recorded: empty
+  const std::string gate = j["gate"].get<std::string>();
   std::string deprecated;  // reports written before the tiers were renamed: read silently
   const auto tier = parse_tier(gate, &deprecated);
-  if (!tier) rd.fail("gate", "a tier name", "\"" + gate.substr(0, 40) + "\"");
+  if (!tier) ref::bad_input(path, "gate", "a tier name", ref::brief(nlohmann::json(gate)));
   r.gate = *tier;
-  if (const ojson* h = rd.get(j, "", "header", false)) {
-    if (!h->is_object()) rd.fail("header", "an object", h->type_name());
-    for (const auto& [k, v] : h->items()) r.header.push_back({k, rd.str(*h, "header", k.c_str())});
-  }
-  if (const ojson* w = rd.get(j, "", "warnings", false)) {
-    if (!w->is_array()) rd.fail("warnings", "an array", w->type_name());
-    for (std::size_t k = 0; k < w->size(); ++k) {
-      if (!(*w)[k].is_string()) rd.fail(fmt::format("warnings[{}]", k), "a string", (*w)[k].type_name());
-      r.warnings.push_back((*w)[k].get<std::string>());
-    }
-  }
-  const ojson* res = rd.get(j, "", "results", false);
-  if (res && !res->is_array()) rd.fail("results", "an array", res->type_name());
-  if (res) {
+  if (j.contains("header"))
+    for (const auto& [k, v] : j["header"].items()) r.header.push_back({k, v.get<std::string>()});
+  r.warnings = j.value("warnings", std::vector<std::string>());
+  if (j.contains("results")) {
+    const ojson& res = j["results"];
     // Reports written before the histograms were recorded can be read, but not plotted.
-    r.has_plot_data = !res->empty() && (*res)[0].is_object() && (*res)[0].contains("histogram");
+    r.has_plot_data = !res.empty() && res[0].contains("histogram");
     r.has_subnormal_data = j.contains("subnormal_mode");
-    for (std::size_t k = 0; k < res->size(); ++k)
-      r.results.push_back(read_result(rd, (*res)[k], fmt::format("results[{}]", k), r.gate, r.has_plot_data));
+    for (std::size_t k = 0; k < res.size(); ++k)
+      r.results.push_back(read_result(path, res[k], fmt::format("results[{}]", k), r.gate, r.has_plot_data));
   }
-  const Disposition verdict = read_disposition(rd, j, "", "verdict");
-  if (verdict != r.verdict()) rd.fail("verdict", fmt::format("\"{}\" (from the results)", name(r.verdict())), fmt::format("\"{}\"", name(verdict)));
+  const Disposition verdict = parse_disposition(j["verdict"].get<std::string>(), "verdict");
+  if (verdict != r.verdict())
+    ref::bad_input(path, "verdict", fmt::format("\"{}\" (from the results)", name(r.verdict())), fmt::format("\"{}\"", name(verdict)));
   return r;
 }
 

@@ -1,7 +1,8 @@
 // Reading input that other people made: regular files only, opened without blocking and read
 // up to a size limit; JSON with a bounded nesting depth and no duplicate keys; descriptions of
 // offending values bounded in length; integer arithmetic checked for overflow. Every reader of
-// the suite (layouts, manifests, safetensors headers, solutions, configs) goes through here.
+// the suite (layouts, manifests, safetensors headers, solutions, configs) goes through here
+// (the verifier's JSON files then through their schemas).
 #pragma once
 
 #include <cstdint>
@@ -41,20 +42,11 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes = max_jso
 
 // Parses text as JSON: at most max_depth levels of nesting, no duplicate object keys.
 nlohmann::json parse_json(const std::string& text, const std::string& where, int max_depth = max_json_depth);
-nlohmann::json read_json_file(const std::string& path, std::uint64_t max_bytes = max_json_file_bytes);
 
 // A bounded description of a value for messages: scalars as written (cut at 60 characters),
 // containers as "an array of N" / "an object of N keys".
 std::string brief(const nlohmann::json& v);
 
-// Typed fields of an object; `where` names the file, `parent + key` the field in messages.
-std::string string_field(const nlohmann::json& obj, const std::string& key, const std::string& where,
-                         const std::string& parent = "");
-std::int64_t int_field(const nlohmann::json& obj, const std::string& key, const std::string& where, std::int64_t lo,
-                       std::int64_t hi, const std::string& parent = "");
-double number_field(const nlohmann::json& obj, const std::string& key, const std::string& where, double lo, double hi,
-                    const std::string& parent = "");
-bool bool_field(const nlohmann::json& obj, const std::string& key, const std::string& where, const std::string& parent = "");
 // The whole text as a decimal integer in [lo, hi] (no sign tricks, no trailing characters).
 std::int64_t parse_int(const std::string& text, const std::string& where, std::int64_t lo, std::int64_t hi);
 std::uint64_t parse_uint(const std::string& text, const std::string& where, std::uint64_t hi = UINT64_MAX);

@@ -1,6 +1,7 @@
 // The nightly's inputs from files: a shard's result (rope2d nightly --shard) and an earlier
-// night's summary.json. Both read as every other input is (regular files only, a size cap,
-// bounded depth) and checked against their shape (json_shape.hpp) before anything uses them.
+// night's summary.json. Both read through the one reader (json_schema.hpp: regular files only,
+// a size cap, bounded depth, then verify/schema/nightly-shard.schema.json and
+// nightly-summary.schema.json) before anything uses them.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 // The rules of SOL-ExecBench's solution.json, written once: what JSON Schema can say is in
-// verify/schema/solution.schema.json (embedded into the library at build time, checked with
+// verify/schema/solution.schema.json (json_schema.hpp: embedded at build time, checked with
 // valijson), the cross-field rules and rope2d's own caps in one function here. `rope2d verify`,
 // the C ABI and the Python package (rope2d.solution_schema) all read solutions through this.
 #pragma once
@@ -9,19 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "rope2d/verify/json_schema.hpp"
+
 namespace rope2d::verify {
 
 // The upstream commit of NVIDIA/SOL-ExecBench whose models (src/sol_execbench/core/data/) the
 // schema and rules mirror.
 inline constexpr char solexecbench_commit[] = "8d2237d2012cba81f64905b273b592653623abf9";
-
-// One broken rule. `ours`: a limit of rope2d's own (a cap, a path that names no file), which
-// SOL-ExecBench's model does not have; the message says so.
-struct SchemaProblem {
-  std::string field, expected, found;
-  bool ours = false;
-  std::string line(const std::string& file) const;  // "file: field: expected E, found F[ (rope2d's own limit)]"
-};
 
 // rope2d's caps on what the official model leaves unbounded.
 struct SolutionLimits {
@@ -32,7 +26,8 @@ struct SolutionLimits {
 // The schema's text as embedded at build time.
 const std::string& solution_schema_text();
 
-// Layer 1: the JSON Schema alone. One problem per offending value (the deepest path).
+// Layer 1: the JSON Schema alone (schema_problems(sol, JsonFormat::solution)). One problem per
+// offending value (the deepest path).
 std::vector<SchemaProblem> schema_problems(const nlohmann::json& sol);
 // Layer 2: the cross-field rules and the caps; values of the wrong type are left to layer 1.
 std::vector<SchemaProblem> cross_field_problems(const nlohmann::json& sol, const SolutionLimits& limits = {});
