@@ -1,7 +1,7 @@
 # `cmake --install build --prefix P`: the rope2d program in P/bin, the libraries and public
 # headers in P/lib and P/include, the data the program reads (golden smoke set, worst-case
 # lists, ABI headers for submission builds, Python runner scripts) in P/share/rope2d under their
-# repository paths, and the CMake package (find_package(rope2d): rope2d::verify, rope2d::capi...).
+# repository paths, the JSON Schemas in P/share/rope2d/schemas, and the CMake package (find_package(rope2d): rope2d::verify, rope2d::capi...).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -91,6 +91,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/verify/python DESTINATION ${ROPE2D_INSTA
 # The solution runner's call checks are the Python package's (verify/python/solution_runner.py
 # reads the file by its path in the repository and hands its source to the neutral host).
 install(FILES ${PROJECT_SOURCE_DIR}/python/rope2d/_call_checks.py DESTINATION ${ROPE2D_INSTALL_DATADIR}/python/rope2d)
+# The JSON Schemas of every file the verifier reads, for users to validate their files with
+# (docs/schemas.md); the program itself uses the copies embedded at build time.
+install(FILES ${ROPE2D_SCHEMA_FILES} DESTINATION ${ROPE2D_INSTALL_DATADIR}/schemas)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The package: targets, dependencies of the static libraries, version, and rope2d_DATA_DIR.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install` into a temporary prefix, then as a user of the installed tree would: the
 # installed rope2d run from / (not the repository) finds its own golden set and passes, in
-# `verify` and in `nightly` (its --golden default), its --version is the build's, and a
+# `verify` and in `nightly` (its --golden default), its schemas are the ones it reads with,
+# its --version is the build's, and a
 # downstream project built with find_package(rope2d) runs: the example of docs/cpp.md, whose
 # code blocks must be the consumer's own lines.
 # Usage: install_test.sh CMAKE BUILD_DIR CONSUMER_SOURCE_DIR
@@ -39,6 +40,17 @@ fi
 summary_md="$tmp/nightly/2026-01-01/summary.md"
 grep -qF "$golden: " "$summary_md" 2>/dev/null && grep -F "$golden: " "$summary_md" | grep -q "passed\.$" ||
   { fail "installed rope2d nightly did not check and pass $golden"; cat "$tmp/nightly.log"; grep -i -A2 golden "$summary_md"; }
+# The schemas users validate with are installed, each the one the program reads with, and the
+# installed nightly's summary passes its schema.
+"$prefix/bin/rope2d" schema --list >"$tmp/formats" || fail "rope2d schema --list"
+while read -r format file; do
+  [ -f "$prefix/share/rope2d/schemas/$file" ] || { fail "not installed: share/rope2d/schemas/$file"; continue; }
+  "$prefix/bin/rope2d" schema "$format" | cmp -s - "$prefix/share/rope2d/schemas/$file" ||
+    fail "share/rope2d/schemas/$file differs from the schema rope2d reads $format with"
+done <"$tmp/formats"
+[ "$(wc -l <"$tmp/formats")" -ge 8 ] || fail "rope2d schema --list: $(cat "$tmp/formats")"
+"$prefix/bin/rope2d" schema nightly-summary "$tmp/nightly/2026-01-01/summary.json" >/dev/null ||
+  fail "the installed nightly's summary.json against the installed schema"
 version=$("$prefix/bin/rope2d" --version) || fail "rope2d --version"
 [ "$version" = "$("$build/verify/rope2d" --version)" ] || fail "installed --version '$version' differs from the build's"
 

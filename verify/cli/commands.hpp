@@ -40,6 +40,7 @@ Action add_verify(CLI::App& app);
 Action add_nightly(CLI::App& app);
 Action add_report(CLI::App& app);
 Action add_sweep(CLI::App& app);
+Action add_schema(CLI::App& app);
 #ifdef ROPE2D_HAVE_CUDA
 Action add_bench(CLI::App& app);
 #endif

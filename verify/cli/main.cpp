@@ -62,6 +62,7 @@ const std::map<std::string, std::string>& examples() {
       {"report", "rope2d report reports/verify/mine --out /tmp/again"},
       {"golden", "rope2d golden --suite benchmark --out /tmp/golden"},
       {"check", "rope2d check --golden data/golden-smoke --outputs out.safetensors"},
+      {"schema", "rope2d schema report reports/verify/mine/report.json"},
       {"sweep", "rope2d sweep kernel.cu --range 0x3f800000:0x40000000 --out /tmp/sweep"},
       {"bench", "rope2d bench --json bench.json"},
   };
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
   add(add_report, "report", "draw a report folder again from its report.json (Markdown, JUnit, plots)");
   add(add_golden, "golden", "generate golden test data (safetensors + manifest) from a suite or a layout");
   add(add_check, "check", "judge output files against a golden set, or check a golden set against the reference");
+  add(add_schema, "schema", "check JSON files (report.json, shards, summaries, manifests, ...) against the verifier's schemas");
   add(add_sweep, "sweep", "every float32 angle bit pattern (or a range, or a shard) through a kernel, judged on the GPU");
 #ifdef ROPE2D_HAVE_CUDA
   add(add_bench, "bench", "time the kernel on the 16 workloads and real layouts against its peers (GPU)");
