@@ -1,0 +1,150 @@
+// The one reader (json_schema.hpp): the embedded schemas are verify/schema/'s files, their
+// enums and sizes are the verifier's own names and arrays, the project's own writers pass, and
+// a refusal names file, field, expected and found, the first problem in the schema's order.
+// schema_cli_test.sh runs the same files through `rope2d schema` and the commands that read them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "rope2d/ref/dtype.hpp"
+#include "rope2d/ref/input.hpp"
+#include "rope2d/verify/disposition.hpp"
+#include "rope2d/verify/json_schema.hpp"
+#include "rope2d/verify/metrics.hpp"
+#include "rope2d/verify/nightly_summary.hpp"
+#include "rope2d/verify/report.hpp"
+#include "rope2d/verify/status.hpp"
+
+namespace {
+
+using namespace rope2d;
+using namespace rope2d::verify;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const fs::path schema_dir = fs::path(ROPE2D_TEST_DIR) / ".." / "schema";
+
+json schema(JsonFormat f) { return json::parse(schema_text(f)); }
+
+std::string refusal(const json& doc, JsonFormat f, std::string_view part = {}) {
+  try {
+    check_json(doc, f, "f.json", part);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(JsonSchema, EmbeddedSchemasAreTheFilesOfVerifySchema) {
+  std::set<std::string> named;
+  for (JsonFormat f : all_json_formats) {
+    named.insert(schema_file(f));
+    EXPECT_EQ(schema_text(f), ref::read_file((schema_dir / schema_file(f)).string())) << schema_file(f);
+    EXPECT_EQ(parse_json_format(name(f)), f);
+    EXPECT_EQ(schema(f).value("$schema", ""), "http://json-schema.org/draft-07/schema#") << schema_file(f);
+  }
+  for (const auto& e : fs::directory_iterator(schema_dir))
+    EXPECT_TRUE(named.count(e.path().filename().string())) << e.path() << " is the schema of no format";
+  EXPECT_FALSE(parse_json_format("reports"));
+}
+
+TEST(JsonSchema, EnumsAndSizesAreTheVerifiers) {
+  const json report = schema(JsonFormat::report);
+  std::vector<std::string> dispositions, causes, dtypes;
+  for (Disposition d : all_dispositions) dispositions.emplace_back(name(d));
+  for (Cause c : all_causes) causes.emplace_back(name(c));
+  for (ref::Dtype d : ref::all_dtypes) dtypes.emplace_back(ref::name(d));
+  EXPECT_EQ(report["definitions"]["disposition"]["enum"].get<std::vector<std::string>>(), dispositions);
+  EXPECT_EQ(report["definitions"]["cause"]["enum"].get<std::vector<std::string>>(), causes);
+  EXPECT_EQ(schema(JsonFormat::nightly_config)["properties"]["grad_dtypes"]["items"]["enum"].get<std::vector<std::string>>(), dtypes);
+  const json& result = report["definitions"]["result"]["properties"];
+  const Metrics m;
+  EXPECT_EQ(result["histogram"]["minItems"], m.histogram.size());
+  EXPECT_EQ(result["max_by_angle"]["minItems"], m.max_by_angle.size());
+  EXPECT_EQ(result["subnormal_modes"]["minItems"], m.subnormal_modes.size());
+}
+
+TEST(JsonSchema, WhatTheProjectWritesPasses) {
+  Report r;
+  r.title = "rope2d";
+  SetResult ok{"randn/bf16/1x64", "randn", "bf16"};
+  ok.integrity = "ok";
+  ok.metrics.count = 64;
+  ok.metrics.correctly_rounded = 64;
+  SetResult failed{"randn/fp16/1x64", "randn", "fp16"};
+  failed.error = "the call failed";
+  r.results = {ok, failed};
+  EXPECT_EQ(refusal(json::parse(render_json(r)), JsonFormat::report), "accepted");
+  NightSummary night;
+  night.date = "2026-12-03";
+  EXPECT_EQ(refusal(to_json(night), JsonFormat::nightly_summary), "accepted");
+  const std::string definition = std::string(ROPE2D_TEST_DIR) + "/../../data/golden-smoke/solexecbench/definition.json";
+  const json d = read_json_file(definition, JsonFormat::definition);
+  EXPECT_EQ(refusal(d, JsonFormat::definition, "rope2d_backward"), "accepted");
+  EXPECT_NO_THROW(read_json_file(std::string(ROPE2D_TEST_DIR) + "/../../data/golden-smoke/manifest.json", JsonFormat::golden_manifest));
+}
+
+TEST(JsonSchema, RefusalsNameFileFieldExpectedAndFound) {
+  json c = {{"grad_dtypes", {"bf16"}}, {"sweep", {{"from", 0}, {"to", 1}}}};
+  EXPECT_EQ(refusal(c, JsonFormat::nightly_config), "accepted");
+  c["sweep"]["to"] = "1";
+  EXPECT_EQ(refusal(c, JsonFormat::nightly_config), "f.json: sweep.to: expected a number in [0, 3.4e+38], found the string \"1\"");
+  c["sweep"]["to"] = 1;
+  c["sweep"]["budget"] = 5;
+  EXPECT_EQ(refusal(c, JsonFormat::nightly_config), "f.json: sweep.budget: expected only from, to, angles and budget_s, found this field");
+  EXPECT_EQ(refusal(json::array(), JsonFormat::nightly_config), "f.json: (top): expected an object (a nightly config), found an array of 0");
+  json m = {{"schema", "rope2d.golden/1"}, {"files", json::array()}};
+  EXPECT_EQ(refusal(m, JsonFormat::golden_manifest),
+            "f.json: files: expected a non-empty array (a set holds at least one problem), found an array of 0");
+  m.erase("files");
+  EXPECT_EQ(refusal(m, JsonFormat::golden_manifest),
+            "f.json: files: expected a non-empty array (a set holds at least one problem), found nothing");
+  // A seed above INT64_MAX (a uint64) is an integer >= 0, not a wrapped negative one.
+  m = {{"schema", "rope2d.golden/1"}, {"seeds", {std::uint64_t{18307846571559558674ull}}},
+       {"files", {{{"file", "a.safetensors"}, {"problem", "p"}, {"elements", 1}, {"sha256", std::string(64, 'a')}}}}};
+  EXPECT_EQ(refusal(m, JsonFormat::golden_manifest), "accepted");
+  m["files"][0]["elements"] = std::uint64_t{18307846571559558674ull};
+  EXPECT_EQ(refusal(m, JsonFormat::golden_manifest),
+            "f.json: files[0].elements: expected an integer in [1, 1099511627776], found the number 18307846571559558674");
+}
+
+TEST(JsonSchema, TheFirstProblemInTheSchemasOrder) {
+  // Not a shard at all: said by its "schema" field, the first the schema lists.
+  EXPECT_EQ(refusal(json{{"date", "2026-12-03"}, {"verify", json::array()}}, JsonFormat::nightly_shard),
+            "f.json: schema: expected \"rope2d.nightly-shard/1\", found nothing");
+  const std::vector<SchemaProblem> p = schema_problems(json{{"date", 3}, {"commit", 4}}, JsonFormat::nightly_shard);
+  ASSERT_GE(p.size(), 4u);
+  EXPECT_EQ(p[0].field, "schema");
+  EXPECT_EQ(p[1].field, "commit");
+  EXPECT_EQ(p[1].found, "the number 4");
+  EXPECT_EQ(p[3].field, "date");
+  EXPECT_EQ(p[3].expected, "YYYY-MM-DD (a folder's name under --out)");
+  // A definition of the solution's own problem: its part of the schema, inputs before axes.
+  const json def = {{"name", "090"}, {"inputs", {{"grad_cos", {{"dtype", "int8"}}}}}};
+  EXPECT_EQ(refusal(def, JsonFormat::definition), "accepted");
+  EXPECT_EQ(refusal(def, JsonFormat::definition, "rope2d_backward"),
+            "f.json: inputs.grad_cos.dtype: expected \"bfloat16\", \"float16\" or \"float32\", found the string \"int8\"");
+}
+
+TEST(JsonSchema, NumbersOrInfinityAndElements) {
+  Report r;
+  r.title = "t";
+  SetResult x{"randn/bf16/1x64", "randn", "bf16"};
+  x.integrity = "ok";
+  x.metrics.count = 1;
+  x.metrics.correctly_rounded = 1;
+  r.results = {x};
+  json j = json::parse(render_json(r));
+  j["results"][0]["max_scaled_error"] = "inf";
+  EXPECT_EQ(refusal(j, JsonFormat::report), "accepted");
+  j["results"][0]["max_scaled_error"] = "infinite";
+  EXPECT_EQ(refusal(j, JsonFormat::report),
+            "f.json: results[0].max_scaled_error: expected a number or \"inf\", found the string \"infinite\"");
+  j["results"][0]["max_scaled_error"] = 0;
+  j["results"][0]["worst"] = {{"index", 0}};
+  EXPECT_EQ(refusal(j, JsonFormat::report), "f.json: results[0].worst.grad_cos: expected a hex float (C99 %a, as 0x1.8p-1), found nothing");
+}
+
+}  // namespace
