@@ -1,4 +1,5 @@
-// Unit tests: the model's position rules, theta tables, angles, and layout JSON round trips.
+// Unit tests: the model's position rules, theta tables, angles and random layouts (their JSON:
+// verify/tests/json_schema_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,14 @@ namespace {
 Segment text(std::int64_t count) { return {.kind = Segment::Kind::text, .count = count}; }
 Segment image(int h, int w) { return {.kind = Segment::Kind::image, .h = h, .w = w}; }
 Segment marker(std::int64_t count, std::int64_t pos) { return {.kind = Segment::Kind::marker, .count = count, .pos = pos}; }
+
+// A layout's segments as numbers (kind, count, h, w, pos each), to compare two layouts.
+std::vector<std::int64_t> segments(const Layout& l) {
+  std::vector<std::int64_t> out;
+  for (const auto& seq : l.batch)
+    for (const Segment& s : seq) out.insert(out.end(), {static_cast<std::int64_t>(s.kind), s.count, s.h, s.w, s.pos});
+  return out;
+}
 
 }  // namespace
 
@@ -73,20 +82,10 @@ TEST(Layout, AnglesInterleaveYAndXAndRepeat) {
   }
 }
 
-TEST(Layout, JsonRoundTripOfRandomLayouts) {
-  for (std::uint64_t seed = 0; seed < 20; ++seed) {
-    const Layout a = random_layout(seed, {.batch = 3, .seq_len = 3000, .max_image_side = 40, .vary_rope = true});
-    const Layout b = layout_from_json(to_json(a));
-    EXPECT_EQ(to_json(a), to_json(b));
-    EXPECT_EQ(angles(a), angles(b));
-    EXPECT_EQ(b.seq_len(), 3000);
-  }
-}
-
 TEST(Layout, RandomLayoutsAreDeterministicAndMixed) {
   const Layout a = random_layout(42, {.batch = 4, .seq_len = 8192});
-  EXPECT_EQ(to_json(a), to_json(random_layout(42, {.batch = 4, .seq_len = 8192})));
-  EXPECT_NE(to_json(a), to_json(random_layout(43, {.batch = 4, .seq_len = 8192})));
+  EXPECT_EQ(segments(a), segments(random_layout(42, {.batch = 4, .seq_len = 8192})));
+  EXPECT_NE(segments(a), segments(random_layout(43, {.batch = 4, .seq_len = 8192})));
   int kinds[3] = {};
   for (const auto& seq : a.batch)
     for (const auto& s : seq) ++kinds[static_cast<int>(s.kind)];
@@ -95,21 +94,3 @@ TEST(Layout, RandomLayoutsAreDeterministicAndMixed) {
   EXPECT_GT(kinds[2], 0);
 }
 
-TEST(Layout, BadJsonNamesTheField) {
-  auto message = [](const std::string& text) {
-    try {
-      layout_from_json(text);
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
-  EXPECT_NE(message("{").find("not valid JSON"), std::string::npos);
-  EXPECT_NE(message(R"({"schema":"x"})").find("schema"), std::string::npos);
-  EXPECT_NE(message(R"({"schema":"rope2d.layout/1","batch":[[{"image":[2]}]]})").find("batch[0][0].image"), std::string::npos);
-  EXPECT_NE(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":2}],[{"text":3}]]})").find("batch[1]"), std::string::npos);
-  EXPECT_NE(message(R"({"schema":"rope2d.layout/1","rope":{"head_dim":6},"batch":[[{"text":2}]]})").find("rope.head_dim"), std::string::npos);
-  EXPECT_NE(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":-1}]]})").find("batch[0][0]"), std::string::npos);
-  EXPECT_NE(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":"a"}]]})").find("batch[0][0].text"), std::string::npos);
-  EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":2},{"marker":1,"pos":0}]]})"), "accepted");
-}

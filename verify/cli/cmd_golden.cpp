@@ -14,6 +14,7 @@
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/golden.hpp"
+#include "rope2d/verify/layout_json.hpp"
 #include "rope2d/verify/suites.hpp"
 
 namespace rope2d::cli {
@@ -41,13 +42,8 @@ int run(const GoldenArgs& a) {
         ref::bad_input("--grad-dtypes", "", "each dtype once", "'" + a.dtypes[i] + "' twice");
   std::vector<ProblemSpec> specs;
   if (!a.layout_file.empty()) {
-    const std::string text = ref::read_file(a.layout_file);
-    ref::Layout layout;
-    try {
-      layout = ref::layout_from_json(text);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(a.layout_file + ": " + e.what());
-    }
+    const ref::Layout layout = verify::read_layout_file(a.layout_file);
+    const std::string text = verify::layout_to_json(layout);
     for (ref::Dtype d : o.grad_dtypes) {
       ProblemSpec p;
       p.set = "layout";

@@ -10,6 +10,7 @@
 #include "options.hpp"
 #include "rope2d/ref/input.hpp"
 #include "rope2d/ref/layout.hpp"
+#include "rope2d/verify/layout_json.hpp"
 #include "rope2d/verify/layout_svg.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/validate.hpp"
@@ -39,18 +40,13 @@ int run(const LayoutArgs& a) {
   if (!a.svg.empty()) verify::require_output_file(a.svg, "--svg");
   ref::Layout layout;
   if (!a.file.empty()) {
-    const std::string text = ref::read_file(a.file);
-    try {
-      layout = ref::layout_from_json(text);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(a.file + ": " + e.what());
-    }
+    layout = verify::read_layout_file(a.file);
   } else {
     layout = ref::random_layout(a.seed, a.spec);
   }
   if (!a.svg.empty()) write_svg(a.svg, verify::layout_svg(layout, a.file.empty() ? "seed " + std::to_string(a.seed) : a.file));
   if (a.emit) {
-    std::cout << ref::to_json(layout) << "\n";
+    std::cout << verify::layout_to_json(layout) << "\n";
     return Exit::ok;
   }
   const std::vector<float> theta = ref::theta_table(layout.rope);

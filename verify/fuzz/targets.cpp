@@ -19,6 +19,7 @@
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/golden.hpp"
 #include "rope2d/verify/json_schema.hpp"
+#include "rope2d/verify/layout_json.hpp"
 #include "rope2d/ref/worst_list.hpp"
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/nightly_config.hpp"
@@ -105,7 +106,7 @@ void manifest(const std::uint8_t* data, std::size_t size) {
 
 void layout(const std::uint8_t* data, std::size_t size) {
   try {
-    const ref::Layout l = ref::layout_from_json(std::string(reinterpret_cast<const char*>(data), size));
+    const ref::Layout l = verify::layout_from_json(std::string(reinterpret_cast<const char*>(data), size));
     if (static_cast<std::int64_t>(l.batch.size()) * l.seq_len() * l.rope.head_dim <= (1 << 20)) ref::angles(l);
   } catch (const std::exception&) {
   }

@@ -12,6 +12,7 @@
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/disposition.hpp"
 #include "rope2d/verify/json_schema.hpp"
+#include "rope2d/verify/layout_json.hpp"
 #include "rope2d/verify/metrics.hpp"
 #include "rope2d/verify/nightly_summary.hpp"
 #include "rope2d/verify/report.hpp"
@@ -145,6 +146,44 @@ TEST(JsonSchema, NumbersOrInfinityAndElements) {
   j["results"][0]["max_scaled_error"] = 0;
   j["results"][0]["worst"] = {{"index", 0}};
   EXPECT_EQ(refusal(j, JsonFormat::report), "f.json: results[0].worst.grad_cos: expected a hex float (C99 %a, as 0x1.8p-1), found nothing");
+}
+
+// Layouts: written and read back to the same layout; refusals name the field.
+TEST(JsonSchema, LayoutsRoundTrip) {
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    const ref::Layout a = ref::random_layout(seed, {.batch = 3, .seq_len = 3000, .max_image_side = 40, .vary_rope = true});
+    const ref::Layout b = layout_from_json(layout_to_json(a));
+    EXPECT_EQ(layout_to_json(a), layout_to_json(b));
+    EXPECT_EQ(ref::angles(a), ref::angles(b));
+    EXPECT_EQ(b.seq_len(), 3000);
+  }
+}
+
+TEST(JsonSchema, BadLayoutsNameTheField) {
+  auto message = [](const std::string& text) {
+    try {
+      layout_from_json(text, "l.json");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("{").find("not valid JSON"), std::string::npos);
+  EXPECT_EQ(message(R"({"schema":"x"})"), "l.json: schema: expected \"rope2d.layout/1\", found the string \"x\"");
+  EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"image":[2]}]]})"),
+            "l.json: batch[0][0].image: expected [h, w], found an array of 1");
+  EXPECT_NE(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":2}],[{"text":3}]]})").find("batch[1]"), std::string::npos);
+  EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","rope":{"head_dim":6},"batch":[[{"text":2}]]})"),
+            "l.json: rope.head_dim: expected a positive multiple of 4, at most 65536, found the number 6");
+  EXPECT_NE(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":-1}]]})").find("batch[0][0]: token count must be positive"), std::string::npos);
+  EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":"a"}]]})"),
+            "l.json: batch[0][0].text: expected an integer, found the string \"a\"");
+  EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":1,"pos":2}]]})"),
+            "l.json: batch[0][0]: expected a text segment of the key \"text\" alone, found an object of 2 keys");
+  EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"txt":1}]]})"),
+            "l.json: batch[0][0].txt: expected only text, image, marker and pos, found this field");
+  EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":2},{"marker":1,"pos":0}]]})"), "accepted");
+  EXPECT_NE(message(std::string(10, '[') + std::string(10, ']')).find("expected at most 6 levels of nesting"), std::string::npos);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The schemas of verify/schema/ against the files the project writes: a report.json (rope2d
 # check), a golden set's manifest and definition.json (rope2d golden), a nightly config, a
-# shard and a summary (rope2d nightly --shard, merge), the committed sincosf measurement and the
-# sample solutions each pass `rope2d schema`; each mutated (wrong type, missing field, out of
+# shard and a summary (rope2d nightly --shard, merge), a layout (rope2d layout --emit), the
+# committed sincosf measurement and a sample solution each pass `rope2d schema`; each mutated (wrong type, missing field, out of
 # range) is refused with exit 2 naming file, field, expected and found, by `rope2d schema` and by
 # the command that reads it. Where python3's jsonschema is installed, the schemas are valid
 # draft-07 and it agrees on every file (so users may validate with either).
@@ -20,9 +20,11 @@ d=2026-03-01
 "$rope2d" nightly --config cfg.json --golden "$src/data/golden-smoke" --quick --quiet --out night --date $d --shard 0/1 \
   >shard.log 2>&1 || bad "nightly --shard 0/1: $(tail -3 shard.log)"
 "$rope2d" nightly merge --out night --date $d >merge.log 2>&1 || bad "nightly merge: $(tail -3 merge.log)"
+"$rope2d" layout --seed 3 --batch 2 --seq-len 300 --emit >layout.json 2>layout.log || bad "rope2d layout --emit: $(tail -3 layout.log)"
 files=(report:ck/report.json golden-manifest:golden/manifest.json definition:golden/solexecbench/definition.json
        nightly-config:cfg.json nightly-shard:night/$d/shard-0-of-1.json nightly-summary:night/$d/summary.json
-       sincosf-ulp:$src/reports/premise/sincosf_ulp.json solution:$src/verify/tests/python_solutions/eager/solution.json)
+       sincosf-ulp:$src/reports/premise/sincosf_ulp.json solution:$src/verify/tests/python_solutions/eager/solution.json
+       layout:layout.json)
 for entry in "${files[@]}"; do
   format=${entry%%:*} file=${entry#*:}
   out=$("$rope2d" schema "$format" "$file" 2>&1) && ok "$format: $file passes" || bad "$format: $file: $out"
@@ -90,6 +92,8 @@ out=$("$rope2d" nightly merge --out merge1 --date $d 2>&1); rc=$?
 refused nightly-summary night/$d/summary.json /shards 5000 'shards: expected an integer in [1, 4096], found the number 5000'
 refused nightly-summary night/$d/summary.json /sweep/worst 3 'sweep.worst: expected an object or null, found the number 3'
 refused sincosf-ulp "$src/reports/premise/sincosf_ulp.json" /functions/cosf delete 'functions.cosf: expected an object, found nothing'
+refused layout layout.json /rope/head_dim 6 'rope.head_dim: expected a positive multiple of 4, at most 65536, found the number 6' \
+  "$rope2d" layout m.json
 out=$("$rope2d" schema nonsense cfg.json 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "expected a format (report, " <<<"$out" && ok "an unknown format refused" || bad "unknown format: exit $rc: $out"
 

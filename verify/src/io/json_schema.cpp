@@ -26,7 +26,14 @@ using nlohmann::ordered_json;
 
 namespace {
 
-constexpr std::pair<JsonFormat, std::string_view> format_names[] = {
+// Each format's name and the deepest nesting its files may have (parse_json refuses deeper
+// text before building anything).
+struct FormatRow {
+  JsonFormat format;
+  std::string_view name;
+  int max_depth = ref::max_json_depth;
+};
+constexpr FormatRow format_names[] = {
     {JsonFormat::report, "report"},
     {JsonFormat::nightly_shard, "nightly-shard"},
     {JsonFormat::nightly_summary, "nightly-summary"},
@@ -35,7 +42,10 @@ constexpr std::pair<JsonFormat, std::string_view> format_names[] = {
     {JsonFormat::definition, "definition"},
     {JsonFormat::solution, "solution"},
     {JsonFormat::sincosf_ulp, "sincosf-ulp"},
+    {JsonFormat::layout, "layout", 6},  // top, batch, sequence, segment, image sides
 };
+
+
 
 // A schema three ways: valijson's (to validate), nlohmann's, and in the file's key order (to
 // say what a field expects, its alternatives and allowed keys in the order they were written).
@@ -60,8 +70,8 @@ Compiled compile(const std::string& text, const std::string& part, ordered_json 
 const std::vector<std::vector<Compiled>>& all_compiled() {
   static const std::vector<std::vector<Compiled>> all = [] {
     std::vector<std::vector<Compiled>> out;
-    for (const auto& [format, n] : format_names) {
-      const std::string file = schema_file(format);
+    for (const FormatRow& row : format_names) {
+      const std::string file = schema_file(row.format);
       const auto it = std::find_if(std::begin(embedded_schemas), std::end(embedded_schemas),
                                    [&](const EmbeddedSchema& e) { return file == e.file; });
       if (it == std::end(embedded_schemas)) throw std::logic_error("no embedded schema " + file);
@@ -304,16 +314,22 @@ SchemaProblem problem(const Located& at, const Compiled& c, const Error& e) {
 }  // namespace
 
 std::string_view name(JsonFormat f) {
-  for (const auto& [format, n] : format_names)
-    if (format == f) return n;
+  for (const FormatRow& r : format_names)
+    if (r.format == f) return r.name;
   throw std::logic_error("a JSON format without a name");
+}
+
+int json_max_depth(JsonFormat f) {
+  for (const FormatRow& r : format_names)
+    if (r.format == f) return r.max_depth;
+  return ref::max_json_depth;
 }
 
 std::string schema_file(JsonFormat f) { return std::string(name(f)) + ".schema.json"; }
 
 std::optional<JsonFormat> parse_json_format(std::string_view text) {
-  for (const auto& [format, n] : format_names)
-    if (n == text) return format;
+  for (const FormatRow& r : format_names)
+    if (r.name == text) return r.format;
   return std::nullopt;
 }
 
@@ -360,14 +376,14 @@ void check_json(const json& doc, JsonFormat f, const std::string& where, std::st
 }
 
 json read_json_file(const std::string& path, JsonFormat f) {
-  json j = ref::parse_json(ref::read_file(path), path);
+  json j = ref::parse_json(ref::read_file(path), path, json_max_depth(f));
   check_json(j, f, path);
   return j;
 }
 
 ordered_json read_ordered_json_file(const std::string& path, JsonFormat f) {
   const std::string text = ref::read_file(path);
-  check_json(ref::parse_json(text, path), f, path);  // depth and duplicate keys checked there first
+  check_json(ref::parse_json(text, path, json_max_depth(f)), f, path);  // depth and duplicate keys checked there first
   return ordered_json::parse(text);
 }
 

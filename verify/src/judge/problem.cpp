@@ -14,6 +14,7 @@
 #include "rope2d/ref/counter_random.hpp"
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/ref/random.hpp"
+#include "rope2d/verify/layout_json.hpp"
 
 namespace rope2d::verify {
 
@@ -186,7 +187,7 @@ void make_problem(const ProblemSpec& spec, Problem& p, bool host_inputs) {
     const ref::Layout layout =
         spec.layout_json.empty()
             ? ref::random_layout(spec.seed, {.batch = static_cast<int>(spec.batch), .seq_len = spec.seq_len, .max_image_side = 128})
-            : ref::layout_from_json(spec.layout_json);
+            : layout_from_json(spec.layout_json, "problem " + spec.name() + ": layout");
     ref::validate(layout);
     if (layout.batch.size() != static_cast<std::size_t>(spec.batch) || layout.seq_len() != spec.seq_len ||
         layout.rope.head_dim != spec.head_dim)

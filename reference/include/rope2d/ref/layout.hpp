@@ -70,8 +70,5 @@ struct LayoutSpec {
 };
 Layout random_layout(std::uint64_t seed, const LayoutSpec& spec);
 
-std::string to_json(const Layout& layout);
-// Throws std::invalid_argument with the field path and what was expected when malformed.
-Layout layout_from_json(const std::string& text);
 
 }  // namespace rope2d::ref

@@ -26,18 +26,23 @@ enum class JsonFormat {
   definition,          // SOL-ExecBench's definition.json beside a solution.json
   solution,            // SOL-ExecBench's solution.json (its cross-field rules: solution_schema.hpp)
   sincosf_ulp,         // the sincosf premise measurement (reports/premise/sincosf_ulp.json)
+  layout,              // a position layout (rope2d.layout/1): rope2d layout FILE, rope2d golden --layout FILE
 };
 
 inline constexpr JsonFormat all_json_formats[] = {JsonFormat::report,          JsonFormat::nightly_shard,
                                                    JsonFormat::nightly_summary, JsonFormat::nightly_config,
                                                    JsonFormat::golden_manifest, JsonFormat::definition,
-                                                   JsonFormat::solution,        JsonFormat::sincosf_ulp};
+                                                   JsonFormat::solution,        JsonFormat::sincosf_ulp,
+                                                   JsonFormat::layout};
 
 // "report", "nightly-shard", ...: the format's name, and its schema's file name
 // ("report.schema.json"); parse_json_format reads a name back (nullopt: none).
 std::string_view name(JsonFormat f);
 std::string schema_file(JsonFormat f);
 std::optional<JsonFormat> parse_json_format(std::string_view name);
+
+// The deepest nesting a file of the format may have (a layout 6, others 64).
+int json_max_depth(JsonFormat f);
 
 // The schema's text as embedded at build time.
 const std::string& schema_text(JsonFormat f);
