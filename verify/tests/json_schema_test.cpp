@@ -115,13 +115,29 @@ TEST(JsonSchema, TheFirstProblemInTheSchemasOrder) {
   // Not a shard at all: said by its "schema" field, the first the schema lists.
   EXPECT_EQ(refusal(json{{"date", "2026-12-03"}, {"verify", json::array()}}, JsonFormat::nightly_shard),
             "f.json: schema: expected \"rope2d.nightly-shard/1\", found nothing");
-  const std::vector<SchemaProblem> p = schema_problems(json{{"date", 3}, {"commit", 4}}, JsonFormat::nightly_shard);
-  ASSERT_GE(p.size(), 4u);
-  EXPECT_EQ(p[0].field, "schema");
-  EXPECT_EQ(p[1].field, "commit");
-  EXPECT_EQ(p[1].found, "the number 4");
-  EXPECT_EQ(p[3].field, "date");
-  EXPECT_EQ(p[3].expected, "YYYY-MM-DD (a folder's name under --out)");
+  EXPECT_EQ(refusal(json{{"date", 3}, {"commit", 4}}, JsonFormat::nightly_shard),
+            "f.json: schema: expected \"rope2d.nightly-shard/1\", found nothing");
+  // Every problem of a small document, in the schema's order.
+  const json shard_name = {{"schema", "rope2d.nightly-shard/1"}};
+  std::vector<SchemaProblem> p = schema_problems(shard_name, JsonFormat::nightly_shard);
+  ASSERT_EQ(p.size(), 9u);
+  EXPECT_EQ(p[0].line("f.json"), "f.json: commit: expected a string of at most 200 characters, found nothing");
+  EXPECT_EQ(p[2].field, "date");
+  EXPECT_EQ(p[2].expected, "YYYY-MM-DD (a folder's name under --out)");
+  // A million bad entries: one pass to the first, not a million error records.
+  json doc = {{"schema", "rope2d.golden/1"}, {"files", json::array()}};
+  for (int i = 0; i < 1000000; ++i) doc["files"].push_back(i);
+  EXPECT_EQ(refusal(doc, JsonFormat::golden_manifest), "f.json: files[0]: expected an object, found the number 0");
+  // A large shard: the first field the schema lists that fails ("shard" before "config", which
+  // sorts first), descended into, its problems alone.
+  doc = shard_name;
+  doc["items"] = json::array();
+  for (int i = 0; i < 30000; ++i) doc["items"].push_back(json::object());
+  doc["shard"] = {{"index", 0}, {"count", 0}};
+  doc["config"] = {{"quick", 1}};
+  p = schema_problems(doc, JsonFormat::nightly_shard);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].line("f.json"), "f.json: shard.count: expected an integer in [1, 4096], found the number 0");
   // A definition of the solution's own problem: its part of the schema, inputs before axes.
   const json def = {{"name", "090"}, {"inputs", {{"grad_cos", {{"dtype", "int8"}}}}}};
   EXPECT_EQ(refusal(def, JsonFormat::definition), "accepted");

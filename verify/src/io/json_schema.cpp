@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -50,11 +52,17 @@ constexpr FormatRow format_names[] = {
 // A schema three ways: valijson's (to validate), nlohmann's, and in the file's key order (to
 // say what a field expects, its alternatives and allowed keys in the order they were written).
 // A part is a wrapper {"definitions": the schema's, "$ref": "#/definitions/<part>"}.
+// Its sub-schemas by JSON pointer are compiled when first needed (schema_at).
+struct SubSchemas {
+  std::mutex mutex;
+  std::map<std::string, std::pair<json, std::unique_ptr<valijson::Schema>>> at;
+};
 struct Compiled {
   std::string text, part;
   ordered_json ordered;
   json doc;
   std::unique_ptr<valijson::Schema> schema;
+  std::unique_ptr<SubSchemas> subs = std::make_unique<SubSchemas>();
 };
 
 Compiled compile(const std::string& text, const std::string& part, ordered_json ordered) {
@@ -92,6 +100,23 @@ const Compiled& compiled(JsonFormat f, std::string_view part = {}) {
   for (const Compiled& c : all_compiled().at(static_cast<std::size_t>(f)))
     if (c.part == part) return c;
   throw std::logic_error(schema_file(f) + " has no definition " + std::string(part));
+}
+
+// The node at a JSON pointer of c's document as a schema of its own: the document with its root
+// "$ref" at the node (draft 7 ignores a $ref's siblings), so its definitions resolve as before.
+const valijson::Schema& schema_at(const Compiled& c, const std::string& pointer) {
+  if (pointer.empty()) return *c.schema;
+  std::lock_guard<std::mutex> lock(c.subs->mutex);
+  auto& [wrapper, schema] = c.subs->at[pointer];
+  if (!schema) {
+    wrapper = c.doc;
+    wrapper["$ref"] = "#" + pointer;
+    schema = std::make_unique<valijson::Schema>();
+    valijson::SchemaParser parser;
+    valijson::adapters::NlohmannJsonAdapter adapter(wrapper);
+    parser.populateSchema(adapter, *schema);
+  }
+  return *schema;
 }
 
 // valijson reads an integer through int64_t: one above INT64_MAX (a uint64 seed) would wrap
@@ -222,11 +247,10 @@ std::string allowed_keys(const ordered_json& root, const ordered_json* node) {
 }
 
 // One of valijson's errors, its path as keys ("[spec]" -> "spec") and how it broke the rule.
-enum class Kind { value, missing, unknown, duplicate };
+enum class Kind { value, missing, unknown };
 struct Error {
   std::vector<std::string> path;
   Kind kind = Kind::value;
-  std::string other;  // duplicate: the index of the first copy
 };
 
 std::string quoted_tail(const std::string& d, const std::string& lead) {
@@ -239,18 +263,12 @@ Error parse_error(const valijson::ValidationResults::Error& e) {
   const std::string& d = e.description;
   const std::string missing = "Missing required property '";
   const std::string unknown = "Object contains a property that could not be validated using 'properties' or 'additionalProperties' constraints: '";
-  const std::string elements = "Elements at indexes #";
   if (d.rfind(missing, 0) == 0) {
     out.kind = Kind::missing;
     out.path.push_back(quoted_tail(d, missing));
   } else if (d.rfind(unknown, 0) == 0) {
     out.kind = Kind::unknown;
     out.path.push_back(quoted_tail(d, unknown));
-  } else if (d.rfind(elements, 0) == 0 && d.find(" and #") != std::string::npos) {
-    out.kind = Kind::duplicate;
-    const std::size_t a = d.find(" and #");
-    out.other = d.substr(elements.size(), a - elements.size());
-    out.path.push_back(d.substr(a + 6, d.find(' ', a + 6) - a - 6));
   }
   return out;
 }
@@ -281,7 +299,8 @@ std::size_t listed_at(const ordered_json& root, const ordered_json* node, const 
 Located locate(const json& doc, const ordered_json& schema, const std::vector<std::string>& path) {
   Located at{"", &doc, &schema, nullptr, {}};
   for (const std::string& key : path) {
-    const bool index = at.value ? at.value->is_array() : !key.empty() && key.find_first_not_of("0123456789") == std::string::npos;
+    // Every step but a missing key's (the last) is in the document: its type says key or index.
+    const bool index = at.value && at.value->is_array();
     if (index) at.field += "[" + key + "]";
     else at.field += (at.field.empty() ? "" : ".") + key.substr(0, 60);
     at.order.push_back(index ? std::stoul(key) : listed_at(schema, at.node, key));
@@ -302,13 +321,132 @@ SchemaProblem problem(const Located& at, const Compiled& c, const Error& e) {
   switch (e.kind) {
     case Kind::missing: return {at.field, expected_text(c.ordered, at.node), "nothing"};
     case Kind::unknown: return {at.field, allowed_keys(c.ordered, at.parent), "this field"};
-    case Kind::duplicate: {
-      const std::string first = at.field.substr(0, at.field.rfind('[')) + "[" + e.other + "]";
-      return {at.field, "each value once", (at.value ? ref::brief(*at.value) : "a value") + " again (as " + first + ")"};
-    }
     case Kind::value: return {at.field, expected_text(c.ordered, at.node), at.value ? ref::brief(*at.value) : "nothing"};
   }
   return {};
+}
+
+// The descent to the failing field. valijson reports every error at once, and a file of
+// millions of bad entries would make millions of records; instead each child is checked alone
+// (valijson stops at its first failure), in the schema's order, and the first failing one is
+// descended into, until a value whose children all pass (or that a combinator or no sub-schema
+// covers): only there are the errors collected. A listed "const" field that differs (the
+// format's name) stops the descent at its level, so a file of another format is named as such.
+std::string pointer_key(const std::string& key) {
+  std::string out;
+  for (char ch : key) out += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
+  return out;
+}
+
+std::string resolved_pointer(const ordered_json& root, std::string pointer) {
+  for (int hops = 0; hops < 16; ++hops) {
+    const ordered_json::json_pointer p(pointer);
+    if (!root.contains(p)) return pointer;
+    const ordered_json& n = root[p];
+    if (!n.is_object() || !n.contains("$ref") || !n["$ref"].is_string()) return pointer;
+    const std::string ref = n["$ref"];
+    if (ref.rfind("#", 0) != 0) return pointer;
+    pointer = ref.substr(1);
+  }
+  return pointer;
+}
+
+// The schema node of the value `key` (or index) under a value checked by the node at `pointer`.
+std::optional<std::string> child_pointer(const ordered_json& root, const std::string& pointer, const std::string& key, bool index) {
+  const std::string at = resolved_pointer(root, pointer);
+  const ordered_json::json_pointer p(at);
+  if (!root.contains(p)) return std::nullopt;
+  const ordered_json& n = root[p];
+  if (!n.is_object() || n.contains("anyOf") || n.contains("oneOf") || n.contains("allOf")) return std::nullopt;
+  if (index) {
+    if (!n.contains("items")) return std::nullopt;
+    if (n["items"].is_object()) return at + "/items";
+    if (n["items"].is_array() && std::stoul(key) < n["items"].size()) return at + "/items/" + key;
+    return std::nullopt;
+  }
+  if (n.contains("properties") && n["properties"].contains(key)) return at + "/properties/" + pointer_key(key);
+  if (n.contains("additionalProperties") && n["additionalProperties"].is_object()) return at + "/additionalProperties";
+  return std::nullopt;
+}
+
+// A required field with a "const" (the format's name) that the value lacks or differs from: its key.
+std::optional<std::string> names_another_format(const ordered_json& root, const std::string& pointer, const json& v) {
+  const ordered_json* n = resolve(root, &root[ordered_json::json_pointer(resolved_pointer(root, pointer))]);
+  if (!v.is_object() || !n || !n->contains("properties") || !n->contains("required")) return std::nullopt;
+  for (const auto& [key, sub] : (*n)["properties"].items()) {
+    const ordered_json* s = resolve(root, &sub);
+    const auto& required = (*n)["required"];
+    if (!s || !s->contains("const") || std::find(required.begin(), required.end(), key) == required.end()) continue;
+    if (!v.contains(key) || v[key].dump() != (*s)["const"].dump()) return key;
+  }
+  return std::nullopt;
+}
+
+// Where the descent stopped, or (other_format) the const field that names another format.
+struct Failing {
+  const json* value;
+  std::vector<std::string> path;
+  std::string pointer;
+  std::optional<Error> other_format;
+};
+
+// A value's children, the keys its schema node lists first (in the schema's order).
+std::vector<std::pair<std::string, const json*>> children(const ordered_json& root, const std::string& pointer, const json& v) {
+  std::vector<std::pair<std::string, const json*>> out;
+  if (v.is_array()) {
+    for (std::size_t k = 0; k < v.size(); ++k) out.emplace_back(std::to_string(k), &v[k]);
+    return out;
+  }
+  const ordered_json* n = resolve(root, &root[ordered_json::json_pointer(resolved_pointer(root, pointer))]);
+  std::set<std::string> listed;
+  if (n && n->contains("properties"))
+    for (const auto& [key, _] : (*n)["properties"].items())
+      if (v.contains(key) && listed.insert(key).second) out.emplace_back(key, &v[key]);
+  for (const auto& [key, x] : v.items())
+    if (!listed.count(key)) out.emplace_back(key, &x);
+  return out;
+}
+
+// Values in v, counted up to `limit`.
+std::size_t count_values(const json& v, std::size_t limit) {
+  std::size_t n = 1;
+  if (v.is_structured())
+    for (const json& x : v) {
+      if (n > limit) break;
+      n += count_values(x, limit - n);
+    }
+  return n;
+}
+
+// Every error valijson finds under the document checked whole (a small one, so the records are
+// few), else the errors where the descent stops.
+constexpr std::size_t whole_document_values = 20000;
+
+Failing first_failing(const Compiled& c, const json& doc) {
+  Failing f{&doc, {}, ""};
+  valijson::Validator validator;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    if (!f.value->is_structured()) break;
+    if (const auto key = names_another_format(c.ordered, f.pointer, *f.value)) {
+      std::vector<std::string> path = f.path;
+      path.push_back(*key);
+      f.other_format = Error{path, f.value->contains(*key) ? Kind::value : Kind::missing};
+      break;
+    }
+    for (const auto& [key, x] : children(c.ordered, f.pointer, *f.value)) {
+      const std::optional<std::string> p = child_pointer(c.ordered, f.pointer, key, f.value->is_array());
+      if (!p) continue;
+      valijson::adapters::NlohmannJsonAdapter adapter(*x);
+      if (validator.validate(schema_at(c, *p), adapter, nullptr)) continue;
+      f.value = x;
+      f.path.push_back(key);
+      f.pointer = *p;
+      deeper = true;
+      break;
+    }
+  }
+  return f;
 }
 
 }  // namespace
@@ -345,20 +483,44 @@ std::vector<SchemaProblem> schema_problems(const json& doc, JsonFormat f, std::s
   json clamped;
   const json& target = has_huge(doc) ? (clamped = doc, clamp_huge(clamped), clamped) : doc;
   valijson::Validator validator;  // strong types: "1" is no integer, 1.0 no integer either
-  valijson::adapters::NlohmannJsonAdapter adapter(target);
-  if (validator.validate(*c.schema, adapter, nullptr)) return {};
+  valijson::adapters::NlohmannJsonAdapter whole(target);
+  if (validator.validate(*c.schema, whole, nullptr)) return {};
+  const Failing failing = count_values(target, whole_document_values) <= whole_document_values
+                              ? Failing{&target, {}, "", std::nullopt}
+                              : first_failing(c, target);
+  if (failing.other_format) {
+    const Located at = locate(doc, c.ordered, failing.other_format->path);
+    return {problem(at, c, *failing.other_format)};
+  }
   valijson::ValidationResults results;
-  validator.validate(*c.schema, adapter, &results);
+  valijson::adapters::NlohmannJsonAdapter adapter(*failing.value);
+  validator.validate(schema_at(c, failing.pointer), adapter, &results);
   std::vector<Error> errors;
-  for (const auto& e : results) errors.push_back(parse_error(e));
+  for (const auto& r : results) {
+    Error e = parse_error(r);
+    e.path.insert(e.path.begin(), failing.path.begin(), failing.path.end());
+    errors.push_back(std::move(e));
+  }
+  if (errors.empty()) errors.push_back({failing.path, Kind::value});  // not reached: valijson names what failed
   // The deepest error of each path: a parent's "failed to validate property" repeats its child's.
+  // Sorted by path, a path's children follow it (after its repeats).
+  std::vector<std::size_t> by_path(errors.size());
+  for (std::size_t i = 0; i < by_path.size(); ++i) by_path[i] = i;
+  std::stable_sort(by_path.begin(), by_path.end(), [&](std::size_t a, std::size_t b) { return errors[a].path < errors[b].path; });
+  std::vector<bool> has_child(errors.size(), false);
+  for (std::size_t k = 0; k < by_path.size(); ++k) {
+    std::size_t next = k + 1;
+    while (next < by_path.size() && errors[by_path[next]].path == errors[by_path[k]].path) ++next;
+    if (next == by_path.size()) continue;
+    const auto& p = errors[by_path[k]].path;
+    const auto& q = errors[by_path[next]].path;
+    has_child[by_path[k]] = q.size() > p.size() && std::equal(p.begin(), p.end(), q.begin());
+  }
   std::vector<std::pair<Located, SchemaProblem>> found;
   std::set<std::string> seen;
-  for (const Error& e : errors) {
-    const bool has_child = std::any_of(errors.begin(), errors.end(), [&](const Error& o) {
-      return o.path.size() > e.path.size() && std::equal(e.path.begin(), e.path.end(), o.path.begin());
-    });
-    if (has_child) continue;
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    const Error& e = errors[i];
+    if (has_child[i]) continue;
     Located at = locate(doc, c.ordered, e.path);
     if (!seen.insert(at.field).second) continue;
     SchemaProblem p = problem(at, c, e);

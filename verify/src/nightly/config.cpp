@@ -1,6 +1,7 @@
 // Reading and checking the nightly configuration (nightly_config.hpp).
 #include "rope2d/verify/nightly_config.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <filesystem>
 #include <set>
@@ -20,7 +21,14 @@ NightlyConfig read_nightly_config(const std::string& path) {
   if (path.empty()) return c;
   // Types, ranges, known fields and dtypes once each: verify/schema/nightly-config.schema.json.
   const json j = read_json_file(path, JsonFormat::nightly_config);
-  if (j.contains("grad_dtypes")) c.grad_dtypes = j["grad_dtypes"].get<std::vector<std::string>>();
+  if (j.contains("grad_dtypes")) {
+    c.grad_dtypes = j["grad_dtypes"].get<std::vector<std::string>>();
+    // Not the schema's uniqueItems: valijson compares every pair, quadratic in a long list.
+    for (std::size_t i = 1; i < c.grad_dtypes.size(); ++i)
+      if (std::find(c.grad_dtypes.begin(), c.grad_dtypes.begin() + static_cast<std::ptrdiff_t>(i), c.grad_dtypes[i]) !=
+          c.grad_dtypes.begin() + static_cast<std::ptrdiff_t>(i))
+        bad_input(path, "grad_dtypes[" + std::to_string(i) + "]", "each dtype once", brief(j["grad_dtypes"][i]) + " twice");
+  }
   if (j.contains("sweep")) {
     const json& s = j["sweep"];
     if (s.contains("angles")) {

@@ -55,8 +55,11 @@ struct SchemaProblem {
   std::string line(const std::string& file) const;  // "file: field: expected E, found F"
 };
 
-// Every offending value (the deepest field of each), in the order the schema lists its fields
-// (a "schema" field that names another format first). Expected texts are the schema node's
+// Every offending value (the deepest field of each), in the order the schema lists its fields;
+// of a document of more than 20,000 values, those of the first field that fails on its own,
+// found descending in the schema's order (a file of millions of bad entries costs one pass,
+// not millions of error records). A required "const" field that differs (the format's name,
+// "schema") is said alone: the file is of another format. Expected texts are the schema node's
 // "x-expected" where it has one, else said from its type, range, enum or const. `part` names
 // one of the schema's "definitions" to check against instead of the whole (definition.json's
 // "rope2d_backward": what rope2d reads from the definition of the solution's own problem).
