@@ -3,6 +3,11 @@
 under the same call contract as a .cu kernel (see docs/python-solutions.md), in a neutral host.
 
 usage: solution_runner.py SOLUTION_DIR ENTRY_POINT DPS JOBS_JSON [BUILD_JSON]
+       solution_runner.py --serve SOLUTION_DIR ENTRY_POINT DPS WORK_DIR [BUILD_JSON]
+
+--serve (what `rope2d verify` runs on a GPU): the host serves the judge on descriptor 3, a
+socket to the judge (host_serve.py): the judge owns every buffer, and the host only maps them
+and makes the calls. WORK_DIR takes output.log. Without it, the jobs' files (below).
 
 ENTRY_POINT is "file.py::function", or "kernel.cu::function" for C++ solutions (BUILD_JSON
 {"cpp": true, "compile_options": {...}}: built through the torch binding by solution_build.py).
@@ -42,6 +47,10 @@ HOST_MODULES = (("host_calls", HERE / "host_calls.py"),
                 ("call", HERE / "call.py"),
                 ("solution_build", HERE / "solution_build.py"),
                 ("solution_jobs", HERE / "solution_jobs.py"))
+# The same for --serve: the judge's requests on its socket instead of jobs.
+SERVE_MODULES = HOST_MODULES[:3] + (("solution_build", HERE / "solution_build.py"), ("host_wire", HERE / "host_wire.py"),
+                                     ("host_serve", HERE / "host_serve.py"))
+SERVE_FD = 3
 # The verifier's folders: an environment variable's entries naming them are left out.
 HIDDEN = (HERE, HERE.parents[1] / "python" / "rope2d")
 TAIL_BYTES = 4000
@@ -179,22 +188,33 @@ def _pump(proc, rec_r, out_r, records, log, tail):
     return True
 
 
-def main(argv=None, modules=HOST_MODULES):
+def main(argv=None, modules=None):
     argv = sys.argv[1:] if argv is None else argv
+    serve = bool(argv) and argv[0] == "--serve"
+    argv = argv[1:] if serve else argv
     if len(argv) < 4:
         sys.stderr.write(__doc__)
         return 2
-    sol_dir, entry, dps, jobs_path = os.path.abspath(argv[0]), argv[1], argv[2] == "1", os.path.abspath(argv[3])
+    modules = modules or (SERVE_MODULES if serve else HOST_MODULES)
+    sol_dir, entry, dps = os.path.abspath(argv[0]), argv[1], argv[2] == "1"
     build = json.loads(argv[4]) if len(argv) > 4 else {}
-    work = os.path.dirname(jobs_path)
-    with open(jobs_path) as f:
-        jobs = json.load(f)
-    for job in jobs:  # the host works in the solution's folder
-        for key in ("inputs", "output"):
-            if isinstance(job.get(key), str):
-                job[key] = os.path.abspath(job[key])
+    jobs, pass_fds = [], ()
+    if serve:
+        work = os.path.abspath(argv[3])
+        os.fstat(SERVE_FD)  # the judge's socket: there, or this is not the judge's run (OSError)
+        pass_fds = (SERVE_FD,)
+    else:
+        jobs_path = os.path.abspath(argv[3])
+        work = os.path.dirname(jobs_path)
+        with open(jobs_path) as f:
+            jobs = json.load(f)
+        for job in jobs:  # the host works in the solution's folder
+            for key in ("inputs", "output"):
+                if isinstance(job.get(key), str):
+                    job[key] = os.path.abspath(job[key])
     secret = secrets.token_hex(16)
     config = {"secret": secret, "sol_dir": sol_dir, "entry": entry, "dps": dps, "build": build, "jobs": jobs,
+              "socket_fd": SERVE_FD if serve else None,
               "modules": [[name, Path(path).read_text()] for name, path in modules]}
     records, tail = Records(secret), bytearray()
     log_path = os.path.join(work, "output.log")
@@ -208,7 +228,7 @@ def main(argv=None, modules=HOST_MODULES):
             config["records_fd"] = rec_w
             try:
                 proc = subprocess.Popen([sys.executable, "-"], cwd=sol_dir, env=neutral_environ(os.environ, HIDDEN, sol_dir),
-                                        stdin=subprocess.PIPE, stdout=out_w, stderr=out_w, pass_fds=(cfg_r, rec_w),
+                                        stdin=subprocess.PIPE, stdout=out_w, stderr=out_w, pass_fds=(cfg_r, rec_w) + pass_fds,
                                         preexec_fn=_die_with_parent())
             except OSError as e:
                 sys.stdout.write(json.dumps({"type": "load_error", "message": f"cannot start the Python host: {e}"}) + "\n")
@@ -216,7 +236,7 @@ def main(argv=None, modules=HOST_MODULES):
                 why = f"not started ({e})"
                 return 3
             finally:
-                for fd in (cfg_r, rec_w, out_w):
+                for fd in (cfg_r, rec_w, out_w) + pass_fds:  # the judge's socket is the host's alone
                     os.close(fd)
             try:  # the program, read to its end before it runs; then its inputs, on their own pipe
                 proc.stdin.write(f"CONFIG_FD = {cfg_r}\n".encode() + (HERE / "neutral_main.py").read_bytes())

@@ -23,7 +23,7 @@ import process_watch as pw  # noqa: E402
 import solution_runner as relay  # noqa: E402
 
 RUNNER_MODULES = ("solution_runner", "neutral_main", "host_calls", "process_watch", "call", "solution_jobs",
-                  "solution_build", "_call_checks", "probe_jobs")
+                  "solution_build", "_call_checks", "probe_jobs", "host_wire", "host_serve", "probe_serve")
 
 # The runner's jobs, stood in for: the solution imported and called once per job through the
 # host's main frame (the real host_calls), one record per event as the real runner writes them.
@@ -264,6 +264,80 @@ class HostEnds(unittest.TestCase):
         self.assertEqual(rc, 128 + signal.SIGTERM)
         self.assertIn("the relay stopped (SystemExit: 143)", err)
         self.assertEqual([r["type"] for r in records(out)], ["load", "call"])
+
+
+# The host's work in --serve mode, stood in for: the solution imported and called once through
+# the host's main frame, its result and the host's descriptors written as one note on the
+# judge's socket (descriptor cfg["socket_fd"]), through the real host_wire.
+PROBE_SERVE = '''
+import os
+import socket
+import host_wire as wire
+from host_calls import import_solution, invoke
+
+
+def steps(cfg):
+    sock = socket.socket(fileno=cfg["socket_fd"])
+    os.set_inheritable(cfg["socket_fd"], False)
+    module_file, func = cfg["entry"].split("::")
+    module = yield from import_solution(cfg["sol_dir"], module_file)
+    got = yield from invoke(getattr(module, func), "served")
+    fds = sorted(os.listdir("/proc/self/fd"), key=int)
+    sock.send(wire.note_record(1, {"got": got, "fds": fds, "socket_fd": cfg["socket_fd"], "records_fd": cfg["records_fd"]}))
+'''
+
+
+class ServeRun(unittest.TestCase):
+    """--serve: the judge's socket, on descriptor 3 of the relay, is the host's alone (the relay
+    closes its copy), and the host is as neutral as in the jobs' mode."""
+
+    def test_the_socket_reaches_the_host_and_only_the_host(self):
+        import socket
+        with tempfile.TemporaryDirectory() as tmp:
+            sol, work, _, env = write_case(tmp)
+            (Path(tmp) / "probe_serve.py").write_text(PROBE_SERVE)
+            driver = Path(tmp) / "serve_driver.py"
+            driver.write_text(textwrap.dedent(f'''
+                import sys
+                sys.path.insert(0, {str(RUNNER_DIR)!r})
+                import solution_runner as r
+                sys.exit(r.main(sys.argv[1:], modules=[r.HOST_MODULES[0], ("host_wire", {str(RUNNER_DIR / "host_wire.py")!r}),
+                                                      ("probe_serve", {str(Path(tmp) / "probe_serve.py")!r})]))
+            '''))
+            judge, host = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+
+            def at_three():
+                os.dup2(host.fileno(), 3)
+            argv = [sys.executable, str(driver), "--serve", str(sol), "kernel.py::run", "1", str(work)]
+            proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, preexec_fn=at_three,
+                                  pass_fds=(host.fileno(), 3))  # 3: made by at_three, kept by close_fds
+            host.close()
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            messages = []
+            while True:  # to the end of file: every copy of the host's end is closed, the relay's too
+                m = judge.recv(1 << 16)
+                if not m:
+                    break
+                messages.append(m)
+            judge.close()
+            notes = [m for m in messages if m[:24] == wire_header(1, len(m) - 24)]
+            self.assertEqual(len(notes), 1)
+            # The solution shares the host's process and so its socket: what it writes there reaches
+            # the judge as records that are not the protocol (the judge then ends the host).
+            self.assertTrue(any(b"forged by the solution" in m for m in messages))
+            seen = json.loads(notes[0][24:])
+            self.assertEqual(seen["got"], 2)  # the probe's run() returns how often it looked: at the import, in the call
+            self.assertEqual(seen["socket_fd"], 3)
+            self.assertIn("3", seen["fds"])
+            look = json.loads((sol / "seen.json").read_text())[-1]
+            self.assertEqual(look["runner_modules"], [])
+            self.assertEqual(look["argv"], ["-"])
+            self.assertEqual(look["frames"][-1][0], "<stdin>")
+
+
+def wire_header(seq, length):
+    import host_wire
+    return host_wire.REPLY.pack(host_wire.MAGIC, host_wire.NOTE, seq, length, 0)
 
 
 class Rules(unittest.TestCase):

@@ -337,4 +337,43 @@ std::vector<SetResult> run_solution(const Solution& s, const std::vector<Problem
   return judge_outputs(specs, run, jobs, called, load_error, load_cause);
 }
 
+namespace {
+
+std::string text_field(const json& m, const char* key) {
+  return m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : std::string();
+}
+
+}  // namespace
+
+void read_host_note(const std::string& text, HostStart& into) {
+  const json m = json::parse(text, nullptr, false);
+  if (!m.is_object()) return;
+  const std::string type = text_field(m, "type");
+  if (type == "load_error") {
+    into.load_error = text_field(m, "message");
+    if (into.load_error.empty()) into.load_error = "the solution could not be loaded (the host gave no message)";
+    into.load_cause = text_field(m, "kind") == "build" ? Cause::build : Cause::runtime;
+  } else if (type == "load") {
+    load_notes(m, &into.notes);
+  } else if (type == "build" && !text_field(m, "how").empty()) {
+    into.notes.push_back("built " + text_field(m, "how"));
+  }
+}
+
+double fold_call_note(const std::string& text, CallResult& c) {
+  const json m = json::parse(text, nullptr, false);
+  if (!m.is_object()) return 0;
+  if (const std::string e = text_field(m, "error"); !e.empty()) {
+    c.error = e;
+    const std::string kind = text_field(m, "kind");
+    c.error_cause = kind == "shape" ? Cause::shape : kind == "dtype" ? Cause::dtype : Cause::runtime;
+  }
+  if (m.contains("findings") && m["findings"].is_array())
+    for (const json& f : m["findings"]) {
+      const std::string w = f.is_string() ? f.get<std::string>() : ref::brief(f);
+      if (std::find(c.findings.begin(), c.findings.end(), w) == c.findings.end()) c.findings.push_back(w);
+    }
+  return m.contains("wall_s") && m["wall_s"].is_number() ? std::max(0.0, m["wall_s"].get<double>()) : 0.0;
+}
+
 }  // namespace rope2d::verify

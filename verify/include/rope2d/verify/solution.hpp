@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/spawn.hpp"
 
@@ -87,5 +88,22 @@ struct SolutionRun {
 
 // The results of every problem of `specs`, in order.
 std::vector<SetResult> run_solution(const Solution& s, const std::vector<ProblemSpec>& specs, const SolutionRun& run);
+
+// ---- The Python host's notes (verify/python/host_serve.py), read as untrusted JSON --------
+// A note is the host's word: a finding or an error it reports fails the call (a submission that
+// says it failed only harms itself); its silence proves nothing, the judge's own checks do.
+
+// What the host said about itself (its notes of seq 0): the import's changes and time among
+// `notes`, a build or load error (cause build or runtime).
+struct HostStart {
+  std::vector<std::string> notes;
+  std::string load_error;
+  Cause load_cause = Cause::runtime;
+};
+void read_host_note(const std::string& text, HostStart& into);
+// The notes of one call folded into its result: the host's error (its text replaces the
+// testbed's "returned 1"; kind "shape" or "dtype" gives the cause), its findings appended
+// (each once). Returns the call's wall time in seconds the note gave (0 when none).
+double fold_call_note(const std::string& text, CallResult& c);
 
 }  // namespace rope2d::verify
