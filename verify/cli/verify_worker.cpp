@@ -168,6 +168,7 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
                   sol.destination_passing ? "1" : "0", scratch.path(),
                   json{{"cpp", sol.cpp}, {"compile_options", json::parse(sol.compile_options)}}.dump()},
       .name = "Python host",
+      .processes = 2,  // the relay and the host (solution_runner.py)
       .box = box,
       .start_timeout_s = a.build_timeout + 120,  // the import, or a C++ solution's build
       .call_timeout_s = a.call_timeout};
@@ -233,6 +234,7 @@ Opened open_submission(const VerifyArgs& a) {
   o.remote = std::make_unique<harness::RemoteKernel>(r);
   if (!o.remote->ready()) {
     sub.error = o.remote->error();
+    sub.refused.add(o.remote->finish().result.refused);  // what its start tried, counted too
     return o;
   }
   sub.backward = &harness::RemoteKernel::backward;

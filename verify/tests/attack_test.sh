@@ -59,8 +59,10 @@ control=forge_at_load.cu
 [ $gpu = 1 ] && control=forge_in_call.cu
 timeout 300 "$rope2d" verify "$attacks/$control" --quick --rounds 1 --quiet --no-sandbox --out "$work/control" \
   >"$work/control.log" 2>&1
-for _ in $(seq 40); do [ -f "$marks/daemon.txt" ] && break; sleep 0.5; done  # its daemon writes after 5 s
-if [ -f "$marks/escaped.txt" ] && [ -f "$marks/daemon.txt" ]; then
+# The escape's mark is the one the checks above look for; its daemon may be ended with the run
+# (a host killed for its forged records ends the run in seconds, before the daemon's 5 s).
+for _ in $(seq 40); do [ -f "$marks/daemon.txt" ] && break; sleep 0.5; done
+if [ -f "$marks/escaped.txt" ]; then
   echo "ok   control: unconfined, the attack escaped as expected"; passes=$((passes + 1))
 else
   echo "FAIL control: unconfined, the attack left no mark: the escape check cannot see one"; fails=$((fails + 1))

@@ -10,11 +10,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <utility>
@@ -43,6 +45,7 @@ std::string cuda_error_name(int e) {
 struct RemoteKernel::Impl {
   RemoteOptions opt;
   std::unique_ptr<BoxedProcess> box;
+  std::optional<BoxResult> ended;  // a host that did not start: its end, kept for finish()
   int sock = -1;
   std::string error;
   bool fused = false;
@@ -323,7 +326,7 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
     std::unique_lock lk(m.m);
     if (!m.wait(lk, o.start_timeout_s, [&] { return m.hello; })) {
       lk.unlock();
-      const BoxResult r = m.box->finish(1);
+      const BoxResult r = *(m.ended = m.box->finish(1));
       std::lock_guard dead_lk(m.m);
       m.error = "the " + m.opt.name + " did not start (" + (m.death.empty() ? "" : m.death + "; ") + r.exit_text() +
                 "): " + r.output.substr(0, 4000);
@@ -449,7 +452,7 @@ RemoteKernel::End RemoteKernel::finish() {
   Impl& m = *impl_;
   End e;
   if (!m.box) return e;
-  e.left_running = m.box->others_in_box();
+  if (!m.ended) e.left_running = std::max(0, m.box->others_in_box() - (m.opt.processes - 1));
   if (m.sock >= 0) {
     wire::Request bye;
     bye.op = wire::Op::bye;
@@ -461,7 +464,8 @@ RemoteKernel::End RemoteKernel::finish() {
   }
   m.cv.notify_all();
   if (m.watchdog.joinable()) m.watchdog.join();
-  e.result = m.box->finish(5);
+  // A host that did not start ended in the constructor: its end as seen there, what it refused too.
+  e.result = m.ended ? *m.ended : m.box->finish(5);
   if (m.sock >= 0) ::shutdown(m.sock, SHUT_RDWR);
   if (m.reader.joinable()) m.reader.join();
   if (m.sock >= 0) ::close(m.sock);

@@ -35,6 +35,7 @@ struct RemoteOptions {
   // relay, verify/python/solution_runner.py --serve); it finds the socket on descriptor 3.
   std::vector<std::string> command;
   std::string name = "kernel host";  // in messages
+  int processes = 1;                 // the host's own processes in the box (the Python host: its relay too)
   BoxPolicy box;
   double start_timeout_s = 120;
   double call_timeout_s = 60;

@@ -507,7 +507,10 @@ std::vector<std::string> box_environment(const std::string& scratch) {
     if (!dir.empty() && dir[0] == '/') path += dir + ":";
   }
   path += "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
-  std::vector<std::string> env{"PATH=" + path, "LANG=C.UTF-8", "HOME=" + scratch, "TMPDIR=/tmp"};
+  // No Python bytecode written: the box's root is read-only, and every module a Python host
+  // imports (torch's thousands) would otherwise be a refused write in the report's count,
+  // hiding the submission's own. A setting many users' images have too.
+  std::vector<std::string> env{"PATH=" + path, "LANG=C.UTF-8", "HOME=" + scratch, "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1"};
   // The device selection and library path, and the sanitizer runtimes' settings of a sanitized
   // build of the verifier (whose kernel host is sanitized too): nothing of the verifier's own.
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS",
