@@ -3,7 +3,8 @@
 # installed rope2d run from / (not the repository) finds its own golden set and passes, in
 # `verify` and in `nightly` (its --golden default), its --version is the build's, and a
 # downstream project built with find_package(rope2d) runs: the example of docs/cpp.md, whose
-# code blocks must be the consumer's own lines.
+# code blocks must be the consumer's own lines. A CUDA build installs sincosf_ulp where the
+# installed nightly finds it (libexec/rope2d), and that nightly measures with it on a GPU.
 # Usage: install_test.sh CMAKE BUILD_DIR CONSUMER_SOURCE_DIR
 set -uo pipefail
 cmake=$1 build=$2 consumer=$3
@@ -21,6 +22,13 @@ for f in bin/rope2d bin/rope2d-kernel-host lib/librope2d_py.so lib/librope2d_ver
          lib/cmake/rope2d/rope2dConfig.cmake lib/cmake/rope2d/rope2dConfigVersion.cmake share/doc/rope2d/LICENSE; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
+helper=$(find "$prefix" -path '*/rope2d/sincosf_ulp' -type f)
+if [ -e "$build/verify/sincosf_ulp" ]; then
+  [ -x "$helper" ] && [ "$(dirname "$(dirname "$(dirname "$helper")")")" = "$prefix" ] ||
+    fail "a CUDA build: sincosf_ulp not installed under <prefix>/<libexec>/rope2d ('$helper')"
+else
+  [ -z "$helper" ] || fail "a build without CUDA installed a sincosf_ulp: $helper"
+fi
 
 # The installed program, from /, with no checkout in sight: its golden set is the installed one.
 (cd / && "$prefix/bin/rope2d" verify --out "$tmp/verify") >"$tmp/verify.log" 2>&1
@@ -39,6 +47,12 @@ fi
 summary_md="$tmp/nightly/2026-01-01/summary.md"
 grep -qF "$golden: " "$summary_md" 2>/dev/null && grep -F "$golden: " "$summary_md" | grep -q "passed\.$" ||
   { fail "installed rope2d nightly did not check and pass $golden"; cat "$tmp/nightly.log"; grep -i -A2 golden "$summary_md"; }
+# Its sincosf premise: measured by the installed sincosf_ulp on a GPU, SKIPPED without one.
+if grep -q '"gpu": true' "$tmp/nightly/2026-01-01/summary.json" 2>/dev/null; then
+  grep -qF "Measured tonight by $helper " "$summary_md" || fail "the installed nightly did not measure with $helper"
+else
+  grep -q "^SKIPPED: .*sinf / cosf / sincosf not measured" "$summary_md" || fail "the installed nightly's premise: $(grep -A4 'sincosf premise' "$summary_md")"
+fi
 version=$("$prefix/bin/rope2d" --version) || fail "rope2d --version"
 [ "$version" = "$("$build/verify/rope2d" --version)" ] || fail "installed --version '$version' differs from the build's"
 

@@ -15,14 +15,15 @@ using nlohmann::json;
 namespace {
 
 // What rope2d nightly --shard writes (run_shard) and merge_nightly_shards, the report and the
-// worst-list join read. Extra keys are allowed (a newer writer); missing or mistyped are not.
+// worst-list join read. Extra keys are allowed (a newer writer); missing or mistyped are not,
+// but for the premise, which shards of builds before it lack (their plans have no such item).
 const json& shard_shape() {
   static const json shape = json::parse(R"({
     "schema": "string", "commit": "string:200", "config_digest": "string:200", "date": "string",
     "seed?": "uint|null", "gpu?": "bool", "cuda_visible_devices?": "string|null",
     "shard": {"index": "int:0:4095", "count": "int:1:4096"},
     "config": {"submissions": ["string"], "grad_dtypes": ["string"], "quick?": "bool",
-               "golden": {"dir": "string", "files": ["string"]},
+               "golden": {"dir": "string", "files": ["string"]}, "premise?": {"measurement": "string:4096"},
                "sweep": {"from": "number", "to": "number", "lo": "uint", "hi": "uint", "chunk": "uint",
                          "budget_s": "number", "grads": [["number", "number", "string"]]}},
     "items": ["object"],
@@ -34,12 +35,20 @@ const json& shard_shape() {
                "reached": "number", "next?": "uint", "seconds": "number:0:1e7", "count": "int", "correctly_rounded": "int",
                "max_scaled_error": "number", "over_float32_bound": "int",
                "worst": {"|null": true, "angle": "number", "angle_bits": "uint", "grad": "int", "gc": "number",
-                         "gs": "number", "ref": "number", "got": "number", "scaled_error": "number"}}]
+                         "gs": "number", "ref": "number", "got": "number", "scaled_error": "number"}}],
+    "premise?": [{"disposition": "string", "reason": "string:20000", "program": "string:4096", "file": "string:4096",
+                  "given": "bool", "k_ulp": "number:0:64", "seconds": "number:0:1e7", "device": "string:256",
+                  "cuda_runtime": "string:16", "cuda_driver": "string:16", "date": "string:64",
+                  "functions": [{"function": "string:64", "max_floats_from_correctly_rounded": "int:0:4294967296",
+                                 "max_ulp_from_exact": "number:0:1e9", "mpfr_recheck_ulp": "number:0:1e9", "at_x": "string:40",
+                                 "outside_unit_interval": "int:0:4294967296"}],
+                  "exceeded": ["string:20000"]}]
   })");
   return shape;
 }
 
-// What nightly_regressions and the dashboard (nightly_site.hpp) read of an earlier night;
+// What nightly_regressions and the dashboard (nightly_site.hpp) read of an earlier night (and
+// the premise, which the summary's reader reads though no rule compares it);
 // every field optional, as summaries of older builds lack some.
 const json& summary_shape() {
   static const json shape = json::parse(R"({
@@ -51,7 +60,14 @@ const json& summary_shape() {
                  "sets?": {"*": {"disposition?": "string", "max?": "any", "elements?": "int"}}}],
     "golden?": {"skipped?": "string:20000", "results?": [{"problem?": "string", "disposition?": "string"}]},
     "sweep?": {"ran?": "bool", "max_scaled_error?": "number", "seconds?": "number:0:1e7", "complete?": "bool",
-               "over_float32_bound?": "int", "over_strict?": "int"}
+               "over_float32_bound?": "int", "over_strict?": "int"},
+    "premise?": {"disposition?": "string", "reason?": "string:20000", "program?": "string:4096", "file?": "string:4096",
+                 "given?": "bool", "k_ulp?": "number", "seconds?": "number:0:1e7", "device?": "string:256",
+                 "cuda_runtime?": "string:16", "cuda_driver?": "string:16", "date?": "string:64",
+                 "functions?": [{"function?": "string:64", "max_floats_from_correctly_rounded?": "int",
+                                 "max_ulp_from_exact?": "number", "mpfr_recheck_ulp?": "number", "at_x?": "string:40",
+                                 "outside_unit_interval?": "int"}],
+                 "exceeded?": ["string:20000"]}
   })");
   return shape;
 }
