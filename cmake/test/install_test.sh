@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 for f in bin/rope2d bin/rope2d-kernel-host lib/librope2d_py.so lib/librope2d_verify.a lib/librope2d_reference.a \
          include/rope2d/rope2d_backward.h include/rope2d/verify/capi.h include/rope2d/ref/backward.hpp \
          share/rope2d/data/golden-smoke/manifest.json share/rope2d/reference/worst/known.txt \
-         share/rope2d/verify/python/solution_runner.py share/rope2d/verify/python/call.py \
+         share/rope2d/verify/python/solution_runner.py share/rope2d/verify/python/host_serve.py \
          share/rope2d/python/rope2d/_call_checks.py \
          lib/cmake/rope2d/rope2dConfig.cmake lib/cmake/rope2d/rope2dConfigVersion.cmake share/doc/rope2d/LICENSE; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"

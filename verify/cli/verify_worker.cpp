@@ -164,7 +164,7 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   harness::give_to_box(dir);
   rep.header.push_back({"confinement", harness::describe(box)});
   const harness::RemoteOptions o{
-      .command = {python, repo_file("verify/python/solution_runner.py"), "--serve", dir, sol.entry_point,
+      .command = {python, repo_file("verify/python/solution_runner.py"), dir, sol.entry_point,
                   sol.destination_passing ? "1" : "0", scratch.path(),
                   json{{"cpp", sol.cpp}, {"compile_options", json::parse(sol.compile_options)}}.dump()},
       .name = "Python host",

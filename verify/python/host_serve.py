@@ -1,4 +1,4 @@
-"""The Python host's work for the judge (solution_runner.py --serve starts it): the solution
+"""The Python host's work for the judge (solution_runner.py starts it): the solution
 imported or built, then the judge's requests served on its socket (descriptor given in the
 config), in the records of verify/src/harness/host_protocol.hpp: map the judge's device memory
 (POSIX descriptors of the driver's virtual memory API), make each call on the GPU between the
@@ -8,8 +8,7 @@ the call. Nothing this process says is a result; its notes (JSON, one record eac
 words on itself (the import, a load error) and on each call (an error and its kind, the current
 stream or device left switched, threads left, torch attributes replaced, device memory growing).
 
-`steps(config)` is a generator, as solution_jobs.steps: each call into the solution (the import
-included) is handed to the host's main frame (host_calls.invoke), so that no frame of the
+`steps(config)` is a generator: each call into the solution (the import included) is handed to the host's main frame (host_calls.invoke), so that no frame of the
 runner is on the stack while solution code runs. The driver is reached through ctypes, torch
 wraps the mapped memory through __cuda_array_interface__."""
 import ctypes
@@ -361,7 +360,6 @@ def _load(cfg, note):
 def steps(cfg):
     """The whole run, as a generator of calls for the host's main frame to make."""
     sock = socket.socket(fileno=cfg["socket_fd"])
-    os.set_inheritable(cfg["socket_fd"], False)  # not passed on to compilers and workers the solution starts
     note = lambda **kw: sock.send(wire.note_record(0, kw))  # noqa: E731
     torch.cuda.init()
     torch.empty(1, device="cuda")  # the primary context current on this thread, for the driver calls
