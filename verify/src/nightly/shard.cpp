@@ -194,82 +194,63 @@ ShardResults typed_results(const json& results) {
   return out;
 }
 
-}  // namespace
-
-NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shards) {
-  if (shards.empty()) throw std::invalid_argument("nightly merge: expected shard results, found none");
-  const std::string& first_file = shards[0].first;
-  const json& first = shards[0].second;
-  std::map<int, std::string> seen;
-  std::vector<NightVerify> verify;
-  std::vector<NightGolden> golden;
-  std::vector<NightSweepRange> ranges;
-  bool gpu = true;
-  int count = 0;
-  for (const auto& [file, s] : shards) {
-    // Every field read below, typed and in range, before any is read; the date, a folder's name.
-    check_shard_result(s, file);
-    if (s.value("schema", json()) != nightly_shard_schema)
-      bad_input(file, "schema", std::string("\"") + nightly_shard_schema + "\"", brief(s.value("schema", json())));
-    const json sh = s.value("shard", json());
-    if (!sh.is_object() || !sh.value("index", json()).is_number_integer() || !sh.value("count", json()).is_number_integer() ||
-        sh["count"].get<int>() < 1 || sh["index"].get<int>() < 0 || sh["index"].get<int>() >= sh["count"].get<int>())
-      bad_input(file, "shard", "{\"index\": i, \"count\": N} with 0 <= i < N", brief(sh));
-    for (const char* field : {"commit", "config_digest", "date"}) {
-      if (!s.value(field, json()).is_string()) bad_input(file, field, "a string", brief(s.value(field, json())));
-      if (s[field] != first[field])
-        bad_input(file, field, brief(first[field]) + " (as in " + first_file + ")", brief(s[field]));
-    }
-    if (sh["count"] != first["shard"]["count"])
-      bad_input(file, "shard.count", brief(first["shard"]["count"]) + " (as in " + first_file + ")", brief(sh["count"]));
-    if (!s.value("config", json()).is_object()) bad_input(file, "config", "the plan of the night (an object)", brief(s.value("config", json())));
-    if (plan_digest(s["config"]) != s["config_digest"])
-      bad_input(file, "config_digest", plan_digest(s["config"]) + " (the digest of its config)", brief(s["config_digest"]));
-    const ShardId id{sh["index"].get<int>(), sh["count"].get<int>()};
-    count = id.count;
-    if (const auto it = seen.find(id.index); it != seen.end())
-      bad_input(file, "shard.index", fmt::format("each shard once, shard {}/{} already in {}", id.index, id.count, it->second),
-                brief(sh["index"]) + " again");
-    seen[id.index] = file;
-    std::vector<json> items;
-    try {
-      items = nightly_items(s["config"], id);
-    } catch (const std::exception& e) {  // a missing or mistyped field, or one out of its range (sweep.lo, hi, chunk)
-      bad_input(file, "config", "the plan of the night", std::string("a malformed plan: ") + e.what());
-    }
-    const json want_items = items;
-    if (s.value("items", json()) != want_items)
-      bad_input(file, "items", fmt::format("shard {}/{}'s share of its config ({} items)", id.index, id.count, items.size()),
-                brief(s.value("items", json())));
-    const json results = {{"verify", s.value("verify", json())}, {"golden", s.value("golden", json()).value("results", json())},
-                          {"sweep", s.value("sweep", json())}};
-    for (const std::string kind : {"verify", "golden", "sweep"}) {
-      const std::string field = kind == "golden" ? "golden.results" : kind;
-      if (!results[kind].is_array() || keys_of_results(results[kind], kind) != keys_of(items, kind))
-        bad_input(file, field, fmt::format("one result per {} item of the shard, in order ({})", kind, keys_of(items, kind).dump()),
-                  brief(results[kind]));
-    }
-    // Each result read as the merge reads it (types and dispositions included).
-    ShardResults typed;
-    try {
-      typed = typed_results(results);
-      merge_sweep(s["config"], typed.sweep);
-    } catch (const std::exception& e) {  // nlohmann::json::exception, or a disposition that names none
-      bad_input(file, "verify, golden or sweep", "results as rope2d nightly --shard writes them", e.what());
-    }
-    verify.insert(verify.end(), typed.verify.begin(), typed.verify.end());
-    golden.insert(golden.end(), typed.golden.begin(), typed.golden.end());
-    ranges.insert(ranges.end(), typed.sweep.begin(), typed.sweep.end());
-    gpu = gpu && s.value("gpu", false);
+// Shard result s, from file, checked against the first one: every field read below, typed and
+// in range, before any is read (the date names a folder); the same commit, config, date and
+// count as the first; its config's digest. The shard it is.
+ShardId check_shard_header(const std::string& file, const json& s, const std::string& first_file, const json& first) {
+  check_shard_result(s, file);
+  if (s.value("schema", json()) != nightly_shard_schema)
+    bad_input(file, "schema", std::string("\"") + nightly_shard_schema + "\"", brief(s.value("schema", json())));
+  const json sh = s.value("shard", json());
+  if (!sh.is_object() || !sh.value("index", json()).is_number_integer() || !sh.value("count", json()).is_number_integer() ||
+      sh["count"].get<int>() < 1 || sh["index"].get<int>() < 0 || sh["index"].get<int>() >= sh["count"].get<int>())
+    bad_input(file, "shard", "{\"index\": i, \"count\": N} with 0 <= i < N", brief(sh));
+  for (const char* field : {"commit", "config_digest", "date"}) {
+    if (!s.value(field, json()).is_string()) bad_input(file, field, "a string", brief(s.value(field, json())));
+    if (s[field] != first[field])
+      bad_input(file, field, brief(first[field]) + " (as in " + first_file + ")", brief(s[field]));
   }
-  std::string missing;
-  for (int i = 0; i < count; ++i)
-    if (!seen.count(i)) missing += (missing.empty() ? "" : ", ") + fmt::format("{}/{}", i, count);
-  if (!missing.empty())
-    bad_input(first_file + " and the other shard results", "shard.index",
-              fmt::format("all {} shards of the night", count), "shard " + missing + " missing");
-  // Plan order: the order one process runs them in.
-  const json& plan = first["config"];
+  if (sh["count"] != first["shard"]["count"])
+    bad_input(file, "shard.count", brief(first["shard"]["count"]) + " (as in " + first_file + ")", brief(sh["count"]));
+  if (!s.value("config", json()).is_object()) bad_input(file, "config", "the plan of the night (an object)", brief(s.value("config", json())));
+  if (plan_digest(s["config"]) != s["config_digest"])
+    bad_input(file, "config_digest", plan_digest(s["config"]) + " (the digest of its config)", brief(s["config_digest"]));
+  return {sh["index"].get<int>(), sh["count"].get<int>()};
+}
+
+// Shard id's items, which must be its share of its config, and its results: one per item, in
+// order, each read as the merge reads it (types and dispositions included).
+ShardResults check_shard_results(const std::string& file, const json& s, ShardId id) {
+  std::vector<json> items;
+  try {
+    items = nightly_items(s["config"], id);
+  } catch (const std::exception& e) {  // a missing or mistyped field, or one out of its range (sweep.lo, hi, chunk)
+    bad_input(file, "config", "the plan of the night", std::string("a malformed plan: ") + e.what());
+  }
+  const json want_items = items;
+  if (s.value("items", json()) != want_items)
+    bad_input(file, "items", fmt::format("shard {}/{}'s share of its config ({} items)", id.index, id.count, items.size()),
+              brief(s.value("items", json())));
+  const json results = {{"verify", s.value("verify", json())}, {"golden", s.value("golden", json()).value("results", json())},
+                        {"sweep", s.value("sweep", json())}};
+  for (const std::string kind : {"verify", "golden", "sweep"}) {
+    const std::string field = kind == "golden" ? "golden.results" : kind;
+    if (!results[kind].is_array() || keys_of_results(results[kind], kind) != keys_of(items, kind))
+      bad_input(file, field, fmt::format("one result per {} item of the shard, in order ({})", kind, keys_of(items, kind).dump()),
+                brief(results[kind]));
+  }
+  ShardResults typed;
+  try {
+    typed = typed_results(results);
+    merge_sweep(s["config"], typed.sweep);
+  } catch (const std::exception& e) {  // nlohmann::json::exception, or a disposition that names none
+    bad_input(file, "verify, golden or sweep", "results as rope2d nightly --shard writes them", e.what());
+  }
+  return typed;
+}
+
+// The verify and golden results in plan order: the order one process runs them in.
+void sort_in_plan_order(const json& plan, ShardResults& r) {
   std::vector<std::string> kernel_order{"rope2d"};
   for (const auto& k : plan["submissions"]) kernel_order.push_back(kernel_name(k));
   auto verify_rank = [&](const NightVerify& v) {
@@ -278,10 +259,43 @@ NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, json>
     const auto d = std::find(dt.begin(), dt.end(), json(v.grad_dtype.value_or(""))) - dt.begin();
     return std::make_pair(k, d);
   };
-  std::stable_sort(verify.begin(), verify.end(), [&](const NightVerify& a, const NightVerify& b) { return verify_rank(a) < verify_rank(b); });
+  std::stable_sort(r.verify.begin(), r.verify.end(), [&](const NightVerify& a, const NightVerify& b) { return verify_rank(a) < verify_rank(b); });
   const json& files = plan["golden"]["files"];
   auto golden_rank = [&](const NightGolden& x) { return std::find(files.begin(), files.end(), json(x.file)) - files.begin(); };
-  std::stable_sort(golden.begin(), golden.end(), [&](const NightGolden& a, const NightGolden& b) { return golden_rank(a) < golden_rank(b); });
+  std::stable_sort(r.golden.begin(), r.golden.end(), [&](const NightGolden& a, const NightGolden& b) { return golden_rank(a) < golden_rank(b); });
+}
+
+}  // namespace
+
+NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, json>>& shards) {
+  if (shards.empty()) throw std::invalid_argument("nightly merge: expected shard results, found none");
+  const std::string& first_file = shards[0].first;
+  const json& first = shards[0].second;
+  std::map<int, std::string> seen;
+  ShardResults all;
+  bool gpu = true;
+  int count = 0;
+  for (const auto& [file, s] : shards) {
+    const ShardId id = check_shard_header(file, s, first_file, first);
+    count = id.count;
+    if (const auto it = seen.find(id.index); it != seen.end())
+      bad_input(file, "shard.index", fmt::format("each shard once, shard {}/{} already in {}", id.index, id.count, it->second),
+                brief(s["shard"]["index"]) + " again");
+    seen[id.index] = file;
+    const ShardResults typed = check_shard_results(file, s, id);
+    all.verify.insert(all.verify.end(), typed.verify.begin(), typed.verify.end());
+    all.golden.insert(all.golden.end(), typed.golden.begin(), typed.golden.end());
+    all.sweep.insert(all.sweep.end(), typed.sweep.begin(), typed.sweep.end());
+    gpu = gpu && s.value("gpu", false);
+  }
+  std::string missing;
+  for (int i = 0; i < count; ++i)
+    if (!seen.count(i)) missing += (missing.empty() ? "" : ", ") + fmt::format("{}/{}", i, count);
+  if (!missing.empty())
+    bad_input(first_file + " and the other shard results", "shard.index",
+              fmt::format("all {} shards of the night", count), "shard " + missing + " missing");
+  const json& plan = first["config"];
+  sort_in_plan_order(plan, all);
   NightSummary summary;
   summary.date = first["date"];
   if (first.contains("seed") && !first["seed"].is_null()) summary.seed = first["seed"].get<std::uint64_t>();
@@ -289,11 +303,11 @@ NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, json>
   summary.config_digest = first["config_digest"];
   summary.shards = count;
   summary.gpu = gpu;
-  summary.verify = std::move(verify);
+  summary.verify = std::move(all.verify);
   summary.golden.dir = plan["golden"]["dir"];
-  summary.golden.skipped = files.empty() ? "golden set " + summary.golden.dir + " not found" : "";
-  summary.golden.results = std::move(golden);
-  summary.sweep = merge_sweep(plan, std::move(ranges));
+  summary.golden.skipped = plan["golden"]["files"].empty() ? "golden set " + summary.golden.dir + " not found" : "";
+  summary.golden.results = std::move(all.golden);
+  summary.sweep = merge_sweep(plan, std::move(all.sweep));
   summary.problems = problems_of(summary);
   return summary;
 }
