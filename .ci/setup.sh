@@ -15,8 +15,9 @@ done
 packages=(cmake ninja-build g++ make libeigen3-dev libboost-dev libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev gappa
           nlohmann-json3-dev libvalijson-dev libcli11-dev libfmt-dev libssl-dev libpugixml-dev python3 python3-numpy
           python3-pytest python3-setuptools python3-pip python3-wheel python3-build bubblewrap libseccomp-dev)
-# The tests also load the nightly dashboard in a headless browser (nightly_site_test).
-[ ${#targets[@]} -eq 0 ] || packages+=(chromium)
+# The tests also load the nightly dashboard in a headless browser (nightly_site_test) and measure
+# every function with clang-tidy (function_size).
+[ ${#targets[@]} -eq 0 ] || packages+=(chromium clang-tidy)
 # More for a caller that needs them (CI: slurm-wlm and munge, for the Slurm test).
 read -r -a extra <<<"${ROPE2D_EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")

@@ -86,6 +86,76 @@ ReferencePaths check_reference_paths(std::uint64_t seed) {
   return r;
 }
 
+// Why a submission failed before any kernel ran, and the cause its sets are reported under.
+struct Unbuilt {
+  std::string why;
+  Cause cause;
+};
+
+// A kernel submission with no GPU: built with nvcc where present, loaded in the box
+// (harness/sandbox.hpp, never in this process), its symbol looked up. What it did goes to the
+// report's header and warnings; its failure, if it failed.
+std::optional<Unbuilt> build_without_gpu(const VerifyArgs& a, Report& rep) {
+  const bool source = a.run.submission.size() >= 3 && a.run.submission.compare(a.run.submission.size() - 3, 3, ".cu") == 0;
+  const bool have_nvcc =
+      !source || (a.run.nvcc.find('/') != std::string::npos ? fs::exists(a.run.nvcc) : !find_program(a.run.nvcc).empty());
+  if (!have_nvcc) {
+    std::cout << "  submission " << a.run.submission << ": build SKIPPED (no " << a.run.nvcc << ")\n";
+    rep.warnings.push_back("the submission was not built: no " + a.run.nvcc);
+    return std::nullopt;
+  }
+  const harness::Scratch scratch;
+  const harness::BoxPolicy box = submission_box(a, scratch.path(), false);
+  std::cout << "  submission " << a.run.submission << ": confinement: " << harness::describe(box) << "\n";
+  BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
+                 .build_dir = a.out_dir + "/build", .box = box, .timeout_s = a.build_timeout};
+  Submission sub = prepare_submission(a.run.submission, b);
+  if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
+  if (box.confine) std::cout << "  submission " << a.run.submission << ": refused by the box: " << sub.refused.words() << "\n";
+  if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
+  if (box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
+  if (!sub.error.empty()) {
+    std::cout << "  submission " << a.run.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
+              << sub.error.substr(0, 4000) << "\n";
+    std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
+    rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
+                           ": " + sub.error);
+    return Unbuilt{sub.error, sub.error_cause};
+  }
+  std::cout << "  submission " << a.run.submission << ": " << (source ? "compiled, " : "")
+            << "loaded in the box, rope2d_backward found (the box's word: no kernel ran)\n";
+  rep.header.push_back({"build", std::string(source ? "compiled, " : "") + "loaded in the box, rope2d_backward found"});
+  return std::nullopt;
+}
+
+// A Python solution with no GPU is at least compiled to bytecode: a syntax error fails it (exit 3).
+std::optional<Unbuilt> byte_compile_without_gpu(const VerifyArgs& a) {
+  const Solution s = prepare_solution(a.run.submission, a.out_dir + "/solution");
+  const ByteCompile b = byte_compile(s, "python3", a.out_dir + "/work");
+  if (b.ran && !b.error.empty()) {
+    std::cout << "  submission " << a.run.submission << ": FAILED to byte-compile its Python sources: " << b.error << "\n";
+    std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
+    return Unbuilt{"its Python sources do not byte-compile: " + b.error, Cause::build};
+  }
+  if (b.ran) std::cout << "  submission " << a.run.submission << ": " << b.files << " Python source(s) byte-compiled\n";
+  else if (b.files) std::cout << "  submission " << a.run.submission << ": byte-compile SKIPPED (" << b.error << ")\n";
+  return std::nullopt;
+}
+
+// The committed golden set against the reference (checksums and every stored result), where it
+// is; whether it failed.
+bool golden_set_fails(const VerifyArgs& a, Report& rep) {
+  if (!fs::exists(fs::path(a.golden) / "manifest.json")) {
+    std::cout << "  golden set " << a.golden << ": SKIPPED (not found)\n";
+    return false;
+  }
+  const Report r = check_golden_against_reference(open_golden(a.golden));
+  std::cout << "  golden set " << a.golden << ": " << name(r.verdict()) << " (" << r.results.size()
+            << " problems, checksums and every stored result against the reference)\n";
+  rep.header.push_back({"golden set", a.golden + ": " + std::string(name(r.verdict()))});
+  return r.exit_code() != 0;
+}
+
 }  // namespace
 
 // What the machine can check without a GPU: the committed golden set against the reference
@@ -115,63 +185,13 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
     write_report(a.out_dir, rep);
     std::cout << "report: " << a.out_dir << "/report.md\n";
   };
-  // The submission itself: built with nvcc where present, loaded, its symbol looked up.
-  if (!a.run.submission.empty() && !is_solution(a.run.submission)) {
-    const bool source = a.run.submission.size() >= 3 && a.run.submission.compare(a.run.submission.size() - 3, 3, ".cu") == 0;
-    const bool have_nvcc =
-        !source || (a.run.nvcc.find('/') != std::string::npos ? fs::exists(a.run.nvcc) : !find_program(a.run.nvcc).empty());
-    if (!have_nvcc) {
-      std::cout << "  submission " << a.run.submission << ": build SKIPPED (no " << a.run.nvcc << ")\n";
-      rep.warnings.push_back("the submission was not built: no " + a.run.nvcc);
-    } else {
-      // Built and loaded in the box (harness/sandbox.hpp), never in this process.
-      const harness::Scratch scratch;
-      const harness::BoxPolicy box = submission_box(a, scratch.path(), false);
-      std::cout << "  submission " << a.run.submission << ": confinement: " << harness::describe(box) << "\n";
-      BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
-                     .build_dir = a.out_dir + "/build", .box = box, .timeout_s = a.build_timeout};
-      Submission sub = prepare_submission(a.run.submission, b);
-      if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
-      if (box.confine) std::cout << "  submission " << a.run.submission << ": refused by the box: " << sub.refused.words() << "\n";
-      if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
-      if (box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
-      if (!sub.error.empty()) {
-        std::cout << "  submission " << a.run.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
-                  << sub.error.substr(0, 4000) << "\n";
-        std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
-        rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
-                               ": " + sub.error);
-        write(sub.error, sub.error_cause);
-        return Exit::submission_failed;
-      }
-      std::cout << "  submission " << a.run.submission << ": " << (source ? "compiled, " : "")
-                << "loaded in the box, rope2d_backward found (the box's word: no kernel ran)\n";
-      rep.header.push_back({"build", std::string(source ? "compiled, " : "") + "loaded in the box, rope2d_backward found"});
-    }
+  std::optional<Unbuilt> unbuilt;
+  if (!a.run.submission.empty()) unbuilt = is_solution(a.run.submission) ? byte_compile_without_gpu(a) : build_without_gpu(a, rep);
+  if (unbuilt) {
+    write(unbuilt->why, unbuilt->cause);
+    return Exit::submission_failed;
   }
-  if (is_solution(a.run.submission)) {
-    // A Python solution is at least compiled to bytecode: a syntax error fails it (exit 3).
-    const Solution s = prepare_solution(a.run.submission, a.out_dir + "/solution");
-    const ByteCompile b = byte_compile(s, "python3", a.out_dir + "/work");
-    if (b.ran && !b.error.empty()) {
-      std::cout << "  submission " << a.run.submission << ": FAILED to byte-compile its Python sources: " << b.error << "\n";
-      std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
-      write("its Python sources do not byte-compile: " + b.error, Cause::build);
-      return Exit::submission_failed;
-    }
-    if (b.ran) std::cout << "  submission " << a.run.submission << ": " << b.files << " Python source(s) byte-compiled\n";
-    else if (b.files) std::cout << "  submission " << a.run.submission << ": byte-compile SKIPPED (" << b.error << ")\n";
-  }
-  int failures = 0;
-  if (fs::exists(fs::path(a.golden) / "manifest.json")) {
-    const Report r = check_golden_against_reference(open_golden(a.golden));
-    std::cout << "  golden set " << a.golden << ": " << name(r.verdict()) << " (" << r.results.size()
-              << " problems, checksums and every stored result against the reference)\n";
-    rep.header.push_back({"golden set", a.golden + ": " + std::string(name(r.verdict()))});
-    failures += r.exit_code() != 0;
-  } else {
-    std::cout << "  golden set " << a.golden << ": SKIPPED (not found)\n";
-  }
+  int failures = golden_set_fails(a, rep);
   const ReferencePaths paths = check_reference_paths(a.run.seed);
   std::cout << "  reference paths: " << paths.words << "\n";
   rep.header.push_back({"reference paths", paths.words});

@@ -123,6 +123,75 @@ struct Launch {
   std::string error;
 };
 
+// What the child does between fork and exec, all of it made before the fork: the child then
+// makes async-signal-safe calls only (the verifier has CUDA threads). Made in place and never
+// moved: args points into argv.
+struct ChildPlan {
+  int n_keep, info_target;  // the kept descriptors become 3 .. 3 + n_keep - 1; bwrap's info pipe the next
+  bool confine, drop;       // drop: from root to box_uid
+  pid_t parent;
+  std::string chdir_to;
+  std::vector<std::string> argv;  // as executed: through bwrap when confining
+  std::string exe;
+  std::vector<char*> args, envp;
+  std::vector<int> sources;  // the kept descriptors, then /dev/null, the output pipe's and the info pipe's write ends
+  rlimit cpu, files, procs, fsize, core, memory;
+
+  ChildPlan(const std::vector<std::string>& command, const BoxPolicy& p, const std::vector<int>& keep,
+            std::initializer_list<int> stdio)
+      : n_keep(static_cast<int>(keep.size())), info_target(3 + n_keep), confine(p.confine), drop(p.confine && ::geteuid() == 0),
+        parent(::getpid()), chdir_to(p.confine ? "" : p.scratch),
+        argv(p.confine ? bwrap_argv(bwrap_program(), p, info_target, command) : command),
+        exe(argv[0].find('/') == std::string::npos ? find_program(argv[0]) : argv[0]), sources(keep) {
+    for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
+    args.push_back(nullptr);
+    for (const auto& s : p.env) envp.push_back(const_cast<char*>(s.c_str()));
+    envp.push_back(nullptr);
+    sources.insert(sources.end(), stdio);
+    // Processes are counted per user: dropping to box_uid, the box's alone; otherwise the
+    // limit starts from those the caller's user runs already.
+    const rlim_t nproc = p.limits.processes + (drop ? 0 : tasks_of_user(::getuid()));
+    const rlim_t data = p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit();
+    cpu = {p.limits.cpu_s, p.limits.cpu_s};
+    files = {p.limits.open_files, p.limits.open_files};
+    procs = {nproc, nproc};
+    fsize = {p.limits.file_bytes, p.limits.file_bytes};
+    core = {0, 0};
+    memory = {data, data};
+  }
+  ChildPlan(const ChildPlan&) = delete;
+  ChildPlan& operator=(const ChildPlan&) = delete;
+};
+
+// The child's side of launch: its own session, the descriptors in place and every other one
+// closed, the limits set, root dropped to box_uid, then exec. Async-signal-safe calls only.
+[[noreturn]] void exec_child(const ChildPlan& c) {
+  ::setsid();
+  // Every source moved above 1000 first, so that no target overwrites a source still needed.
+  int moved[64];
+  const int count = std::min<int>(static_cast<int>(c.sources.size()), 64);
+  for (int i = 0; i < count; ++i)
+    if ((moved[i] = ::fcntl(c.sources[i], F_DUPFD, 1000 + i)) < 0) ::_exit(126);
+  for (int i = 0; i < c.n_keep; ++i) ::dup2(moved[i], 3 + i);
+  ::dup2(moved[c.n_keep], 0);
+  ::dup2(moved[c.n_keep + 1], 1);
+  ::dup2(moved[c.n_keep + 1], 2);
+  if (c.confine) ::dup2(moved[c.n_keep + 2], c.info_target);
+  ::close_range(static_cast<unsigned>(c.info_target + (c.confine ? 1 : 0)), ~0u, 0);
+  ::setrlimit(RLIMIT_CPU, &c.cpu);
+  ::setrlimit(RLIMIT_NOFILE, &c.files);
+  ::setrlimit(RLIMIT_FSIZE, &c.fsize);
+  ::setrlimit(RLIMIT_CORE, &c.core);
+  ::setrlimit(RLIMIT_DATA, &c.memory);
+  if (c.drop && (::setgroups(0, nullptr) != 0 || ::setgid(box_uid) != 0 || ::setuid(box_uid) != 0)) ::_exit(126);
+  ::setrlimit(RLIMIT_NPROC, &c.procs);  // after the drop: root is not held by it
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);   // after the drop, which clears it
+  if (::getppid() != c.parent) ::_exit(126);
+  if (!c.chdir_to.empty() && ::chdir(c.chdir_to.c_str()) != 0) ::_exit(126);
+  ::execve(c.exe.c_str(), c.args.data(), c.envp.data());
+  ::_exit(127);
+}
+
 // Forks and execs argv (through bwrap when confining): its own session and process group,
 // stdin from /dev/null, stdout and stderr into one pipe, the kept descriptors as 3, 4, ...,
 // every other descriptor closed, the limits set, root dropped to box_uid.
@@ -132,7 +201,6 @@ Launch launch(const std::vector<std::string>& argv, const BoxPolicy& p) {
     l.error = "no program";
     return l;
   }
-  const std::string bwrap = bwrap_program();
   if (p.confine && !probing) {
     const SandboxProbe& box = probe_sandbox();
     if (!box.available) {
@@ -159,28 +227,7 @@ Launch launch(const std::vector<std::string>& argv, const BoxPolicy& p) {
     command.insert(command.begin(), {p.watcher, "watch", std::to_string(3 + keep.size()), "--"});
     keep.push_back(watch[1]);
   }
-  const int n_keep = static_cast<int>(keep.size());
-  const int info_target = 3 + n_keep;
-  // Everything the child needs, made before the fork.
-  const std::vector<std::string> full = p.confine ? bwrap_argv(bwrap, p, info_target, command) : command;
-  std::vector<char*> args, envp;
-  for (const auto& s : full) args.push_back(const_cast<char*>(s.c_str()));
-  args.push_back(nullptr);
-  for (const auto& s : p.env) envp.push_back(const_cast<char*>(s.c_str()));
-  envp.push_back(nullptr);
-  const std::string exe = full[0].find('/') == std::string::npos ? find_program(full[0]) : full[0];
-  const bool drop = p.confine && ::geteuid() == 0;
-  // Processes are counted per user: dropping to box_uid, the box's alone; otherwise the
-  // limit starts from those the caller's user runs already.
-  const rlim_t nproc = p.limits.processes + (drop ? 0 : tasks_of_user(::getuid()));
-  const rlim_t data = p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit();
-  const rlimit cpu{p.limits.cpu_s, p.limits.cpu_s}, files{p.limits.open_files, p.limits.open_files},
-      procs{nproc, nproc}, fsize{p.limits.file_bytes, p.limits.file_bytes}, core{0, 0}, memory{data, data};
-  const pid_t parent = ::getpid();
-  const std::string chdir_to = p.confine ? "" : p.scratch;
-  std::vector<int> sources(keep);
-  sources.insert(sources.end(), {devnull, out[1], info[1]});
-
+  const ChildPlan plan(command, p, keep, {devnull, out[1], info[1]});
   const pid_t pid = ::fork();
   if (pid < 0) {
     l.error = std::string("fork: ") + std::strerror(errno);
@@ -188,32 +235,7 @@ Launch launch(const std::vector<std::string>& argv, const BoxPolicy& p) {
       if (fd >= 0) ::close(fd);
     return l;
   }
-  if (pid == 0) {
-    ::setsid();
-    // Every source moved above 1000 first, so that no target overwrites a source still needed.
-    int moved[64];
-    const int count = std::min<int>(static_cast<int>(sources.size()), 64);
-    for (int i = 0; i < count; ++i)
-      if ((moved[i] = ::fcntl(sources[i], F_DUPFD, 1000 + i)) < 0) ::_exit(126);
-    for (int i = 0; i < n_keep; ++i) ::dup2(moved[i], 3 + i);
-    ::dup2(moved[n_keep], 0);
-    ::dup2(moved[n_keep + 1], 1);
-    ::dup2(moved[n_keep + 1], 2);
-    if (p.confine) ::dup2(moved[n_keep + 2], info_target);
-    ::close_range(static_cast<unsigned>(info_target + (p.confine ? 1 : 0)), ~0u, 0);
-    ::setrlimit(RLIMIT_CPU, &cpu);
-    ::setrlimit(RLIMIT_NOFILE, &files);
-    ::setrlimit(RLIMIT_FSIZE, &fsize);
-    ::setrlimit(RLIMIT_CORE, &core);
-    ::setrlimit(RLIMIT_DATA, &memory);
-    if (drop && (::setgroups(0, nullptr) != 0 || ::setgid(box_uid) != 0 || ::setuid(box_uid) != 0)) ::_exit(126);
-    ::setrlimit(RLIMIT_NPROC, &procs);  // after the drop: root is not held by it
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // after the drop, which clears it
-    if (::getppid() != parent) ::_exit(126);
-    if (!chdir_to.empty() && ::chdir(chdir_to.c_str()) != 0) ::_exit(126);
-    ::execve(exe.c_str(), args.data(), envp.data());
-    ::_exit(127);
-  }
+  if (pid == 0) exec_child(plan);
   for (int fd : {out[1], info[1], devnull, watch[1]})
     if (fd >= 0) ::close(fd);
   l.watch_fd = watch[0];

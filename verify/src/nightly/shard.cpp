@@ -357,17 +357,18 @@ std::string merge_sweep_worst_lists(const std::vector<std::pair<std::string, jso
       const std::string range = sweep_range_words(lo, hi);
       if (!fs::exists(path)) bad_input(path, "", "the worst-case list of the sweep of " + range + " that " + file + " ran", "no such file");
       SweepWorstList l = read_sweep_worst(path, lo, hi, grads, keep);
-      // The list and the shard's result tell of one sweep.
+      // The list and the shard's result tell of one sweep. (The lambda captures `says`, not the
+      // structured binding `file`: clang before 16 cannot capture one.)
+      const std::string says = fmt::format("as {}'s sweep of {} says", file, range);
       auto agree = [&](const char* what, std::int64_t in_list, std::int64_t in_shard) {
         if (in_list != in_shard)
-          bad_input(path, "", fmt::format("{} {} over its grad pairs, as {}'s sweep of {} says", in_shard, what, file, range),
-                    std::to_string(in_list));
+          bad_input(path, "", fmt::format("{} {} over its grad pairs, {}", in_shard, what, says), std::to_string(in_list));
       };
       agree("angles", l.sweep.angles, r.value("angles", std::int64_t{0}));
       agree("elements over float32-bound", l.sweep.metrics.over[static_cast<int>(Tier::float32_bound)],
             r.value("over_float32_bound", std::int64_t{0}));
       if (l.sweep.complete != r.value("complete", false))
-        bad_input(path, "", fmt::format("{} grad pairs, as {}'s sweep of {} says", r["complete"] == true ? "complete" : "incomplete", file, range),
+        bad_input(path, "", fmt::format("{} grad pairs, {}", r["complete"] == true ? "complete" : "incomplete", says),
                   l.sweep.complete ? "complete ones" : "one marked (incomplete)");
       parts.push_back(std::move(l));
     }
