@@ -256,8 +256,8 @@ void close_box(Opened& o, Report& rep) {
 }
 
 // A kernel through the C ABI: every set judged on the testbed, plain and (layout sets) fused.
-int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
-  Opened opened = open_submission(a);
+// The report's header for a C ABI submission: what it is, the machine, its box.
+Report kernel_report(const VerifyArgs& a, const Opened& opened, Tier gate, const DeviceInfo& dev) {
   const Submission& sub = opened.sub;
   Report rep;
   rep.gate = gate;
@@ -268,20 +268,31 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   for (const auto& line : machine_lines(dev, a)) rep.header.push_back(line);
   rep.warnings = sub.warnings;
   if (!a.run.submission.empty()) rep.header.push_back({"confinement", harness::describe(opened.box)});
+  return rep;
+}
+
+// A submission that could not be built or loaded: every set fails for the one reason, with its
+// status (COMPILE_ERROR, TIMEOUT, RUNTIME_ERROR); the whole message once, among the warnings.
+int report_unbuilt(const VerifyArgs& a, const Opened& opened, const std::vector<ProblemSpec>& specs, Tier gate, int fd,
+                   Report& rep) {
+  const Submission& sub = opened.sub;
+  if (opened.box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
+  rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
+                         ": " + sub.error);
+  rep.results = unjudged(specs, sub.error, sub.error_cause);
+  for (SetResult& r : rep.results) r.reproduce = reproduce_line(a.run, r.name);
+  write_report(a.out_dir, rep);
+  for (const SetResult& r : rep.results) send_end(fd, r, gate);
+  proto::send(fd, proto::Done{rep.verdict()});
+  return 0;
+}
+
+int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
+  Opened opened = open_submission(a);
+  const Submission& sub = opened.sub;
+  Report rep = kernel_report(a, opened, gate, dev);
   proto::send(fd, proto::Device{dev.name});
-  if (!sub.error.empty()) {
-    if (opened.box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
-    // Every set fails for the one reason, with its status (COMPILE_ERROR, TIMEOUT, RUNTIME_ERROR);
-    // the whole message once, among the warnings.
-    rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
-                           ": " + sub.error);
-    rep.results = unjudged(specs, sub.error, sub.error_cause);
-    for (SetResult& r : rep.results) r.reproduce = reproduce_line(a.run, r.name);
-    write_report(a.out_dir, rep);
-    for (const SetResult& r : rep.results) send_end(fd, r, gate);
-    proto::send(fd, proto::Done{rep.verdict()});
-    return 0;
-  }
+  if (!sub.error.empty()) return report_unbuilt(a, opened, specs, gate, fd, rep);
   Testbed bed;
   const RunOptions opts = a.run;
   Judge judge(gate, a.run.rounds);
