@@ -30,8 +30,10 @@
 #include "verify_worker.hpp"
 #include "progress.hpp"
 #include "rope2d/ref/regimes.hpp"
+#include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/judge.hpp"
+#include "rope2d/verify/plain_text.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
 #include "harness/sandbox.hpp"
@@ -136,8 +138,9 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
       if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
       if (box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
       if (!sub.error.empty()) {
+        // What the submission's build and load check printed: text, its later lines indented.
         std::cout << "  submission " << a.run.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
-                  << sub.error.substr(0, 4000) << "\n";
+                  << plain_text(sub.error.substr(0, 4000), "    ") << "\n";
         std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
         rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
                                ": " + sub.error);

@@ -23,6 +23,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "rope2d/verify/plain_text.hpp"
+
 namespace rope2d::verify::harness {
 
 namespace fs = std::filesystem;
@@ -384,6 +386,8 @@ std::string BoxResult::exit_text() const {
   if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   return "status " + std::to_string(status);
 }
+
+std::string BoxResult::text() const { return plain_text(output); }
 
 bool BoxResult::ok() const { return started && !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 

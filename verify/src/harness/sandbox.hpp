@@ -96,9 +96,12 @@ struct BoxResult {
   std::string start_error;
   int status = -1;  // waitpid status
   bool timed_out = false;
-  std::string output;            // stdout and stderr, at most output_cap bytes
+  std::string output;            // stdout and stderr, at most output_cap bytes, as written
   std::uint64_t output_bytes = 0;  // all it wrote
   Refusals refused;                // what the box refused it (with a watcher)
+  // The output as text safe to show in a message or a report (plain_text.hpp: no terminal
+  // escapes, no malformed UTF-8): the child chose every byte of it.
+  std::string text() const;
   std::string exit_text() const;   // "exit 1", "signal 9 (Killed)", "killed after 120 s (time limit)"
   bool ok() const;                 // started, exited 0, in time
 };

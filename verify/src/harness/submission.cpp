@@ -11,6 +11,8 @@
 #include <set>
 
 #include "rope2d/ref/input.hpp"
+#include "rope2d/verify/atomic_file.hpp"
+#include "rope2d/verify/plain_text.hpp"
 #include "rope2d/verify/safetensors.hpp"
 
 namespace rope2d::verify {
@@ -75,7 +77,7 @@ bool build_in_box(Submission& s, const std::string& path, const BuildOptions& o)
   box.limits.wall_s = o.timeout_s;
   const harness::BoxResult r = harness::run_boxed(argv, box);
   s.refused.add(r.refused);
-  s.compile_log = r.output;
+  s.compile_log = r.text();
   if (r.output_bytes > r.output.size())
     s.compile_log += "\n[" + std::to_string(r.output_bytes - r.output.size()) + " more bytes of output not kept]";
   if (!r.started) {
@@ -146,7 +148,7 @@ std::string probe_submission(Submission& s, const std::string& host_program, con
   const harness::BoxResult r = harness::run_boxed({host_program, "probe", s.library}, p);
   s.refused.add(r.refused);
   if (r.ok()) return "";
-  const std::string said = r.output.substr(0, 4000);
+  const std::string said = plain_text(r.output.substr(0, 4000));
   if (r.timed_out) return "loading did not end within " + std::to_string(static_cast<long>(p.limits.wall_s)) + " s (killed)";
   if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3) return "missing symbol rope2d_backward: " + said;
   if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 4) return said.empty() ? "cannot load" : said;

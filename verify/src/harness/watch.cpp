@@ -3,6 +3,7 @@
 #include "harness/watch.hpp"
 
 #include "harness/host_protocol.hpp"  // wire::send_record, wire::receive_record: a descriptor over a socket
+#include "rope2d/verify/plain_text.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -140,7 +141,7 @@ std::string Refusals::words() const {
   if (!writes && !connections) return "nothing (no write outside the scratch folder and /tmp, no network connection)";
   auto list = [](const std::vector<std::string>& v) {
     std::string t;
-    for (const std::string& x : v) t += (t.empty() ? "" : ", ") + x;
+    for (const std::string& x : v) t += (t.empty() ? "" : ", ") + plain_line(x);  // the child named them: shown as text
     return t;
   };
   std::string s;
