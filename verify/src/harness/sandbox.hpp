@@ -87,6 +87,13 @@ class Scratch {
   std::string path_;
 };
 
+// Removes the folder `path` with everything in it, whatever the box left there: a chain of
+// folders deeper than any path or table of open descriptors, folders made unreadable (as an
+// ordinary user the verifier holds no right to enter those), millions of names. Each folder
+// found inside is moved up into `path` before it is emptied, so that two folders at most are
+// open at once; links are removed, never followed. False (errno set) when something stayed.
+bool remove_tree(const std::string& path);
+
 // Files this process put in a scratch folder made the box user's (when started as root), so
 // that what runs there may write beside them (caches, builds) as it would in its own folder.
 void give_to_box(const std::string& path);
