@@ -153,17 +153,29 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
     }
   }
   if (is_solution(a.run.submission)) {
-    // A Python solution is at least compiled to bytecode: a syntax error fails it (exit 3).
+    // A Python solution is at least compiled to bytecode, in the box as a build is (its own
+    // folder may hold modules a Python would import from there): a syntax error fails it (exit 3).
     const Solution s = prepare_solution(a.run.submission, a.out_dir + "/solution");
-    const ByteCompile b = byte_compile(s, "python3", a.out_dir + "/work");
+    const harness::Scratch scratch;
+    harness::BoxPolicy box = submission_box(a, scratch.path(), false);
+    harness::reveal_program(box, "python3");
+    std::cout << "  submission " << a.run.submission << ": confinement: " << harness::describe(box) << "\n";
+    rep.header.push_back({"confinement", harness::describe(box)});
+    harness::Refusals refused;
+    const ByteCompile b = byte_compile_in_box(s, "python3", box, 120, &refused);
+    if (box.confine) {
+      std::cout << "  submission " << a.run.submission << ": refused by the box: " << refused.words() << "\n";
+      rep.header.push_back({"refused by the box", refused.words()});
+    }
     if (b.ran && !b.error.empty()) {
-      std::cout << "  submission " << a.run.submission << ": FAILED to byte-compile its Python sources: " << b.error << "\n";
+      std::cout << "  submission " << a.run.submission << ": FAILED to byte-compile its Python sources: " << plain_text(b.error, "    ")
+                << "\n";
       std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
       write("its Python sources do not byte-compile: " + b.error, Cause::build);
       return Exit::submission_failed;
     }
     if (b.ran) std::cout << "  submission " << a.run.submission << ": " << b.files << " Python source(s) byte-compiled\n";
-    else if (b.files) std::cout << "  submission " << a.run.submission << ": byte-compile SKIPPED (" << b.error << ")\n";
+    else if (b.files) std::cout << "  submission " << a.run.submission << ": byte-compile SKIPPED (" << plain_text(b.error, "    ") << ")\n";
   }
   int failures = 0;
   if (fs::exists(fs::path(a.golden) / "manifest.json")) {

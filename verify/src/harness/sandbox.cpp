@@ -321,6 +321,18 @@ const SandboxProbe& probe_sandbox() {
   return probe;
 }
 
+void reveal_program(BoxPolicy& p, const std::string& program) {
+  const std::string found = find_program(program);
+  if (found.empty()) return;
+  std::error_code ec;
+  const fs::path prefix = fs::path(found).parent_path().parent_path();
+  const std::string within = fs::weakly_canonical(prefix, ec).string() + "/";
+  if (ec) return;
+  for (const std::string& h : p.hide)
+    if ((fs::weakly_canonical(h, ec).string() + "/").rfind(within, 0) == 0) return;
+  p.reveal.push_back(prefix.string());
+}
+
 std::uint64_t default_memory_limit() {
 #if defined(__SANITIZE_ADDRESS__)
   return RLIM_INFINITY;  // AddressSanitizer's shadow is terabytes of private mappings: its programs need no limit

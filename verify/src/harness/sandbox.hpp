@@ -60,6 +60,11 @@ const SandboxProbe& probe_sandbox();
 // A program's path from the PATH: the io wing's find_program (spawn.hpp), the one lookup.
 using verify::find_program;
 
+// Shows read-only in the box the folder of a program it runs (found on the PATH: bin/PROG's
+// grandparent, a venv's, say) where that lies under a hidden folder, unless the folder holds a
+// hidden folder itself (a python3 in ~/bin would reveal the whole home).
+void reveal_program(BoxPolicy& p, const std::string& program);
+
 // The memory limit when Limits::memory_bytes is 0: three quarters of the machine's memory.
 std::uint64_t default_memory_limit();
 

@@ -155,6 +155,47 @@ std::string probe_submission(Submission& s, const std::string& host_program, con
   return "the load check ended with " + r.exit_text() + (said.empty() ? "" : ": " + said);
 }
 
+ByteCompile byte_compile_in_box(const Solution& s, const std::string& python, const harness::BoxPolicy& box, double timeout_s,
+                                harness::Refusals* refused) {
+  ByteCompile b;
+  // The copy's paths, relative to the scratch folder (the box's working folder): none starts
+  // with '-', so none is read as an option.
+  std::vector<std::string> argv{python, "-I", "-c",
+                                "import sys\nfor f in sys.argv[1:]:\n    compile(open(f, 'rb').read(), f, 'exec', dont_inherit=True)\n"};
+  for (const std::string& f : s.sources)
+    if (ends_with(f, ".py")) argv.push_back((fs::path("solution") / f).string()), ++b.files;
+  if (b.files == 0) return b;
+  // Links copied as links (never followed out of the folder); the verifier wrote the folder.
+  const fs::path copy = fs::path(box.scratch) / "solution";
+  std::error_code ec;
+  fs::copy(s.dir, copy, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+  if (ec) {
+    b.error = "cannot copy its sources into the box: " + ec.message();
+    return b;
+  }
+  harness::give_to_box(copy.string());
+  harness::BoxPolicy p = box;
+  p.limits.wall_s = timeout_s;
+  const harness::BoxResult r = harness::run_boxed(argv, p);
+  if (refused) refused->add(r.refused);
+  if (!r.started) {
+    b.error = "cannot start " + python + ": " + r.start_error;
+    return b;
+  }
+  // 127: the box's first program found no such program on the box's PATH.
+  if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127) {
+    b.error = "no " + python + " in the box: " + r.text();
+    return b;
+  }
+  b.ran = true;
+  if (!r.ok()) {
+    std::string tail = r.text();
+    if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
+    b.error = r.exit_text() + (r.timed_out ? ", over its time limit" : "") + ": " + tail;
+  }
+  return b;
+}
+
 std::string kernel_host_program(const std::string& scratch) {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
