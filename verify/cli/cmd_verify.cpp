@@ -214,8 +214,10 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   const std::string stem = a.run.submission.empty() ? "rope2d" : fs::path(a.run.submission).stem().string();
   a.out_default = a.out_dir.empty();
   if (a.out_default) a.out_dir = "reports/verify/" + stem;
-  // Where the report and trace go, before anything is built or run.
+  // Where the report and trace go, before anything is built or run; the folders the run fills
+  // in it hold no link that a write would follow out of it.
   check_report_folder(a.out_dir, "--out");
+  for (const char* filled : {"build", "solution"}) require_output_tree((fs::path(a.out_dir) / filled).string(), "--out");
   check_machine_outputs(mo);
   if (a.sanitize) return verify_sanitized(a);
   if (is_solution(a.run.submission)) {

@@ -125,6 +125,23 @@ for kind in link fifo devnull; do
   [ ! -e sw/sweep.json ] && ok "sweep_worst.txt $kind: no sweep.json written" || bad "sweep_worst.txt $kind: sweep.json written"
 done
 
+# --- the folders verify fills in --out (build/, solution/) ---------------------------------------
+# A link inside them would take the built submission.so or a solution's source out of --out:
+# anything but regular files and folders there is refused before anything runs.
+echo "// a kernel" >k.cu
+for kind in link fifo devnull; do
+  for inside in build/submission.so solution/kernel.py solution/deep/er/x.py; do
+    rm -rf fill && mkdir -p "fill/$(dirname "$inside")" && place $kind "fill/$inside"
+    run 2 "verify --out, $inside $kind" "$rope2d" verify k.cu --quick --quiet --out fill
+    says "verify --out, $inside $kind" "--out fill/$inside: expected a regular file or a directory, found $(found $kind "fill/$inside")"
+    untouched "verify --out, $inside $kind"
+  done
+done
+mkdir -p realdir && rm -rf fill && mkdir fill && ln -s "$tmp/realdir" fill/build
+run 2 "verify --out, build a link to a folder" "$rope2d" verify k.cu --quick --quiet --out fill
+says "verify --out, build a link to a folder" "--out fill/build: expected a directory or nothing, found a symbolic link"
+[ -z "$(ls -A realdir)" ] && ok "the folder fill/build names stays empty" || bad "realdir: $(ls -la realdir)"
+
 # --- the control: regular files and nothing are written ---------------------------------------
 echo old >trace.jsonl && echo old >rep/report.md
 run 0 "check over regular files" "$rope2d" check --golden "$golden" --out rep --trace trace.jsonl

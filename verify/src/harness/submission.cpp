@@ -119,11 +119,13 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
       s.error_cause = Cause::build;
       return s;
     }
-    // The built object kept beside the report (a copy: the box's folder is removed at the end).
-    fs::create_directories(o.build_dir, ec);
-    if (!ec) fs::copy_file(lib, fs::path(o.build_dir) / "submission.so", fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      s.error = o.build_dir + ": cannot store the built submission.so there (" + ec.message() + ")";
+    // The built object kept beside the report (a copy: the box's folder is removed at the end),
+    // written as every output is: a regular file created whole, never through a link.
+    try {
+      make_output_folder(o.build_dir);
+      copy_file_atomic(lib.string(), (fs::path(o.build_dir) / "submission.so").string());
+    } catch (const std::invalid_argument& e) {
+      s.error = o.build_dir + ": cannot store the built submission.so there (" + e.what() + ")";
       return s;
     }
   } else if (ends_with(path, ".so")) {
