@@ -23,28 +23,77 @@ namespace {
 
 bool ends_with(const std::string& s, const std::string& e) { return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0; }
 
-// The headers a source may include from beside it, copied into the box's scratch folder with
-// their relative paths (regular files of header suffixes, three folders deep, at most 512
-// files and 32 MiB): the box never needs to see the submission's own folder.
-void copy_headers(const fs::path& from, const fs::path& to, Submission& s) {
-  static const std::set<std::string> suffixes{".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc"};
-  std::size_t files = 0, bytes = 0;
+// The names a source's #include lines give literally, quoted or angled ("x.h", <sub/y.cuh>),
+// wherever the lines stand (an #if 0 does not hide one: more is found, never less).
+std::vector<std::string> included_names(const std::string& text) {
+  std::vector<std::string> names;
+  for (std::size_t b = 0; b < text.size();) {
+    const std::size_t e = std::min(text.find('\n', b), text.size());
+    std::size_t i = text.find_first_not_of(" \t", b);
+    if (i < e && text[i] == '#') {
+      i = text.find_first_not_of(" \t", i + 1);
+      if (i < e && text.compare(i, 7, "include") == 0) {
+        i = text.find_first_not_of(" \t", i + 7);
+        if (i < e && (text[i] == '"' || text[i] == '<')) {
+          const std::size_t close = text.find(text[i] == '"' ? '"' : '>', i + 1);
+          if (close < e && close > i + 1) names.push_back(text.substr(i + 1, close - i - 1));
+        }
+      }
+    }
+    b = e + 1;
+  }
+  return names;
+}
+
+// The headers a source includes from beside it, copied into the box's scratch folder with
+// their relative paths: those its #include lines name, then those theirs name, looked up as
+// the build does (beside the including file, then in the source's folder), each a regular
+// file inside the source's folder reached through no link; at most 512 files and 32 MiB. The
+// box never needs to see the submission's folder, and nothing there that the source does not
+// name is copied: the folder may hold other files (another submission's, in an inbox under a
+// hidden home) that the box must not read.
+void copy_headers(const std::string& source, const fs::path& to, Submission& s) {
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(from, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    if (it.depth() > 2) {
-      it.disable_recursion_pending();
-      continue;
+  const fs::path root = fs::canonical(fs::absolute(source).parent_path(), ec);
+  if (ec) return;
+  std::set<std::string> copied;  // relative to root
+  std::vector<std::pair<std::string, fs::path>> pending;  // a file's text, its folder relative to root
+  try {
+    pending.emplace_back(ref::read_file(source, 32u << 20), fs::path());
+  } catch (const std::invalid_argument&) {
+    return;
+  }
+  std::size_t bytes = 0;
+  while (!pending.empty()) {
+    const auto [text, folder] = std::move(pending.back());
+    pending.pop_back();
+    for (const std::string& name : included_names(text)) {
+      for (const fs::path& rel : {(folder / name).lexically_normal(), fs::path(name).lexically_normal()}) {
+        if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") continue;  // not beside the source
+        const fs::path file = root / rel;
+        if (!fs::is_regular_file(fs::symlink_status(file, ec))) continue;
+        const fs::path real = fs::canonical(file, ec);
+        if (ec || real != file) continue;  // through a linked folder
+        if (!copied.insert(rel.string()).second) break;
+        std::string header;
+        try {
+          header = ref::read_file(file.string(), 32u << 20);
+        } catch (const std::invalid_argument&) {
+          break;
+        }
+        if (copied.size() > 512 || (bytes += header.size()) > (32u << 20)) {
+          s.warnings.push_back("only the first headers the source includes were copied for its build (at most 512 files, 32 MiB)");
+          return;
+        }
+        fs::create_directories((to / rel).parent_path(), ec);
+        try {
+          write_file_atomic((to / rel).string(), {header});
+        } catch (const std::invalid_argument&) {
+        }
+        pending.emplace_back(std::move(header), rel.parent_path());
+        break;  // the first place the build would find it
+      }
     }
-    if (!it->is_regular_file(ec) || it->is_symlink(ec) || !suffixes.count(it->path().extension().string())) continue;
-    const std::size_t size = it->file_size(ec);
-    if (++files > 512 || (bytes += size) > (32u << 20)) {
-      s.warnings.push_back("only the first headers beside the source were copied for its build (at most 512 files, 32 MiB)");
-      return;
-    }
-    const fs::path dst = to / fs::relative(it->path(), from, ec);
-    fs::create_directories(dst.parent_path(), ec);
-    fs::copy_file(it->path(), dst, fs::copy_options::overwrite_existing, ec);
   }
 }
 
@@ -56,7 +105,7 @@ void copy_headers(const fs::path& from, const fs::path& to, Submission& s) {
 bool build_in_box(Submission& s, const std::string& path, const BuildOptions& o) {
   const fs::path work = o.box.scratch;
   std::error_code ec;
-  copy_headers(fs::absolute(path).parent_path(), work, s);
+  copy_headers(path, work, s);
   fs::create_directories(work / "include" / "rope2d", ec);
   fs::copy_file(fs::path(o.include_dir) / "rope2d" / "rope2d_backward.h", work / "include" / "rope2d" / "rope2d_backward.h",
                 fs::copy_options::overwrite_existing, ec);
