@@ -117,29 +117,31 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
     write_report(a.out_dir, rep);
     std::cout << "report: " << a.out_dir << "/report.md\n";
   };
+  // Its name as the terminal shows it: a file's name may hold escapes and line breaks.
+  const std::string shown = plain_line(a.run.submission);
   // The submission itself: built with nvcc where present, loaded, its symbol looked up.
   if (!a.run.submission.empty() && !is_solution(a.run.submission)) {
     const bool source = a.run.submission.size() >= 3 && a.run.submission.compare(a.run.submission.size() - 3, 3, ".cu") == 0;
     const bool have_nvcc =
         !source || (a.run.nvcc.find('/') != std::string::npos ? fs::exists(a.run.nvcc) : !find_program(a.run.nvcc).empty());
     if (!have_nvcc) {
-      std::cout << "  submission " << a.run.submission << ": build SKIPPED (no " << a.run.nvcc << ")\n";
+      std::cout << "  submission " << shown << ": build SKIPPED (no " << a.run.nvcc << ")\n";
       rep.warnings.push_back("the submission was not built: no " + a.run.nvcc);
     } else {
       // Built and loaded in the box (harness/sandbox.hpp), never in this process.
       const harness::Scratch scratch;
       const harness::BoxPolicy box = submission_box(a, scratch.path(), false);
-      std::cout << "  submission " << a.run.submission << ": confinement: " << harness::describe(box) << "\n";
+      std::cout << "  submission " << shown << ": confinement: " << harness::describe(box) << "\n";
       BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
                      .build_dir = a.out_dir + "/build", .box = box, .timeout_s = a.build_timeout};
       Submission sub = prepare_submission(a.run.submission, b);
       if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
-      if (box.confine) std::cout << "  submission " << a.run.submission << ": refused by the box: " << sub.refused.words() << "\n";
+      if (box.confine) std::cout << "  submission " << shown << ": refused by the box: " << sub.refused.words() << "\n";
       if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
       if (box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
       if (!sub.error.empty()) {
         // What the submission's build and load check printed: text, its later lines indented.
-        std::cout << "  submission " << a.run.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
+        std::cout << "  submission " << shown << ": FAILED to " << (source ? "build or load" : "load") << ": "
                   << plain_text(sub.error.substr(0, 4000), "    ") << "\n";
         std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
         rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
@@ -147,7 +149,7 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
         write(sub.error, sub.error_cause);
         return Exit::submission_failed;
       }
-      std::cout << "  submission " << a.run.submission << ": " << (source ? "compiled, " : "")
+      std::cout << "  submission " << shown << ": " << (source ? "compiled, " : "")
                 << "loaded in the box, rope2d_backward found (the box's word: no kernel ran)\n";
       rep.header.push_back({"build", std::string(source ? "compiled, " : "") + "loaded in the box, rope2d_backward found"});
     }
@@ -159,23 +161,23 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
     const harness::Scratch scratch;
     harness::BoxPolicy box = submission_box(a, scratch.path(), false);
     harness::reveal_program(box, "python3");
-    std::cout << "  submission " << a.run.submission << ": confinement: " << harness::describe(box) << "\n";
+    std::cout << "  submission " << shown << ": confinement: " << harness::describe(box) << "\n";
     rep.header.push_back({"confinement", harness::describe(box)});
     harness::Refusals refused;
     const ByteCompile b = byte_compile_in_box(s, "python3", box, 120, &refused);
     if (box.confine) {
-      std::cout << "  submission " << a.run.submission << ": refused by the box: " << refused.words() << "\n";
+      std::cout << "  submission " << shown << ": refused by the box: " << refused.words() << "\n";
       rep.header.push_back({"refused by the box", refused.words()});
     }
     if (b.ran && !b.error.empty()) {
-      std::cout << "  submission " << a.run.submission << ": FAILED to byte-compile its Python sources: " << plain_text(b.error, "    ")
+      std::cout << "  submission " << shown << ": FAILED to byte-compile its Python sources: " << plain_text(b.error, "    ")
                 << "\n";
       std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
       write("its Python sources do not byte-compile: " + b.error, Cause::build);
       return Exit::submission_failed;
     }
-    if (b.ran) std::cout << "  submission " << a.run.submission << ": " << b.files << " Python source(s) byte-compiled\n";
-    else if (b.files) std::cout << "  submission " << a.run.submission << ": byte-compile SKIPPED (" << plain_text(b.error, "    ") << ")\n";
+    if (b.ran) std::cout << "  submission " << shown << ": " << b.files << " Python source(s) byte-compiled\n";
+    else if (b.files) std::cout << "  submission " << shown << ": byte-compile SKIPPED (" << plain_text(b.error, "    ") << ")\n";
   }
   int failures = 0;
   if (fs::exists(fs::path(a.golden) / "manifest.json")) {
