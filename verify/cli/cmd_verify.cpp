@@ -199,6 +199,14 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
   return failures ? Exit::incorrect : Exit::ok;
 }
 
+void check_verify_folder(const VerifyArgs& a) {
+  // The default folder lies in the current folder, whose contents may be anyone's (a checkout).
+  if (a.out_default) require_local_output_folder(a.out_dir, "the default report folder (--out names another)");
+  check_report_folder(a.out_dir, "--out");
+  // The folders the run fills hold no link that a write would follow out of --out.
+  for (const char* filled : {"build", "solution"}) require_output_tree((fs::path(a.out_dir) / filled).string(), "--out");
+}
+
 namespace {
 
 int run(VerifyArgs a, const MachineOutputs& mo) {
@@ -216,10 +224,8 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   const std::string stem = a.run.submission.empty() ? "rope2d" : fs::path(a.run.submission).stem().string();
   a.out_default = a.out_dir.empty();
   if (a.out_default) a.out_dir = "reports/verify/" + stem;
-  // Where the report and trace go, before anything is built or run; the folders the run fills
-  // in it hold no link that a write would follow out of it.
-  check_report_folder(a.out_dir, "--out");
-  for (const char* filled : {"build", "solution"}) require_output_tree((fs::path(a.out_dir) / filled).string(), "--out");
+  // Where the report and trace go, before anything is built or run.
+  check_verify_folder(a);
   check_machine_outputs(mo);
   if (a.sanitize) return verify_sanitized(a);
   if (is_solution(a.run.submission)) {

@@ -142,6 +142,13 @@ run 2 "verify --out, build a link to a folder" "$rope2d" verify k.cu --quick --q
 says "verify --out, build a link to a folder" "--out fill/build: expected a directory or nothing, found a symbolic link"
 [ -z "$(ls -A realdir)" ] && ok "the folder fill/build names stays empty" || bad "realdir: $(ls -la realdir)"
 
+# The default report folder (reports/verify/<name>) lies in the current folder, a checkout's,
+# say: a link on the way to it (reports, reports/verify) is refused, nothing lands where it points.
+mkdir -p checkout elsewhere && ln -s "$tmp/elsewhere" checkout/reports && cp k.cu checkout/
+run 2 "verify, the default report folder through a link" bash -c "cd checkout && '$rope2d' verify k.cu --quick --quiet"
+says "verify, the default report folder through a link" "the default report folder (--out names another) reports: expected a directory or nothing, found a symbolic link"
+[ -z "$(ls -A elsewhere)" ] && ok "nothing written where checkout/reports points" || bad "elsewhere: $(ls -la elsewhere)"
+
 # --- the control: regular files and nothing are written ---------------------------------------
 echo old >trace.jsonl && echo old >rep/report.md
 run 0 "check over regular files" "$rope2d" check --golden "$golden" --out rep --trace trace.jsonl

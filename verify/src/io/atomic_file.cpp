@@ -66,6 +66,16 @@ void require_output_tree(const std::string& dir, const std::string& label) {
   if (ec) throw std::invalid_argument(named(dir, label) + ": cannot read the folder (" + ec.message() + ")");
 }
 
+void require_local_output_folder(const std::string& dir, const std::string& label) {
+  const std::filesystem::path p(dir);
+  if (p.is_absolute()) return;
+  std::filesystem::path prefix;
+  for (const auto& part : p) {
+    if (part.empty() || part == ".") continue;
+    require_output_folder((prefix /= part).string(), label);
+  }
+}
+
 namespace {
 
 // The parts written to a fresh temporary file beside path (unique name), every write, fsync and

@@ -33,6 +33,12 @@ void make_output_folder(const std::string& dir, const std::string& label = "");
 // symbolic link"). A link inside would send a write to a file or folder named there.
 void require_output_tree(const std::string& dir, const std::string& label = "");
 
+// A relative output folder (one chosen by the verifier in the current folder): require_output_folder
+// for it and for every folder on the way to it, so that no symbolic link among them (a checkout's
+// `reports` linked elsewhere) sends the writes out of the current folder. An absolute path is
+// the caller's own choice: not checked.
+void require_local_output_folder(const std::string& dir, const std::string& label = "");
+
 // Writes the concatenated parts to a fresh temporary file beside path (unique name), checks
 // every write, fsync and close (a full disk is an error), then renames it into place; the target
 // must pass require_output_file, before the write and again before the rename. `stop`,
