@@ -221,7 +221,8 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   a.run.tier = std::string(name(*gate));
   if (!a.run.submission.empty() && !fs::is_regular_file(a.run.submission))
     throw std::invalid_argument(a.run.submission + ": no such file");
-  const std::string stem = a.run.submission.empty() ? "rope2d" : fs::path(a.run.submission).stem().string();
+  std::string stem = a.run.submission.empty() ? "rope2d" : fs::path(a.run.submission).stem().string();
+  if (stem.empty() || stem == "." || stem == "..") stem = "submission";  // "...cu": its stem would climb out of reports/verify
   a.out_default = a.out_dir.empty();
   if (a.out_default) a.out_dir = "reports/verify/" + stem;
   // Where the report and trace go, before anything is built or run.

@@ -149,6 +149,13 @@ run 2 "verify, the default report folder through a link" bash -c "cd checkout &&
 says "verify, the default report folder through a link" "the default report folder (--out names another) reports: expected a directory or nothing, found a symbolic link"
 [ -z "$(ls -A elsewhere)" ] && ok "nothing written where checkout/reports points" || bad "elsewhere: $(ls -la elsewhere)"
 
+# A submission named "...cu": its stem ".." would make the default folder reports/verify/..,
+# that is reports/; the default folder is reports/verify/submission(-no-gpu) instead.
+mkdir -p dots && cp k.cu dots/...cu
+(cd dots && timeout 300 "$rope2d" verify ...cu --quick --quiet >/dev/null 2>&1)
+[ ! -e dots/reports/report.md ] && ls -d dots/reports/verify/submission* >/dev/null 2>&1 &&
+  ok "verify ...cu: its report in reports/verify/submission*" || bad "verify ...cu: $(find dots/reports -maxdepth 3 | tr '\n' ' ')"
+
 # --- the control: regular files and nothing are written ---------------------------------------
 echo old >trace.jsonl && echo old >rep/report.md
 run 0 "check over regular files" "$rope2d" check --golden "$golden" --out rep --trace trace.jsonl
