@@ -23,6 +23,20 @@ namespace {
 
 bool ends_with(const std::string& s, const std::string& e) { return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0; }
 
+// The caller's file `from` (followed where it is a link) put at `to` in a folder the box writes
+// in, created whole and never through a link there (copy_file_atomic); "" or why not.
+std::string into_box(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(from, ec);
+  if (ec) return from.string() + ": " + ec.message();
+  try {
+    copy_file_atomic(real.string(), to.string());
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // The names a source's #include lines give literally, quoted or angled ("x.h", <sub/y.cuh>),
 // wherever the lines stand (an #if 0 does not hide one: more is found, never less).
 std::vector<std::string> included_names(const std::string& text) {
@@ -107,11 +121,10 @@ bool build_in_box(Submission& s, const std::string& path, const BuildOptions& o)
   std::error_code ec;
   copy_headers(path, work, s);
   fs::create_directories(work / "include" / "rope2d", ec);
-  fs::copy_file(fs::path(o.include_dir) / "rope2d" / "rope2d_backward.h", work / "include" / "rope2d" / "rope2d_backward.h",
-                fs::copy_options::overwrite_existing, ec);
-  if (!ec) fs::copy_file(path, work / "submission.cu", fs::copy_options::overwrite_existing, ec);
-  if (ec) {
-    s.error = path + ": cannot copy it to build it (" + ec.message() + ")";
+  std::string why = into_box(fs::path(o.include_dir) / "rope2d" / "rope2d_backward.h", work / "include" / "rope2d" / "rope2d_backward.h");
+  if (why.empty()) why = into_box(path, work / "submission.cu");
+  if (!why.empty()) {
+    s.error = path + ": cannot copy it to build it (" + why + ")";
     return false;
   }
   std::vector<std::string> argv{o.nvcc, "-O3", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC", "-Iinclude", "-I."};
@@ -179,9 +192,8 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
     }
   } else if (ends_with(path, ".so")) {
     s.kind = "shared-object";
-    fs::copy_file(path, lib, fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      s.error = path + ": cannot copy it into the box (" + ec.message() + ")";
+    if (const std::string why = into_box(path, lib); !why.empty()) {
+      s.error = path + ": cannot copy it into the box (" + why + ")";
       return s;
     }
   } else {
@@ -251,9 +263,10 @@ std::string kernel_host_program(const std::string& scratch) {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   const fs::path installed = ec ? fs::path("rope2d-kernel-host") : exe.parent_path() / "rope2d-kernel-host";
+  // Copied again after a build there: never through a link the folder may hold.
   const fs::path copy = fs::path(scratch) / "host";
-  fs::copy_file(installed, copy, fs::copy_options::overwrite_existing, ec);
-  if (ec) throw std::runtime_error("cannot copy the kernel host " + installed.string() + " into the box: " + ec.message());
+  if (const std::string why = into_box(installed, copy); !why.empty())
+    throw std::runtime_error("cannot copy the kernel host " + installed.string() + " into the box: " + why);
   fs::permissions(copy, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
                             fs::perms::others_exec, ec);
   return copy.string();
