@@ -88,6 +88,32 @@ ReferencePaths check_reference_paths(std::uint64_t seed) {
   return r;
 }
 
+// A Python solution without a GPU is at least compiled to bytecode, in the box as a build is
+// (its own folder may hold modules a Python would import from there): the compiler's message
+// where a source does not compile (the submission's failure, exit 3), else "". The confinement
+// and what the box refused go into rep; `shown` names the submission on the terminal.
+std::string byte_compile_solution(const VerifyArgs& a, Report& rep, const std::string& shown) {
+  const Solution s = prepare_solution(a.run.submission, a.out_dir + "/solution");
+  const harness::Scratch scratch;
+  harness::BoxPolicy box = submission_box(a, scratch.path(), false);
+  harness::reveal_program(box, "python3");
+  std::cout << "  submission " << shown << ": confinement: " << harness::describe(box) << "\n";
+  rep.header.push_back({"confinement", harness::describe(box)});
+  harness::Refusals refused;
+  const ByteCompile b = byte_compile_in_box(s, "python3", box, 120, &refused);
+  if (box.confine) {
+    std::cout << "  submission " << shown << ": refused by the box: " << refused.words() << "\n";
+    rep.header.push_back({"refused by the box", refused.words()});
+  }
+  if (b.ran && !b.error.empty()) {
+    std::cout << "  submission " << shown << ": FAILED to byte-compile its Python sources: " << plain_text(b.error, "    ") << "\n";
+    return b.error;
+  }
+  if (b.ran) std::cout << "  submission " << shown << ": " << b.files << " Python source(s) byte-compiled\n";
+  else if (b.files) std::cout << "  submission " << shown << ": byte-compile SKIPPED (" << plain_text(b.error, "    ") << ")\n";
+  return "";
+}
+
 }  // namespace
 
 // What the machine can check without a GPU: the committed golden set against the reference
@@ -154,31 +180,12 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
       rep.header.push_back({"build", std::string(source ? "compiled, " : "") + "loaded in the box, rope2d_backward found"});
     }
   }
-  if (is_solution(a.run.submission)) {
-    // A Python solution is at least compiled to bytecode, in the box as a build is (its own
-    // folder may hold modules a Python would import from there): a syntax error fails it (exit 3).
-    const Solution s = prepare_solution(a.run.submission, a.out_dir + "/solution");
-    const harness::Scratch scratch;
-    harness::BoxPolicy box = submission_box(a, scratch.path(), false);
-    harness::reveal_program(box, "python3");
-    std::cout << "  submission " << shown << ": confinement: " << harness::describe(box) << "\n";
-    rep.header.push_back({"confinement", harness::describe(box)});
-    harness::Refusals refused;
-    const ByteCompile b = byte_compile_in_box(s, "python3", box, 120, &refused);
-    if (box.confine) {
-      std::cout << "  submission " << shown << ": refused by the box: " << refused.words() << "\n";
-      rep.header.push_back({"refused by the box", refused.words()});
-    }
-    if (b.ran && !b.error.empty()) {
-      std::cout << "  submission " << shown << ": FAILED to byte-compile its Python sources: " << plain_text(b.error, "    ")
-                << "\n";
+  if (is_solution(a.run.submission))
+    if (const std::string error = byte_compile_solution(a, rep, shown); !error.empty()) {
       std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
-      write("its Python sources do not byte-compile: " + b.error, Cause::build);
+      write("its Python sources do not byte-compile: " + error, Cause::build);
       return Exit::submission_failed;
     }
-    if (b.ran) std::cout << "  submission " << shown << ": " << b.files << " Python source(s) byte-compiled\n";
-    else if (b.files) std::cout << "  submission " << shown << ": byte-compile SKIPPED (" << plain_text(b.error, "    ") << ")\n";
-  }
   int failures = 0;
   if (fs::exists(fs::path(a.golden) / "manifest.json")) {
     const Report r = check_golden_against_reference(open_golden(a.golden));
