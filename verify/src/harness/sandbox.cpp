@@ -15,13 +15,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
+
+#include "rope2d/verify/plain_text.hpp"
 
 namespace rope2d::verify::harness {
 
@@ -70,7 +74,13 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
       if (name.rfind("nvidia", 0) == 0) a.insert(a.end(), {"--dev-bind", e.path().string(), e.path().string()});
     }
   }
-  std::vector<std::string> hidden;  // empty folders, read-only once what is revealed in them is mounted
+  // bwrap's /dev is memory of its own without a size (half the machine's): read-only once its
+  // nodes are in place (--remount-ro below), and /dev/shm, where shared memory is made by name,
+  // memory limited as /tmp is.
+  a.insert(a.end(), {"--size", std::to_string(tmp_bytes), "--tmpfs", "/dev/shm"});
+  // Each hidden folder once: one inside another is hidden with it (a mount over the inner one
+  // would lie under the outer one's and could not be made read-only).
+  std::vector<std::pair<std::string, bool>> hide;  // real path, a folder
   for (const std::string& h : p.hide) {
     std::error_code ec;
     const fs::file_status s = fs::symlink_status(h, ec);
@@ -80,7 +90,15 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
     // Under a folder the box's user cannot search (root's home, as uid 65534) it is out of
     // sight already, and bwrap could not reach it to mount over it.
     if (!box_can_search_above(real, ::geteuid() == 0)) continue;
-    if (fs::is_directory(s) || fs::is_directory(real)) {
+    if (std::none_of(hide.begin(), hide.end(), [&](const auto& o) { return o.first == real; }))
+      hide.emplace_back(real, fs::is_directory(s) || fs::is_directory(real));
+  }
+  std::vector<std::string> hidden;  // empty folders, read-only once what is revealed in them is mounted
+  for (const auto& [real, folder] : hide) {
+    const std::string& path = real;
+    if (std::any_of(hide.begin(), hide.end(), [&](const auto& o) { return o.second && path.rfind(o.first + "/", 0) == 0; }))
+      continue;
+    if (folder) {
       a.insert(a.end(), {"--size", "1048576", "--tmpfs", real});
       hidden.push_back(real);
     } else {
@@ -94,6 +112,7 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
   }
   if (!p.scratch.empty()) a.insert(a.end(), {"--bind", p.scratch, p.scratch, "--chdir", p.scratch});
   for (const std::string& h : hidden) a.insert(a.end(), {"--remount-ro", h});
+  a.insert(a.end(), {"--remount-ro", "/dev"});  // only /dev's own mount: /dev/shm and /dev/pts stay as they are
   a.insert(a.end(), {"--info-fd", std::to_string(info_fd), "--"});
   a.insert(a.end(), argv.begin(), argv.end());
   return a;
@@ -324,6 +343,18 @@ const SandboxProbe& probe_sandbox() {
   return probe;
 }
 
+void reveal_program(BoxPolicy& p, const std::string& program) {
+  const std::string found = find_program(program);
+  if (found.empty()) return;
+  std::error_code ec;
+  const fs::path prefix = fs::path(found).parent_path().parent_path();
+  const std::string within = fs::weakly_canonical(prefix, ec).string() + "/";
+  if (ec) return;
+  for (const std::string& h : p.hide)
+    if ((fs::weakly_canonical(h, ec).string() + "/").rfind(within, 0) == 0) return;
+  p.reveal.push_back(prefix.string());
+}
+
 std::uint64_t default_memory_limit() {
 #if defined(__SANITIZE_ADDRESS__)
   return RLIM_INFINITY;  // AddressSanitizer's shadow is terabytes of private mappings: its programs need no limit
@@ -371,7 +402,7 @@ std::string describe(const BoxPolicy& p) {
        memory_words(p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit()) +
        std::to_string(p.limits.file_bytes >> 20) + " MiB a file, " +
        std::to_string(std::min<std::uint64_t>(p.limits.tmp_bytes, default_memory_limit() / 6) >> 20) +
-       " MiB of /tmp; every process it starts ends with it";
+       " MiB of /tmp and as much of /dev/shm (/dev read-only); every process it starts ends with it";
   return s;
 }
 
@@ -394,9 +425,82 @@ void give_to_box(const std::string& path) {
     (void)!::lchown(it->path().c_str(), box_uid, box_uid);
 }
 
+namespace {
+
+// The names in the open folder `dir` (its own descriptor is left open and where it was).
+std::vector<std::string> names_in(int dir) {
+  std::vector<std::string> names;
+  const int copy = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* d = copy >= 0 ? ::fdopendir(copy) : nullptr;
+  if (!d) {
+    if (copy >= 0) ::close(copy);
+    return names;
+  }
+  while (const dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
+  ::closedir(d);
+  return names;
+}
+
+// The folder `name` in `top`, opened, made enterable if it was not (its owner may: the box's
+// user is this process's, or this process is root).
+int open_folder(int top, const std::string& name) {
+  int fd = ::openat(top, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES && ::fchmodat(top, name.c_str(), 0700, 0) == 0)
+    fd = ::openat(top, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) (void)!::fchmod(fd, 0700);
+  return fd;
+}
+
+}  // namespace
+
+bool remove_tree(const std::string& path) {
+  const int top = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (top < 0) return errno == ENOENT || ((errno == ENOTDIR || errno == ELOOP) && ::unlink(path.c_str()) == 0);
+  (void)!::fchmod(top, 0700);
+  std::uint64_t serial = 0;
+  // Twice over what is there, in case a name could not be handled the first time round.
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<std::string> pending = names_in(top);
+    while (!pending.empty()) {
+      const std::string name = std::move(pending.back());
+      pending.pop_back();
+      struct stat st{};
+      if (::fstatat(top, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (!S_ISDIR(st.st_mode)) {
+        ::unlinkat(top, name.c_str(), 0);
+        continue;
+      }
+      if (::unlinkat(top, name.c_str(), AT_REMOVEDIR) == 0) continue;  // empty already
+      const int dir = open_folder(top, name);
+      if (dir < 0) continue;
+      for (const std::string& inner : names_in(dir)) {
+        if (::fstatat(dir, inner.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (!S_ISDIR(st.st_mode)) {
+          ::unlinkat(dir, inner.c_str(), 0);
+          continue;
+        }
+        // Up into the top folder under a name of its own: no chain grows deeper than one.
+        for (int tries = 0; tries < 1000; ++tries) {
+          const std::string moved = ".removed." + std::to_string(serial++);
+          if (::renameat2(dir, inner.c_str(), top, moved.c_str(), RENAME_NOREPLACE) == 0) {
+            pending.push_back(moved);
+            break;
+          }
+          if (errno != EEXIST) break;
+        }
+      }
+      ::close(dir);
+      ::unlinkat(top, name.c_str(), AT_REMOVEDIR);
+    }
+  }
+  ::close(top);
+  return ::rmdir(path.c_str()) == 0;
+}
+
 Scratch::~Scratch() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
+  if (!remove_tree(path_))
+    std::fprintf(stderr, "rope2d: could not remove the scratch folder %s: %s\n", path_.c_str(), std::strerror(errno));
 }
 
 std::string BoxResult::exit_text() const {
@@ -406,6 +510,8 @@ std::string BoxResult::exit_text() const {
   if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   return "status " + std::to_string(status);
 }
+
+std::string BoxResult::text() const { return plain_text(output); }
 
 bool BoxResult::ok() const { return started && !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
