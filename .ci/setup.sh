@@ -15,9 +15,10 @@ done
 packages=(cmake ninja-build g++ make libeigen3-dev libboost-dev libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev gappa
           nlohmann-json3-dev libvalijson-dev libcli11-dev libfmt-dev libssl-dev libpugixml-dev python3 python3-numpy
           python3-pytest python3-setuptools python3-pip python3-wheel python3-build bubblewrap libseccomp-dev)
-# The tests also load the nightly dashboard in a headless browser (nightly_site_test), and check
-# the schemas of verify/schema/ with a second validator (schema_cli_test).
-[ ${#targets[@]} -eq 0 ] || packages+=(chromium python3-jsonschema)
+# The tests also load the nightly dashboard in a headless browser (nightly_site_test), measure
+# every function with clang-tidy (function_size) and check the schemas of verify/schema/ with a
+# second validator (schema_cli_test).
+[ ${#targets[@]} -eq 0 ] || packages+=(chromium clang-tidy python3-jsonschema)
 # More for a caller that needs them (CI: slurm-wlm and munge, for the Slurm test).
 read -r -a extra <<<"${ROPE2D_EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")

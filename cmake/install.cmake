@@ -1,4 +1,5 @@
-# `cmake --install build --prefix P`: the rope2d program in P/bin, the libraries and public
+# `cmake --install build --prefix P`: the rope2d program in P/bin (with CUDA, its helper
+# sincosf_ulp in P/libexec/rope2d), the libraries and public
 # headers in P/lib and P/include, the data the program reads (golden smoke set, worst-case
 # lists, ABI headers for submission builds, Python runner scripts) in P/share/rope2d under their
 # repository paths, the JSON Schemas in P/share/rope2d/schemas, and the CMake package (find_package(rope2d): rope2d::verify, rope2d::capi...).
@@ -68,6 +69,11 @@ if(ROPE2D_HAVE_CUDA)
 endif()
 
 install(TARGETS rope2d rope2d-kernel-host RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The nightly's measurement of the sincosf premise, where an installed rope2d looks for it
+# (verify/src/io/spawn.cpp, find_own_program: <prefix>/<libexec>/rope2d), not on the PATH.
+if(ROPE2D_HAVE_CUDA)
+  install(TARGETS sincosf_ulp RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/rope2d)
+endif()
 install(TARGETS ${_rope2d_exported} EXPORT rope2dTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -4,7 +4,8 @@
 # `verify` and in `nightly` (its --golden default), its schemas are the ones it reads with,
 # its --version is the build's, and a
 # downstream project built with find_package(rope2d) runs: the example of docs/cpp.md, whose
-# code blocks must be the consumer's own lines.
+# code blocks must be the consumer's own lines. A CUDA build installs sincosf_ulp where the
+# installed nightly finds it (libexec/rope2d), and that nightly measures with it on a GPU.
 # Usage: install_test.sh CMAKE BUILD_DIR CONSUMER_SOURCE_DIR
 set -uo pipefail
 cmake=$1 build=$2 consumer=$3
@@ -17,11 +18,18 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 for f in bin/rope2d bin/rope2d-kernel-host lib/librope2d_py.so lib/librope2d_verify.a lib/librope2d_reference.a \
          include/rope2d/rope2d_backward.h include/rope2d/verify/capi.h include/rope2d/ref/backward.hpp \
          share/rope2d/data/golden-smoke/manifest.json share/rope2d/reference/worst/known.txt \
-         share/rope2d/verify/python/solution_runner.py share/rope2d/verify/python/call.py \
+         share/rope2d/verify/python/solution_runner.py share/rope2d/verify/python/host_serve.py \
          share/rope2d/python/rope2d/_call_checks.py \
          lib/cmake/rope2d/rope2dConfig.cmake lib/cmake/rope2d/rope2dConfigVersion.cmake share/doc/rope2d/LICENSE; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
+helper=$(find "$prefix" -path '*/rope2d/sincosf_ulp' -type f)
+if [ -e "$build/verify/sincosf_ulp" ]; then
+  [ -x "$helper" ] && [ "$(dirname "$(dirname "$(dirname "$helper")")")" = "$prefix" ] ||
+    fail "a CUDA build: sincosf_ulp not installed under <prefix>/<libexec>/rope2d ('$helper')"
+else
+  [ -z "$helper" ] || fail "a build without CUDA installed a sincosf_ulp: $helper"
+fi
 
 # The installed program, from /, with no checkout in sight: its golden set is the installed one.
 (cd / && "$prefix/bin/rope2d" verify --out "$tmp/verify") >"$tmp/verify.log" 2>&1
@@ -40,6 +48,12 @@ fi
 summary_md="$tmp/nightly/2026-01-01/summary.md"
 grep -qF "$golden: " "$summary_md" 2>/dev/null && grep -F "$golden: " "$summary_md" | grep -q "passed\.$" ||
   { fail "installed rope2d nightly did not check and pass $golden"; cat "$tmp/nightly.log"; grep -i -A2 golden "$summary_md"; }
+# Its sincosf premise: measured by the installed sincosf_ulp on a GPU, SKIPPED without one.
+if grep -q '"gpu": true' "$tmp/nightly/2026-01-01/summary.json" 2>/dev/null; then
+  grep -qF "Measured tonight by $helper " "$summary_md" || fail "the installed nightly did not measure with $helper"
+else
+  grep -q "^SKIPPED: .*sinf / cosf / sincosf not measured" "$summary_md" || fail "the installed nightly's premise: $(grep -A4 'sincosf premise' "$summary_md")"
+fi
 # The schemas users validate with are installed, each the one the program reads with, and the
 # installed nightly's summary passes its schema.
 "$prefix/bin/rope2d" schema --list >"$tmp/formats" || fail "rope2d schema --list"

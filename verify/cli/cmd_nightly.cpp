@@ -3,9 +3,11 @@
 //   1. rope2d verify on the project's kernel and on every submission in the config, one process
 //      per kernel and grad dtype, fresh seeds each night (the date);
 //   2. the committed golden set against the reference, problem by problem (no GPU needed);
-//   3. a sweep of every float32 angle in [from, to) with fixed grads against the certified
+//   3. the premise of the float32 bound measured on the GPU: sincosf_ulp over every float32
+//      input, compared with float32_bound.hpp's (or --sincosf-measurement FILE compared instead);
+//   4. a sweep of every float32 angle in [from, to) with fixed grads against the certified
 //      reference (default [0, 2^14): about 1.2 billion angles), time-boxed;
-//   4. a dated report under reports/nightly/<date>/ compared with the previous one: new
+//   5. a dated report under reports/nightly/<date>/ compared with the previous one: new
 //      failures, worse max errors or slower runs are called out at the top; then the
 //      dashboard over every night, reports/nightly/index.html.
 // --shard i/N does shard i's share of that (nightly_shard.hpp) and writes shard-i-of-N.json;
@@ -172,6 +174,8 @@ Action add_nightly(CLI::App& app) {
   });
   app.add_option("--date", a->date, "name of this run's folder, YYYY-MM-DD (default: today, UTC)");
   app.add_option("--golden", a->night.golden, "golden set checked against the reference")->capture_default_str();
+  app.add_option("--sincosf-measurement", a->night.sincosf_measurement,
+                 "compare this measurement (sincosf_ulp --json FILE) with the premise instead of running sincosf_ulp on the GPU");
   app.add_option("--shard", a->shard, "do shard i of N (0 <= i < N) and write <out>/<date>/shard-i-of-N.json; merge makes the report");
   app.add_option("--gpus", a->gpus, "all, or device ids like 0,2: one shard per GPU in parallel, then the merge");
   app.add_flag("--quick", a->night.quick, "small shapes and a short sweep (for tests)");

@@ -30,8 +30,10 @@
 #include "verify_worker.hpp"
 #include "progress.hpp"
 #include "rope2d/ref/regimes.hpp"
+#include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/judge.hpp"
+#include "rope2d/verify/plain_text.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/solution.hpp"
 #include "harness/sandbox.hpp"
@@ -86,6 +88,90 @@ ReferencePaths check_reference_paths(std::uint64_t seed) {
   return r;
 }
 
+// Why a submission failed before any kernel ran, and the cause its sets are reported under.
+struct Unbuilt {
+  std::string why;
+  Cause cause;
+};
+
+// A kernel submission with no GPU: built with nvcc where present, loaded in the box
+// (harness/sandbox.hpp, never in this process), its symbol looked up. What it did goes to the
+// report's header and warnings; its failure, if it failed. `shown` names it on the terminal.
+std::optional<Unbuilt> build_without_gpu(const VerifyArgs& a, Report& rep, const std::string& shown) {
+  const bool source = a.run.submission.size() >= 3 && a.run.submission.compare(a.run.submission.size() - 3, 3, ".cu") == 0;
+  const bool have_nvcc =
+      !source || (a.run.nvcc.find('/') != std::string::npos ? fs::exists(a.run.nvcc) : !find_program(a.run.nvcc).empty());
+  if (!have_nvcc) {
+    std::cout << "  submission " << shown << ": build SKIPPED (no " << a.run.nvcc << ")\n";
+    rep.warnings.push_back("the submission was not built: no " + a.run.nvcc);
+    return std::nullopt;
+  }
+  const harness::Scratch scratch;
+  const harness::BoxPolicy box = submission_box(a, scratch.path(), false);
+  std::cout << "  submission " << shown << ": confinement: " << harness::describe(box) << "\n";
+  BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
+                 .build_dir = a.out_dir + "/build", .box = box, .timeout_s = a.build_timeout};
+  Submission sub = prepare_submission(a.run.submission, b);
+  if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
+  if (box.confine) std::cout << "  submission " << shown << ": refused by the box: " << sub.refused.words() << "\n";
+  if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
+  if (box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
+  if (!sub.error.empty()) {
+    // What the submission's build and load check printed: text, its later lines indented.
+    std::cout << "  submission " << shown << ": FAILED to " << (source ? "build or load" : "load") << ": "
+              << plain_text(sub.error.substr(0, 4000), "    ") << "\n";
+    std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
+    rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
+                           ": " + sub.error);
+    return Unbuilt{sub.error, sub.error_cause};
+  }
+  std::cout << "  submission " << shown << ": " << (source ? "compiled, " : "")
+            << "loaded in the box, rope2d_backward found (the box's word: no kernel ran)\n";
+  rep.header.push_back({"build", std::string(source ? "compiled, " : "") + "loaded in the box, rope2d_backward found"});
+  return std::nullopt;
+}
+
+// A Python solution without a GPU is at least compiled to bytecode, in the box as a build is
+// (its own folder may hold modules a Python would import from there): a source that does not
+// compile is the submission's failure (exit 3). The confinement and what the box refused go
+// into rep; `shown` names the submission on the terminal.
+std::optional<Unbuilt> byte_compile_without_gpu(const VerifyArgs& a, Report& rep, const std::string& shown) {
+  const Solution s = prepare_solution(a.run.submission, a.out_dir + "/solution");
+  const harness::Scratch scratch;
+  harness::BoxPolicy box = submission_box(a, scratch.path(), false);
+  harness::reveal_program(box, "python3");
+  std::cout << "  submission " << shown << ": confinement: " << harness::describe(box) << "\n";
+  rep.header.push_back({"confinement", harness::describe(box)});
+  harness::Refusals refused;
+  const ByteCompile b = byte_compile_in_box(s, "python3", box, 120, &refused);
+  if (box.confine) {
+    std::cout << "  submission " << shown << ": refused by the box: " << refused.words() << "\n";
+    rep.header.push_back({"refused by the box", refused.words()});
+  }
+  if (b.ran && !b.error.empty()) {
+    std::cout << "  submission " << shown << ": FAILED to byte-compile its Python sources: " << plain_text(b.error, "    ") << "\n";
+    std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
+    return Unbuilt{"its Python sources do not byte-compile: " + b.error, Cause::build};
+  }
+  if (b.ran) std::cout << "  submission " << shown << ": " << b.files << " Python source(s) byte-compiled\n";
+  else if (b.files) std::cout << "  submission " << shown << ": byte-compile SKIPPED (" << plain_text(b.error, "    ") << ")\n";
+  return std::nullopt;
+}
+
+// The committed golden set against the reference (checksums and every stored result), where it
+// is; whether it failed.
+bool golden_set_fails(const VerifyArgs& a, Report& rep) {
+  if (!fs::exists(fs::path(a.golden) / "manifest.json")) {
+    std::cout << "  golden set " << a.golden << ": SKIPPED (not found)\n";
+    return false;
+  }
+  const Report r = check_golden_against_reference(open_golden(a.golden));
+  std::cout << "  golden set " << a.golden << ": " << name(r.verdict()) << " (" << r.results.size()
+            << " problems, checksums and every stored result against the reference)\n";
+  rep.header.push_back({"golden set", a.golden + ": " + std::string(name(r.verdict()))});
+  return r.exit_code() != 0;
+}
+
 }  // namespace
 
 // What the machine can check without a GPU: the committed golden set against the reference
@@ -115,63 +201,16 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
     write_report(a.out_dir, rep);
     std::cout << "report: " << a.out_dir << "/report.md\n";
   };
-  // The submission itself: built with nvcc where present, loaded, its symbol looked up.
-  if (!a.run.submission.empty() && !is_solution(a.run.submission)) {
-    const bool source = a.run.submission.size() >= 3 && a.run.submission.compare(a.run.submission.size() - 3, 3, ".cu") == 0;
-    const bool have_nvcc =
-        !source || (a.run.nvcc.find('/') != std::string::npos ? fs::exists(a.run.nvcc) : !find_program(a.run.nvcc).empty());
-    if (!have_nvcc) {
-      std::cout << "  submission " << a.run.submission << ": build SKIPPED (no " << a.run.nvcc << ")\n";
-      rep.warnings.push_back("the submission was not built: no " + a.run.nvcc);
-    } else {
-      // Built and loaded in the box (harness/sandbox.hpp), never in this process.
-      const harness::Scratch scratch;
-      const harness::BoxPolicy box = submission_box(a, scratch.path(), false);
-      std::cout << "  submission " << a.run.submission << ": confinement: " << harness::describe(box) << "\n";
-      BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
-                     .build_dir = a.out_dir + "/build", .box = box, .timeout_s = a.build_timeout};
-      Submission sub = prepare_submission(a.run.submission, b);
-      if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
-      if (box.confine) std::cout << "  submission " << a.run.submission << ": refused by the box: " << sub.refused.words() << "\n";
-      if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
-      if (box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
-      if (!sub.error.empty()) {
-        std::cout << "  submission " << a.run.submission << ": FAILED to " << (source ? "build or load" : "load") << ": "
-                  << sub.error.substr(0, 4000) << "\n";
-        std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
-        rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
-                               ": " + sub.error);
-        write(sub.error, sub.error_cause);
-        return Exit::submission_failed;
-      }
-      std::cout << "  submission " << a.run.submission << ": " << (source ? "compiled, " : "")
-                << "loaded in the box, rope2d_backward found (the box's word: no kernel ran)\n";
-      rep.header.push_back({"build", std::string(source ? "compiled, " : "") + "loaded in the box, rope2d_backward found"});
-    }
+  // Its name as the terminal shows it: a file's name may hold escapes and line breaks.
+  const std::string shown = plain_line(a.run.submission);
+  std::optional<Unbuilt> unbuilt;
+  if (!a.run.submission.empty())
+    unbuilt = is_solution(a.run.submission) ? byte_compile_without_gpu(a, rep, shown) : build_without_gpu(a, rep, shown);
+  if (unbuilt) {
+    write(unbuilt->why, unbuilt->cause);
+    return Exit::submission_failed;
   }
-  if (is_solution(a.run.submission)) {
-    // A Python solution is at least compiled to bytecode: a syntax error fails it (exit 3).
-    const Solution s = prepare_solution(a.run.submission, a.out_dir + "/solution");
-    const ByteCompile b = byte_compile(s, "python3", a.out_dir + "/work");
-    if (b.ran && !b.error.empty()) {
-      std::cout << "  submission " << a.run.submission << ": FAILED to byte-compile its Python sources: " << b.error << "\n";
-      std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
-      write("its Python sources do not byte-compile: " + b.error, Cause::build);
-      return Exit::submission_failed;
-    }
-    if (b.ran) std::cout << "  submission " << a.run.submission << ": " << b.files << " Python source(s) byte-compiled\n";
-    else if (b.files) std::cout << "  submission " << a.run.submission << ": byte-compile SKIPPED (" << b.error << ")\n";
-  }
-  int failures = 0;
-  if (fs::exists(fs::path(a.golden) / "manifest.json")) {
-    const Report r = check_golden_against_reference(open_golden(a.golden));
-    std::cout << "  golden set " << a.golden << ": " << name(r.verdict()) << " (" << r.results.size()
-              << " problems, checksums and every stored result against the reference)\n";
-    rep.header.push_back({"golden set", a.golden + ": " + std::string(name(r.verdict()))});
-    failures += r.exit_code() != 0;
-  } else {
-    std::cout << "  golden set " << a.golden << ": SKIPPED (not found)\n";
-  }
+  int failures = golden_set_fails(a, rep);
   const ReferencePaths paths = check_reference_paths(a.run.seed);
   std::cout << "  reference paths: " << paths.words << "\n";
   rep.header.push_back({"reference paths", paths.words});
@@ -180,6 +219,14 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
   std::cout << (failures ? "rope2d verify: CPU checks FAILED\n" : "rope2d verify: CPU checks passed; kernel runs SKIPPED (no GPU)\n");
   write("kernel runs skipped: " + reason, Cause::no_gpu);
   return failures ? Exit::incorrect : Exit::ok;
+}
+
+void check_verify_folder(const VerifyArgs& a) {
+  // The default folder lies in the current folder, whose contents may be anyone's (a checkout).
+  if (a.out_default) require_local_output_folder(a.out_dir, "the default report folder (--out names another)");
+  check_report_folder(a.out_dir, "--out");
+  // The folders the run fills hold no link that a write would follow out of --out.
+  for (const char* filled : {"build", "solution"}) require_output_tree((fs::path(a.out_dir) / filled).string(), "--out");
 }
 
 namespace {
@@ -196,11 +243,12 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   a.run.tier = std::string(name(*gate));
   if (!a.run.submission.empty() && !fs::is_regular_file(a.run.submission))
     throw std::invalid_argument(a.run.submission + ": no such file");
-  const std::string stem = a.run.submission.empty() ? "rope2d" : fs::path(a.run.submission).stem().string();
+  std::string stem = a.run.submission.empty() ? "rope2d" : fs::path(a.run.submission).stem().string();
+  if (stem.empty() || stem == "." || stem == "..") stem = "submission";  // "...cu": its stem would climb out of reports/verify
   a.out_default = a.out_dir.empty();
   if (a.out_default) a.out_dir = "reports/verify/" + stem;
   // Where the report and trace go, before anything is built or run.
-  check_report_folder(a.out_dir, "--out");
+  check_verify_folder(a);
   check_machine_outputs(mo);
   if (a.sanitize) return verify_sanitized(a);
   if (is_solution(a.run.submission)) {

@@ -151,7 +151,7 @@ int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier 
   if (!w.nogpu.empty()) {
     if (a.out_default) {
       a.out_dir += "-no-gpu";
-      check_report_folder(a.out_dir, "--out");
+      check_verify_folder(a);
     }
     const int rc = cpu_only(a, specs, gate, w.nogpu);
     if (rc != Exit::ok || !a.require_gpu) return rc;

@@ -26,6 +26,7 @@
 #include "rope2d/verify/bench.hpp"
 #include "rope2d/verify/device_judge.hpp"
 #include "harness/remote_kernel.hpp"
+#include "testbed/served_solution.hpp"
 #include "rope2d/verify/worst.hpp"
 #endif
 
@@ -108,9 +109,8 @@ void finish(int fd, const VerifyArgs& a, const Report& rep) {
   proto::send(fd, proto::Done{rep.verdict()});
 }
 
-// A SOL-ExecBench solution: the Python runner makes the calls, the judge reads its outputs.
-int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
-  const Solution sol = prepare_solution(a.run.submission, a.out_dir + "/solution");
+// The report's header for a solution: what it is, the machine, its definition, how it is run.
+Report solution_report(const VerifyArgs& a, const Solution& sol, Tier gate, const DeviceInfo& dev) {
   Report rep;
   rep.gate = gate;
   rep.title = "rope2d verify: " + a.run.submission;
@@ -119,9 +119,10 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
                              (sol.destination_passing ? "destination-passing" : "returns its output") + ")"},
                 {"sha256", sol.sha256}};
   for (const auto& line : machine_lines(dev, a)) rep.header.push_back(line);
-  rep.warnings.push_back("run through verify/python/solution_runner.py under the call contract of docs/python-solutions.md: "
-                         "three calls per problem, one behind a busy stream; outputs pre-filled with varied contents, "
-                         "guard bands, inputs, output type and aliasing, threads and torch attributes checked");
+  rep.warnings.push_back("called by the Python host (verify/python/host_serve.py) on the verifier's own device memory, "
+                         "under the call contract of docs/python-solutions.md: each problem's calls on the testbed "
+                         "(outputs pre-filled, guard bands, inputs, a call behind a busy stream, a repeat call bit for bit), "
+                         "the host's words on errors, the stream and device it left, threads, torch attributes and memory held");
   rep.warnings.insert(rep.warnings.end(), sol.warnings.begin(), sol.warnings.end());
   if (a.definition_dtypes.empty())
     rep.warnings.push_back("definition " + sol.definition + " is not known here (no definition.json of that name beside the "
@@ -131,68 +132,66 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
                                             (a.definition_head_dim ? ", head_dim " + std::to_string(a.definition_head_dim) : "") +
                                             "; other dtypes and shapes asked for are judged beyond the definition, outside the verdict)"});
   if (sol.cpp) rep.header.push_back({"compile_options", sol.compile_options + " (built through the torch binding)"});
-  proto::send(fd, proto::Device{dev.name});
-  SolutionRun run;
-  run.runner = repo_file("verify/python/solution_runner.py");
-  // The runner and the solution in the box: inputs, outputs and a copy of the solution's
-  // sources in its scratch folder; nothing of the report folder is visible.
-  harness::Scratch scratch;
-  harness::BoxPolicy box = submission_box(a, scratch.path(), true);
-  // The Python's own folder (a venv under home, say), unless it holds a hidden folder itself
-  // (a python3 in ~/bin would reveal the whole home).
-  if (const std::string py = python_prefix(run.python); !py.empty()) {
+  return rep;
+}
+
+// The box of a solution's host: the Python's own folder (a venv under home, say) shown
+// read-only, unless it holds a hidden folder itself (a python3 in ~/bin would reveal the home).
+harness::BoxPolicy solution_box(const VerifyArgs& a, const std::string& scratch, const std::string& python) {
+  harness::BoxPolicy box = submission_box(a, scratch, true);
+  if (const std::string py = python_prefix(python); !py.empty()) {
     const std::string prefix = std::filesystem::weakly_canonical(py).string() + "/";
     bool holds_hidden = false;
     for (const std::string& h : box.hide)
       holds_hidden = holds_hidden || (std::filesystem::weakly_canonical(h).string() + "/").rfind(prefix, 0) == 0;
     if (!holds_hidden) box.reveal.push_back(py);
   }
-  Solution boxed = sol;
-  boxed.dir = (std::filesystem::path(scratch.path()) / "solution").string();
-  std::filesystem::copy(sol.dir, boxed.dir, std::filesystem::copy_options::recursive);
-  harness::give_to_box(boxed.dir);
+  box.limits.cpu_s = 7 * 86400;  // the host lives as long as the run; its waits spin on the CPU
+  return box;
+}
+
+// A SOL-ExecBench solution: the Python host, in the box, serves the testbed's calls on the
+// judge's own device memory (testbed/served_solution.hpp).
+int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
+  const Solution sol = prepare_solution(a.run.submission, a.out_dir + "/solution");
+  Report rep = solution_report(a, sol, gate, dev);
+  proto::send(fd, proto::Device{dev.name});
+  const std::string python = "python3";
+  harness::Scratch scratch;
+  const harness::BoxPolicy box = solution_box(a, scratch.path(), python);
+  const std::string dir = (std::filesystem::path(scratch.path()) / "solution").string();
+  std::filesystem::copy(sol.dir, dir, std::filesystem::copy_options::recursive);
+  harness::give_to_box(dir);
   rep.header.push_back({"confinement", harness::describe(box)});
-  run.work_dir = scratch.path();
-  harness::Refusals refused;  // over every run of the runner
-  run.launch = [&box, &refused](const std::vector<std::string>& argv, double timeout_s,
-                      const std::function<void(const char*, std::size_t)>& on_output, std::string* tail) {
-    harness::BoxPolicy p = box;
-    p.limits.wall_s = timeout_s;
-    const harness::BoxResult r = harness::run_boxed(argv, p, on_output);
-    refused.add(r.refused);
-    *tail = r.output.size() > 4000 ? r.output.substr(r.output.size() - 4000) : r.output;
-    SpawnResult s;
-    s.started = r.started, s.start_error = r.start_error, s.status = r.status, s.timed_out = r.timed_out;
-    return s;
-  };
-  run.call_timeout_s = a.call_timeout;
-  run.rounds = a.run.rounds;
-  run.gate = gate;
+  const harness::RemoteOptions o{
+      .command = {python, repo_file("verify/python/solution_runner.py"), dir, sol.entry_point,
+                  sol.destination_passing ? "1" : "0", scratch.path(),
+                  json{{"cpp", sol.cpp}, {"compile_options", json::parse(sol.compile_options)}}.dump()},
+      .name = "Python host",
+      .processes = 2,  // the relay and the host (solution_runner.py)
+      .box = box,
+      .start_timeout_s = a.build_timeout + 120,  // the import, or a C++ solution's build
+      .call_timeout_s = a.call_timeout};
+  harness::RemoteKernel host(o);
+  Testbed bed;
+  ServedRun run{.gate = gate, .rounds = a.run.rounds, .worst_dir = a.run.worst_dir, .head_dim = a.definition_head_dim};
   if (a.run.ieee_subnormals) run.subnormals = Subnormals::ieee;
-  run.worst_dir = a.run.worst_dir;
-  run.head_dim = a.definition_head_dim;
+  run.on_call = [fd](const std::string& name) { proto::send(fd, proto::Call{name}); };
+  run.on_called = [fd] { proto::send(fd, proto::Called{}); };
+  std::vector<std::string> notes;
+  run.notes = &notes;
   std::set<std::string> beyond;
   for (const ProblemSpec& s : specs)
     if (!within_definition(s, a.definition_dtypes, a.definition_head_dim)) beyond.insert(s.name());
-  std::size_t done = 0;
-  run.on_line = [&](const std::string& line) {
-    const json m = json::parse(line, nullptr, false);
-    if (m.is_discarded()) return;
-    if (m.value("type", "") == "call") {
-      proto::send(fd, proto::Start{m.value("name", ""), done / a.run.rounds, specs.size()});
-      proto::send(fd, proto::Call{m.value("name", "")});
-    } else if (m.value("type", "") == "call_part") {  // the next of a problem's three calls: its own time limit
-      proto::send(fd, proto::Call{m.value("name", "")});
-    } else if (m.value("type", "") == "called") {
-      ++done;
-      proto::send(fd, proto::Called{});
-    }
-  };
-  std::vector<std::string> notes;
-  run.notes = &notes;
-  rep.results = run_solution(boxed, specs, run);
+  run.on_set = [&](std::size_t k) { proto::send(fd, proto::Start{specs[k].name(), k, specs.size()}); };
+  rep.results = judge_served_solution(bed, host, host.ready() ? "" : host.error(), specs, run);
   rep.warnings.insert(rep.warnings.end(), notes.begin(), notes.end());
-  if (box.confine) rep.header.push_back({"refused by the box", refused.words()});
+  const harness::RemoteKernel::End e = host.finish();
+  rep.header.push_back({"Python host", e.result.exit_text() + ", " + std::to_string(e.result.output_bytes) + " bytes of output"});
+  if (box.confine) rep.header.push_back({"refused by the box", e.result.refused.words()});
+  if (e.left_running > 0)
+    rep.warnings.push_back("the solution left " + std::to_string(e.left_running) +
+                           " process(es) running in its box at the end: all ended with the box");
   const RunOptions opts = a.run;
   for (SetResult& r : rep.results) {
     r.reproduce = reproduce_line(opts, r.name);
@@ -235,6 +234,7 @@ Opened open_submission(const VerifyArgs& a) {
   o.remote = std::make_unique<harness::RemoteKernel>(r);
   if (!o.remote->ready()) {
     sub.error = o.remote->error();
+    sub.refused.add(o.remote->finish().result.refused);  // what its start tried, counted too
     return o;
   }
   sub.backward = &harness::RemoteKernel::backward;
@@ -256,8 +256,8 @@ void close_box(Opened& o, Report& rep) {
 }
 
 // A kernel through the C ABI: every set judged on the testbed, plain and (layout sets) fused.
-int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
-  Opened opened = open_submission(a);
+// The report's header for a C ABI submission: what it is, the machine, its box.
+Report kernel_report(const VerifyArgs& a, const Opened& opened, Tier gate, const DeviceInfo& dev) {
   const Submission& sub = opened.sub;
   Report rep;
   rep.gate = gate;
@@ -268,20 +268,31 @@ int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
   for (const auto& line : machine_lines(dev, a)) rep.header.push_back(line);
   rep.warnings = sub.warnings;
   if (!a.run.submission.empty()) rep.header.push_back({"confinement", harness::describe(opened.box)});
+  return rep;
+}
+
+// A submission that could not be built or loaded: every set fails for the one reason, with its
+// status (COMPILE_ERROR, TIMEOUT, RUNTIME_ERROR); the whole message once, among the warnings.
+int report_unbuilt(const VerifyArgs& a, const Opened& opened, const std::vector<ProblemSpec>& specs, Tier gate, int fd,
+                   Report& rep) {
+  const Submission& sub = opened.sub;
+  if (opened.box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
+  rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
+                         ": " + sub.error);
+  rep.results = unjudged(specs, sub.error, sub.error_cause);
+  for (SetResult& r : rep.results) r.reproduce = reproduce_line(a.run, r.name);
+  write_report(a.out_dir, rep);
+  for (const SetResult& r : rep.results) send_end(fd, r, gate);
+  proto::send(fd, proto::Done{rep.verdict()});
+  return 0;
+}
+
+int verify_kernel(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
+  Opened opened = open_submission(a);
+  const Submission& sub = opened.sub;
+  Report rep = kernel_report(a, opened, gate, dev);
   proto::send(fd, proto::Device{dev.name});
-  if (!sub.error.empty()) {
-    if (opened.box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
-    // Every set fails for the one reason, with its status (COMPILE_ERROR, TIMEOUT, RUNTIME_ERROR);
-    // the whole message once, among the warnings.
-    rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
-                           ": " + sub.error);
-    rep.results = unjudged(specs, sub.error, sub.error_cause);
-    for (SetResult& r : rep.results) r.reproduce = reproduce_line(a.run, r.name);
-    write_report(a.out_dir, rep);
-    for (const SetResult& r : rep.results) send_end(fd, r, gate);
-    proto::send(fd, proto::Done{rep.verdict()});
-    return 0;
-  }
+  if (!sub.error.empty()) return report_unbuilt(a, opened, specs, gate, fd, rep);
   Testbed bed;
   const RunOptions opts = a.run;
   Judge judge(gate, a.run.rounds);

@@ -46,6 +46,12 @@ verify::harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string
 
 bool is_solution(const std::string& path);
 
+// The report folder a.out_dir, checked before anything is written there (cmd_verify.cpp): the
+// report files' rules (check_report_folder), only regular files and folders in the folders a
+// run fills (build/, solution/), and for the default folder (in the current folder) no link on
+// the way to it. invalid_argument (exit 2) naming what is there.
+void check_verify_folder(const VerifyArgs& a);
+
 // What the machine can check without a GPU (cmd_verify.cpp), `reason` saying why; the report
 // in a.out_dir holds every set of `specs`, skipped (no GPU) or failed to build.
 int cpu_only(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, const std::string& reason);

@@ -222,7 +222,16 @@ void host_records(const std::uint8_t* data, std::size_t size) {
       if (q->seq == 0 || q->slot >= wire::max_slots || q->count < 0) throw std::logic_error("a call out of range was accepted");
       for (const wire::Ref& a : q->arg)
         if (a.region >= wire::max_regions || a.pad != 0) throw std::logic_error("a pointer out of range was accepted");
+      std::int64_t product = 1;
+      for (std::uint32_t i = 0; i < q->rank; ++i) product *= q->shape[i];
+      if (q->rank > wire::max_rank || (q->rank > 0 && product != q->count)) throw std::logic_error("a shape out of range was accepted");
     }
+  }
+  if (const auto n = wire::parse_note(bytes)) {
+    if (n->text.size() > wire::max_note_bytes || n->text.size() + sizeof(wire::Reply) != size ||
+        std::memcmp(n->text.data(), data + sizeof(wire::Reply), n->text.size()) != 0)
+      throw std::logic_error("an accepted note reads back otherwise");
+    if (wire::parse_reply(bytes)) throw std::logic_error("a record read both as a note and as a reply");
   }
   if (const auto r = wire::parse_reply(bytes)) {
     if (std::memcmp(&*r, data, sizeof *r) != 0) throw std::logic_error("an accepted reply reads back otherwise");

@@ -1,10 +1,7 @@
 """The runner's side of the neutral host (neutral_main.py is the other): how a call into the
-solution, its import too, is handed to the host's main frame, and how a record reaches the
-relay. Plain Python: the CPU test (tests/python_solutions_host_test.py) runs it in a host
-without torch."""
+solution, its import too, is handed to the host's main frame. Plain Python: the CPU test
+(tests/python_solutions_host_test.py) runs it in a host without torch."""
 import importlib.util
-import json
-import os
 import sys
 from pathlib import Path
 
@@ -37,14 +34,3 @@ def import_solution(sol_dir, module_file):
     sys.modules[spec.name] = module
     yield from invoke(spec.loader.exec_module, module)
     return module
-
-
-def record_writer(fd, secret):
-    """emit(**record): one JSON line on the relay's pipe, stamped with the secret it gave."""
-    stamp = secret.encode()
-
-    def emit(**kw):
-        data = stamp + json.dumps(kw).encode() + b"\n"  # one write: a record shorter than a pipe's atomic size stays whole
-        while data:
-            data = data[os.write(fd, data):]
-    return emit

@@ -34,7 +34,7 @@ def _setup():
     import json
     import types
     config = json.loads(data)
-    os.set_inheritable(config["records_fd"], False)  # not passed on to compilers and workers the solution starts
+    os.set_inheritable(config["socket_fd"], False)  # not passed on to compilers and workers the solution starts
     names, module = [], None
     for name, source in config.pop("modules"):
         module = types.ModuleType("__main__")

@@ -1,31 +1,27 @@
 #!/usr/bin/env python3
-"""Runs a SOL-ExecBench solution's entry point for `rope2d verify solution.json`, out of process,
+"""Runs a SOL-ExecBench solution for `rope2d verify solution.json`, out of the judge's process,
 under the same call contract as a .cu kernel (see docs/python-solutions.md), in a neutral host.
 
-usage: solution_runner.py SOLUTION_DIR ENTRY_POINT DPS JOBS_JSON [BUILD_JSON]
+usage: solution_runner.py SOLUTION_DIR ENTRY_POINT DPS WORK_DIR [BUILD_JSON]
 
+Descriptor 3 is a socket to the judge (the verifier's worker, harness/remote_kernel.hpp): the
+host serves its requests there (host_serve.py). The judge owns every buffer; the host maps
+them, makes the calls and says what it saw in notes; nothing it says is a result.
 ENTRY_POINT is "file.py::function", or "kernel.cu::function" for C++ solutions (BUILD_JSON
 {"cpp": true, "compile_options": {...}}: built through the torch binding by solution_build.py).
 DPS is 1 for run(grad_cos, grad_sin, idx_theta, grad_idx_theta), 0 for run(...) returning the
-output. JOBS_JSON lists {"name", "inputs", "output", "offsets"}: safetensors files of inputs to
-read and of the judged output to write (tensor "grad_idx_theta", float32, flattened; elements
-some call left unwritten hold the poison). Each job is called three times (call.py says how).
-One JSON line per event on stdout: {"type": "load", ...} after the import, {"type": "call"}
-before a job and {"type": "called", ...} after it, with the findings of every check.
+output. WORK_DIR takes output.log, the only file written.
 
 This process is the relay. The solution runs in a second one, the host: "python3 -" started in
 the solution's folder with the environment less the verifier's variables, reading its program
 (neutral_main.py) from its standard input and then, on a pipe of its own, its inputs and the
-runner's code (solution_jobs.py, call.py, ...). The host writes its records to another private
-pipe, each stamped with a secret it was given there; the relay passes on to its own stdout only
-the lines that carry the secret, without it, so that lines the solution writes into a
-descriptor it finds are dropped. The host's stdout and stderr (the solution's prints) go to
-WORK/output.log, WORK being JOBS_JSON's folder (the only one written); when the host ends
-early, their last lines go to the relay's stderr. The host is killed when the relay dies."""
+runner's code (host_serve.py, host_wire.py, ...). The judge's socket is passed to the host and
+closed here: the host alone speaks with the judge. The host's stdout and stderr (the solution's
+prints) go to WORK_DIR/output.log; when the host ends early, their last lines go to the relay's
+stderr. The host is killed when the relay dies."""
 import ctypes
 import json
 import os
-import secrets
 import select
 import signal
 import subprocess
@@ -39,14 +35,13 @@ HERE = Path(__file__).resolve().parent
 HOST_MODULES = (("host_calls", HERE / "host_calls.py"),
                 ("process_watch", HERE / "process_watch.py"),
                 ("_call_checks", HERE.parents[1] / "python" / "rope2d" / "_call_checks.py"),
-                ("call", HERE / "call.py"),
                 ("solution_build", HERE / "solution_build.py"),
-                ("solution_jobs", HERE / "solution_jobs.py"))
+                ("host_wire", HERE / "host_wire.py"),
+                ("host_serve", HERE / "host_serve.py"))
+JUDGE_FD = 3
 # The verifier's folders: an environment variable's entries naming them are left out.
 HIDDEN = (HERE, HERE.parents[1] / "python" / "rope2d")
 TAIL_BYTES = 4000
-NOTE_FOREIGN = ("lines that the runner did not write reached its record channel and were ignored "
-                "(the solution writes to file descriptors it was not given)")
 
 
 def neutral_environ(env, hidden, folder):
@@ -70,53 +65,6 @@ def neutral_environ(env, hidden, folder):
     return out
 
 
-class Records:
-    """The host's record pipe, read in chunks: the lines stamped with the secret are passed on
-    without it (feed returns them); anything else (a line without it, bytes glued before it, a
-    stamped line that is not a JSON object) was written by someone else and is counted and
-    dropped. The first "called" record after such lines gets a note saying so."""
-
-    LIMIT = 1 << 20  # a line longer than this is not the runner's
-
-    def __init__(self, secret):
-        self.stamp = secret.encode()
-        self.buf = b""
-        self.foreign = self.noted = self.called = 0
-        self.load_error = False
-
-    def feed(self, data):
-        self.buf += data
-        out = []
-        while b"\n" in self.buf:
-            line, _, self.buf = self.buf.partition(b"\n")
-            out += self._line(line)
-        if len(self.buf) > self.LIMIT:
-            self.foreign += 1
-            self.buf = b""
-        return out
-
-    def _line(self, line):
-        i = line.rfind(self.stamp)
-        if i != 0:
-            self.foreign += 1
-        if i < 0:
-            return []
-        try:
-            m = json.loads(line[i + len(self.stamp):])
-        except ValueError:
-            m = None
-        if not isinstance(m, dict):
-            self.foreign += 1
-            return []
-        self.called += m.get("type") == "called"
-        self.load_error |= m.get("type") == "load_error"
-        if m.get("type") == "called" and self.foreign > self.noted:
-            self.noted = self.foreign
-            m["notes"] = (m["notes"] if isinstance(m.get("notes"), list) else []) + [NOTE_FOREIGN]
-            return [json.dumps(m).encode() + b"\n"]
-        return [line[i + len(self.stamp):] + b"\n"]
-
-
 def _die_with_parent():
     """For the host, between fork and exec: SIGKILL when the relay dies (the verifier's time
     limit kills the relay)."""
@@ -135,8 +83,7 @@ def _die_with_parent():
 
 def quoted(output):
     """The host's output as the relay shows it on its stderr: each line after "| ", so that no
-    line of it is read as a record where stderr and stdout reach the verifier as one stream (the
-    box merges them)."""
+    line of it is read as anything of the relay's own."""
     return "".join(f"| {line}\n" for line in output.decode(errors="replace").splitlines())
 
 
@@ -144,39 +91,25 @@ def _status(code):
     return f"signal {-code} ({signal.Signals(-code).name})" if code < 0 else f"exit {code}"
 
 
-def _pump(proc, rec_r, out_r, records, log, tail):
-    """Records to stdout, the host's output to the log, until the record pipe ends (the host
-    exited or closed it); then what output is left within a short wait (a process the solution
-    started may hold the output pipe open for ever). False when the verifier stopped reading."""
-    out = sys.stdout.buffer
+def _drain(proc, out_r, log, tail):
+    """The host's output to the log until the host exits; then what is left within a short
+    wait (a process the solution started may hold the output pipe open for ever)."""
     poll = select.poll()
-    poll.register(rec_r, select.POLLIN)
     poll.register(out_r, select.POLLIN)
-    poll.register(out.fileno(), 0)  # errors only: the verifier closed its end
-    open_fds, deadline = {rec_r, out_r}, None
-    while rec_r in open_fds or out_r in open_fds:
+    deadline = None
+    while True:
+        if deadline is None and proc.poll() is not None:
+            deadline = time.monotonic() + 2
+        if deadline is not None and time.monotonic() > deadline:
+            return
         events = poll.poll(200)
-        if rec_r not in open_fds:
-            deadline = deadline or time.monotonic() + 2
-            if not events or time.monotonic() > deadline:
-                break
-        for fd, ev in events:
-            if fd == out.fileno():
-                if ev & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
-                    return False
-                continue
-            data = os.read(fd, 1 << 16)
-            if not data:
-                poll.unregister(fd)
-                open_fds.discard(fd)
-            elif fd == rec_r:
-                for line in records.feed(data):
-                    out.write(line)
-                out.flush()
-            else:
-                log.write(data)
-                tail[:] = (bytes(tail) + data)[-TAIL_BYTES:]
-    return True
+        if not events:
+            continue
+        data = os.read(out_r, 1 << 16)
+        if not data:
+            return
+        log.write(data)
+        tail[:] = (bytes(tail) + data)[-TAIL_BYTES:]
 
 
 def main(argv=None, modules=HOST_MODULES):
@@ -184,39 +117,32 @@ def main(argv=None, modules=HOST_MODULES):
     if len(argv) < 4:
         sys.stderr.write(__doc__)
         return 2
-    sol_dir, entry, dps, jobs_path = os.path.abspath(argv[0]), argv[1], argv[2] == "1", os.path.abspath(argv[3])
+    sol_dir, entry, dps, work = os.path.abspath(argv[0]), argv[1], argv[2] == "1", os.path.abspath(argv[3])
     build = json.loads(argv[4]) if len(argv) > 4 else {}
-    work = os.path.dirname(jobs_path)
-    with open(jobs_path) as f:
-        jobs = json.load(f)
-    for job in jobs:  # the host works in the solution's folder
-        for key in ("inputs", "output"):
-            if isinstance(job.get(key), str):
-                job[key] = os.path.abspath(job[key])
-    secret = secrets.token_hex(16)
-    config = {"secret": secret, "sol_dir": sol_dir, "entry": entry, "dps": dps, "build": build, "jobs": jobs,
+    try:
+        os.fstat(JUDGE_FD)
+    except OSError:
+        sys.stderr.write(f"solution_runner.py: no socket to the judge on descriptor {JUDGE_FD} (run by rope2d verify)\n")
+        return 2
+    config = {"sol_dir": sol_dir, "entry": entry, "dps": dps, "build": build, "socket_fd": JUDGE_FD,
               "modules": [[name, Path(path).read_text()] for name, path in modules]}
-    records, tail = Records(secret), bytearray()
+    tail = bytearray()
     log_path = os.path.join(work, "output.log")
     signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))  # the finally below still kills the host
     proc, status, why = None, None, None
     with open(log_path, "wb") as log:
         try:
             cfg_r, cfg_w = os.pipe()
-            rec_r, rec_w = os.pipe()
             out_r, out_w = os.pipe()
-            config["records_fd"] = rec_w
             try:
                 proc = subprocess.Popen([sys.executable, "-"], cwd=sol_dir, env=neutral_environ(os.environ, HIDDEN, sol_dir),
-                                        stdin=subprocess.PIPE, stdout=out_w, stderr=out_w, pass_fds=(cfg_r, rec_w),
+                                        stdin=subprocess.PIPE, stdout=out_w, stderr=out_w, pass_fds=(cfg_r, JUDGE_FD),
                                         preexec_fn=_die_with_parent())
             except OSError as e:
-                sys.stdout.write(json.dumps({"type": "load_error", "message": f"cannot start the Python host: {e}"}) + "\n")
-                sys.stdout.flush()
                 why = f"not started ({e})"
                 return 3
             finally:
-                for fd in (cfg_r, rec_w, out_w):
+                for fd in (cfg_r, out_w, JUDGE_FD):  # the judge's socket is the host's alone
                     os.close(fd)
             try:  # the program, read to its end before it runs; then its inputs, on their own pipe
                 proc.stdin.write(f"CONFIG_FD = {cfg_r}\n".encode() + (HERE / "neutral_main.py").read_bytes())
@@ -225,10 +151,8 @@ def main(argv=None, modules=HOST_MODULES):
                     f.write(json.dumps(config).encode())
             except BrokenPipeError:
                 pass
-            if not _pump(proc, rec_r, out_r, records, log, tail):
-                why = "the verifier stopped reading its records"
-            else:
-                status = proc.wait()
+            _drain(proc, out_r, log, tail)
+            status = proc.wait()
         except BaseException as e:
             why = f"the relay stopped ({type(e).__name__}{': ' + str(e) if str(e) else ''})"
             raise
@@ -236,10 +160,9 @@ def main(argv=None, modules=HOST_MODULES):
             if proc is not None and proc.poll() is None:
                 proc.kill()
                 proc.wait()
-            if why or status or (records.called < len(jobs) and not records.load_error):
-                state = why or (_status(status) if status else f"exit 0 after {records.called} of {len(jobs)} jobs")
-                sys.stderr.write(f"the Python host (python3 -) ended early: {state}; the last of its output "
-                                 f"({log_path}):\n{quoted(bytes(tail))}")
+            if why or status:
+                sys.stderr.write(f"the Python host (python3 -) ended early: {why or _status(status)}; the last of its "
+                                 f"output ({log_path}):\n{quoted(bytes(tail))}")
                 sys.stderr.flush()
     if why:
         return 1

@@ -6,7 +6,7 @@
 # box); with one, the call-time attacks too. Needs nvcc (exit 77, SKIPPED, without it).
 #   attack_test.sh ROPE2D ATTACKS_DIR [WORK_DIR]
 set -u
-rope2d=$1 attacks=$2 work=${3:-$(mktemp -d)}
+rope2d=$(realpath "$1") attacks=$(realpath "$2") work=${3:-$(mktemp -d)}  # absolute: an attack may run from another folder
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 [ -x "$nvcc" ] || { echo "SKIPPED: no nvcc"; exit 77; }
 command -v bwrap >/dev/null || { echo "SKIPPED: no bubblewrap (bwrap)"; exit 77; }
@@ -23,14 +23,25 @@ gpu=0
 # Every run writes a report; one without a GPU says it skipped the kernel runs.
 "$rope2d" verify --only 'odd/bf16/n=1' --rounds 1 --quiet --out "$work/probe" 2>&1 | grep -q "SKIPPED the kernel runs" || gpu=1
 passes=0 fails=0
+# The lines of a Markdown file read as markup: those outside fenced code blocks.
+markup_lines() {
+  awk '{ n = match($0, /^`+/) ? RLENGTH : 0
+         if (!fence && n >= 3) { fence = n; next }
+         if (fence && n >= fence && n == length($0)) { fence = 0; next }
+         if (!fence) print }' "$1" 2>/dev/null
+}
 check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output or the report
   local name=$1 file=$2 want=$3 pattern=$4; shift 4
   # ATTACK_ONLY=REGEX runs only the matching attacks.
   if [ -n "${ATTACK_ONLY:-}" ] && ! [[ $name =~ $ATTACK_ONLY ]]; then return; fi
   local t0=$SECONDS
   case $file in /*) ;; *) file=$attacks/$file ;; esac
-  timeout 600 "$rope2d" verify "$file" --quick --rounds 1 --quiet --call-timeout "${CALL_TIMEOUT:-10}" --out "$work/$name" "$@" \
-    >"$work/$name.log" 2>&1
+  # Its own temporary folder (where its box's scratch folder is made), searchable by the box's
+  # user, so that whatever is left there after the run is seen; IN=DIR: run from that folder.
+  local tmp=$work/tmp/$name
+  rm -rf "$tmp" && mkdir -p "$tmp" && chmod 755 "$work" "$work/tmp" "$tmp"
+  (cd "${IN:-.}" && TMPDIR=$tmp timeout 600 "$rope2d" verify "$file" --quick --rounds 1 --quiet --call-timeout "${CALL_TIMEOUT:-10}" \
+    --out "$work/$name" "$@") >"$work/$name.log" 2>&1
   local rc=$?
   sleep 6  # a daemon writes 5 s after it started
   local bad=""
@@ -39,11 +50,17 @@ check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output 
   # ALSO=REGEX: a second phrase, such as what the box counted as refused.
   [ -z "$bad" ] && [ -n "${ALSO:-}" ] && ! grep -qE -- "$ALSO" "$work/$name.log" "$work/$name/report.md" 2>/dev/null \
     && bad="neither output nor report says '$ALSO'"
+  # NOT=REGEX: what must appear neither in the output nor in report.md's markup (outside code
+  # blocks), such as a verdict or a terminal escape the submission printed.
+  [ -z "$bad" ] && [ -n "${NOT:-}" ] && { grep -aqE -- "$NOT" "$work/$name.log" || markup_lines "$work/$name/report.md" | grep -aqE -- "$NOT"; } \
+    && bad="the output or the report says '$(cat "$work/$name.log" <(markup_lines "$work/$name/report.md") | grep -aE -- "$NOT" | head -1 | cat -v)'"
   [ -z "$bad" ] && [ -n "$(ls -A "$marks")" ] && bad="escaped: $(ls "$marks" | tr '\n' ' ')"
+  [ -z "$bad" ] && [ -n "$(ls -A "$tmp")" ] && bad="left in the temporary folder: $(ls -A "$tmp" | tr '\n' ' ')"
   [ -z "$bad" ] && [ "$rc" -ge 128 ] && bad="the verifier died (exit $rc)"
   # A process that outlived its box was handed to init (pid 1); those of other boxes running
-  # now (a parallel test) still have their box's first process as parent.
-  local left; left=$(ps -u 65534 -o ppid= 2>/dev/null | awk '$1 == 1' | wc -l)
+  # now (a parallel test) still have their box's first process as parent. A zombie (an ended
+  # box's first process, not yet reaped by init) runs nothing.
+  local left; left=$(ps -u 65534 -o ppid=,stat= 2>/dev/null | awk '$1 == 1 && $2 !~ /^Z/' | wc -l)
   [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of the box's user left running"
   if [ -n "$bad" ]; then
     echo "FAIL $name: $bad"; tail -n 8 "$work/$name.log"; fails=$((fails + 1))
@@ -59,8 +76,10 @@ control=forge_at_load.cu
 [ $gpu = 1 ] && control=forge_in_call.cu
 timeout 300 "$rope2d" verify "$attacks/$control" --quick --rounds 1 --quiet --no-sandbox --out "$work/control" \
   >"$work/control.log" 2>&1
-for _ in $(seq 40); do [ -f "$marks/daemon.txt" ] && break; sleep 0.5; done  # its daemon writes after 5 s
-if [ -f "$marks/escaped.txt" ] && [ -f "$marks/daemon.txt" ]; then
+# The escape's mark is the one the checks above look for; its daemon may be ended with the run
+# (a host killed for its forged records ends the run in seconds, before the daemon's 5 s).
+for _ in $(seq 40); do [ -f "$marks/daemon.txt" ] && break; sleep 0.5; done
+if [ -f "$marks/escaped.txt" ]; then
   echo "ok   control: unconfined, the attack escaped as expected"; passes=$((passes + 1))
 else
   echo "FAIL control: unconfined, the attack left no mark: the escape check cannot see one"; fails=$((fails + 1))
@@ -74,6 +93,27 @@ if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
   check loud loud.cu 0 "loaded in the box"
   ALSO="refused by the box: .*network connection\(s\) \(127.0.0.1:47811" check network network.cu 0 "loaded in the box"
   check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20
+  # Its own output reopened as an include: refused (the pipe is not the box user's), or at worst
+  # a build that waits for ever, killed at the limit.
+  check include_own_output include_own_output.cu 3 "FAILED to build" --build-timeout 20
+  # What it printed and the paths it named are shown as text: no verdict, heading or escape of
+  # its own reaches the terminal or the report's markup.
+  forged=$'\x1b|\r|^\\*\\*Verdict: passed|^# rope2d verify: passed|^rope2d verify: CPU checks passed$'
+  NOT=$forged check forged_text forged_text.cu 3 "could not be loaded: cannot load"
+  NOT=$forged ALSO="refused by the box: 3 write\(s\) outside" check forged_paths forged_paths.cu 0 "loaded in the box"
+  check escape_pid_namespace escape_pid_namespace.cu 0 "loaded in the box"
+  check ptrace_everything ptrace_everything.cu 0 "loaded in the box"
+  check proc_writes proc_writes.cu 0 "loaded in the box"
+  # /dev and /dev/shm hold no more memory than /tmp; the scratch folder goes whatever the box
+  # left in it (checked for every attack), and writes inside it are not counted as refused.
+  check dev_memory dev_memory.cu 0 "loaded in the box"
+  ALSO="refused by the box: nothing" check scratch_maze scratch_maze.cu 0 "loaded in the box"
+  # Only the headers its source names are copied into its box from beside it, never the rest
+  # of its folder (another submission's header, a hidden home's files).
+  check steal_headers steal_headers/steal_headers.cu 0 "loaded in the box"
+  # A solution verified from its own folder (which holds linecache.py and a .python-version
+  # that picks Python 3.13 under pyenv): byte-compiled in the box, nothing of the folder imported.
+  IN=$attacks/byte_compile ALSO="refused by the box: nothing" check byte_compile byte_compile/solution.json 0 "byte-compiled"
 else
   # Forged records on its own socket end its host: failed, never passed.
   check forge_at_load forge_at_load.cu "1|3" "Verdict: (incorrect|failed)"

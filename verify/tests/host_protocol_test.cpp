@@ -7,8 +7,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace wire = rope2d::verify::harness::wire;
@@ -59,6 +64,11 @@ TEST(HostProtocol, EveryFieldOutOfRangeRefusesTheRecord) {
       {"region", [](wire::Request& q) { q.arg[1].region = wire::max_regions; }},
       {"padding", [](wire::Request& q) { q.arg[2].pad = 1; }},
       {"offset of null", [](wire::Request& q) { q.arg[4] = {0, 0, 8}; }},
+      {"rank", [](wire::Request& q) { q.rank = wire::max_rank + 1; }},
+      {"shape's product", [](wire::Request& q) { q.rank = 2, q.shape[0] = 10, q.shape[1] = 99; }},
+      {"extent past the rank", [](wire::Request& q) { q.rank = 1, q.shape[0] = 1000, q.shape[1] = 1; }},
+      {"negative extent", [](wire::Request& q) { q.rank = 2, q.shape[0] = -10, q.shape[1] = -100; }},
+      {"shape's padding", [](wire::Request& q) { q.pad = 1; }},
   };
   for (const auto& [what, edit] : bad) {
     wire::Request q = call();
@@ -81,6 +91,78 @@ TEST(HostProtocol, EveryFieldOutOfRangeRefusesTheRecord) {
   EXPECT_FALSE(wire::parse_reply(bytes_of(p)).has_value());
   p.seq = 1, p.rc = 2;
   EXPECT_FALSE(wire::parse_reply(bytes_of(p)).has_value());
+}
+
+TEST(HostProtocol, AShapedCallReadsBackAsSent) {
+  wire::Request q = call();
+  q.rank = 3, q.shape[0] = 1, q.shape[1] = 10, q.shape[2] = 100;
+  const auto r = wire::parse_request(bytes_of(q));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(std::memcmp(&*r, &q, sizeof q), 0);
+  q.count = 0, q.shape[1] = 0;  // an empty tensor of that shape
+  EXPECT_TRUE(wire::parse_request(bytes_of(q)).has_value());
+}
+
+// A note is a reply header (stage note, rc = the text's length) and its text in one record, as
+// the Python host (verify/python/host_serve.py, note_record) writes it.
+std::vector<unsigned char> note(std::uint64_t seq, const std::string& text, int rc) {
+  wire::Reply h;
+  h.stage = wire::Stage::note;
+  h.seq = seq;
+  h.rc = rc;
+  std::vector<unsigned char> b(sizeof h + text.size());
+  std::memcpy(b.data(), &h, sizeof h);
+  std::memcpy(b.data() + sizeof h, text.data(), text.size());
+  return b;
+}
+
+TEST(HostProtocol, NotesAreReadWholeOrNotAtAll) {
+  const std::string text = R"({"error": "ValueError: no", "kind": "shape"})";
+  const auto n = wire::parse_note(note(7, text, static_cast<int>(text.size())));
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(n->seq, 7u);
+  EXPECT_EQ(n->text, text);
+  EXPECT_TRUE(wire::parse_note(note(0, "", 0)).has_value());
+  EXPECT_FALSE(wire::parse_note(note(7, text, static_cast<int>(text.size()) - 1)).has_value()) << "length";
+  EXPECT_FALSE(wire::parse_note(note(7, text, -1)).has_value()) << "negative length";
+  EXPECT_FALSE(wire::parse_note(note(7, std::string("a\0b", 3), 3)).has_value()) << "NUL";
+  const std::string big(wire::max_note_bytes + 1, 'x');
+  EXPECT_FALSE(wire::parse_note(note(7, big, static_cast<int>(big.size()))).has_value()) << "too long";
+  EXPECT_TRUE(wire::parse_note(note(7, big.substr(1), static_cast<int>(big.size() - 1))).has_value());
+  std::vector<unsigned char> other = note(7, text, static_cast<int>(text.size()));
+  other[4] = static_cast<unsigned char>(wire::Stage::finished);
+  EXPECT_FALSE(wire::parse_note(other).has_value()) << "another stage";
+  EXPECT_FALSE(wire::parse_reply(note(7, "", 0)).has_value()) << "a note is no reply";
+}
+
+// The Python host's reader (verify/python/host_wire.py) on records the C++ side wrote: every
+// field where the C++ struct has it, and the notes it writes read back by parse_note.
+TEST(HostProtocol, ThePythonHostReadsTheSameRecords) {
+  wire::Request q = call();
+  q.seq = 0x123456789ull, q.region = 9, q.capture = 1, q.bytes = 1ull << 33, q.grad_dtype = 2, q.head_dim = 128;
+  q.count = 1280, q.rank = 3, q.shape[0] = 1, q.shape[1] = 10, q.shape[2] = 128;
+  q.arg[4] = {7, 0, 0xabcdef};
+  const std::string dir = (std::filesystem::temp_directory_path() / ("rope2d_wire_" + std::to_string(::getpid()))).string();
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/request.bin", std::ios::binary).write(reinterpret_cast<const char*>(&q), sizeof q);
+  const std::string program =
+      "import sys; sys.path.insert(0, sys.argv[1]); import host_wire as w\n"
+      "q = w.parse_request(open(sys.argv[2] + '/request.bin', 'rb').read())\n"
+      "print(q['op'], q['seq'], q['region'], q['capture'], q['bytes'], q['grad_dtype'], q['count'], q['head_dim'], q['slot'],"
+      " q['args'], q['rank'], q['shape'])\n"
+      "open(sys.argv[2] + '/note.bin', 'wb').write(w.note_record(42, {'error': 'x', 'kind': 'shape'}))\n";
+  const std::string command = "python3 -c \"" + program + "\" " + ROPE2D_TEST_DIR "/../python " + dir + " > " + dir + "/out.txt";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream in(dir + "/out.txt");
+  const std::string got((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(got, "3 4886718345 9 1 8589934592 2 1280 128 3 [(2, 256), (0, 0), (0, 0), (4, 0), (7, 11259375)] 3 [1, 10, 128]\n");
+  std::ifstream note_in(dir + "/note.bin", std::ios::binary);
+  const std::vector<unsigned char> note_bytes((std::istreambuf_iterator<char>(note_in)), {});
+  const auto n = wire::parse_note(note_bytes);
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(n->seq, 42u);
+  EXPECT_EQ(n->text, R"({"error": "x", "kind": "shape"})");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(HostProtocol, RecordsAndDescriptorsCrossASocketPair) {

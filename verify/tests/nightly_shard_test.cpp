@@ -43,6 +43,7 @@ json plan_with(std::vector<std::string> submissions, float from = 1.0f, float to
 std::string key(const json& item) {
   if (item["kind"] == "verify") return "verify " + item["kernel"].get<std::string>() + " " + item["grad_dtype"].get<std::string>();
   if (item["kind"] == "golden") return "golden " + item["file"].get<std::string>();
+  if (item["kind"] == "premise") return "premise";
   return "sweep";
 }
 
@@ -82,7 +83,7 @@ json sweep_result(const json& plan, std::uint64_t lo, std::uint64_t hi) {
 // A shard result as `rope2d nightly --shard` writes it, with results made up from the items.
 json shard_result(const json& plan, ShardId s, const std::string& date = "2026-12-03") {
   const std::vector<json> items = nightly_items(plan, s);
-  json verify = json::array(), golden = json::array(), sweep = json::array();
+  json verify = json::array(), golden = json::array(), sweep = json::array(), premise = json::array();
   for (const json& it : items) {
     if (it["kind"] == "verify") {
       const bool bad = it["kernel"] == "broken";
@@ -98,10 +99,19 @@ json shard_result(const json& plan, ShardId s, const std::string& date = "2026-1
       golden.push_back({{"file", it["file"]}, {"problem", "p/" + it["file"].get<std::string>()}, {"disposition", "passed"},
                         {"integrity", "ok"}, {"elements", 32}, {"max", 0.0}, {"worst", "WORST " + it["file"].get<std::string>()}});
     if (it["kind"] == "sweep") sweep.push_back(sweep_result(plan, it["lo"], it["hi"]));
+    if (it["kind"] == "premise") {
+      NightPremise p;
+      p.disposition = Disposition::passed;
+      p.k_ulp = 2;
+      p.file = "sincosf_ulp.json";
+      p.device = "a GPU";
+      for (const char* f : {"sinf", "cosf", "sincosf.sin", "sincosf.cos"}) p.functions.push_back({f, 1, 1.5, 1.5, "0x1p+0", 0});
+      premise.push_back(to_json(p));
+    }
   }
   return {{"schema", nightly_shard_schema}, {"commit", "v1-test"}, {"config_digest", plan_digest(plan)}, {"config", plan},
           {"date", date}, {"seed", nightly_seed(date)}, {"shard", {{"index", s.index}, {"count", s.count}}}, {"items", items},
-          {"gpu", true}, {"verify", verify}, {"golden", {{"results", golden}}}, {"sweep", sweep}};
+          {"gpu", true}, {"verify", verify}, {"golden", {{"results", golden}}}, {"sweep", sweep}, {"premise", premise}};
 }
 
 std::vector<std::pair<std::string, json>> shards_of(const json& plan, int n) {
@@ -223,8 +233,9 @@ TEST(NightlyShard, EveryItemOnExactlyOneShardAndAddingASubmissionMovesNothing) {
       for (const json& it : nightly_items(before, {i, n})) EXPECT_TRUE(where_before.emplace(key(it), i).second || key(it) == "sweep");
       for (const json& it : nightly_items(after, {i, n})) EXPECT_TRUE(where_after.emplace(key(it), i).second || key(it) == "sweep");
     }
-    EXPECT_EQ(where_before.size(), 3 * 3 + 5 + 1u);  // every kernel and dtype, every golden file, the sweep
-    EXPECT_EQ(where_after.size(), 4 * 3 + 5 + 1u);
+    EXPECT_EQ(where_before.size(), 3 * 3 + 5 + 1 + 1u);  // every kernel and dtype, every golden file, the premise, the sweep
+    EXPECT_EQ(where_after.size(), 4 * 3 + 5 + 1 + 1u);
+    EXPECT_EQ(where_before.at("premise"), 0) << "one measurement a night, by shard 0";
     for (const auto& [k, shard] : where_before) {
       if (k != "sweep") {
         EXPECT_EQ(where_after.at(k), shard) << k << " moved with " << n << " shards";
@@ -247,6 +258,7 @@ TEST(NightlyShard, MergedShardsEqualOneProcess) {
     EXPECT_EQ(merged["verify"], one["verify"]) << n;
     EXPECT_EQ(merged["golden"], one["golden"]) << n;
     EXPECT_EQ(merged["problems"], one["problems"]) << n;
+    EXPECT_EQ(merged["premise"], one["premise"]) << n;
     EXPECT_EQ(merged["sweep"]["worst"], one["sweep"]["worst"]) << n;
     for (const char* f : {"angles", "count", "max_scaled_error", "over_float32_bound", "correctly_rounded_fraction", "complete", "ran", "lo", "hi"})
       EXPECT_EQ(merged["sweep"][f], one["sweep"][f]) << n << " " << f;
@@ -259,6 +271,21 @@ TEST(NightlyShard, MergedShardsEqualOneProcess) {
   EXPECT_EQ(one["verify"][8]["grad_dtype"], "fp32");
   ASSERT_EQ(one["problems"].size(), 3u);
   EXPECT_EQ(one["problems"][0], "broken bf16: verdict incorrect");
+  EXPECT_EQ(one["premise"]["disposition"], "passed");
+  // The premise exceeded on shard 0 is the night's failure, measured against the premise, from
+  // the figures the shard recorded whatever its disposition says.
+  auto shards = shards_of(plan, 3);
+  json& p = shards[0].second["premise"][0];
+  p["functions"][1]["max_floats_from_correctly_rounded"] = 3;
+  json failed = merged_json(shards);
+  ASSERT_EQ(failed["problems"].size(), 4u);
+  EXPECT_EQ(failed["problems"][3], "sincosf premise exceeded on a GPU: cosf measured 3 floats from the correctly rounded value, "
+                                   "the premise allows k = 2");
+  p["functions"][1]["max_floats_from_correctly_rounded"] = 2;
+  p["disposition"] = "incorrect";
+  failed = merged_json(shards);
+  ASSERT_EQ(failed["problems"].size(), 4u);
+  EXPECT_EQ(failed["problems"][3], "sincosf premise: incorrect, with no figure over the premise");
   // The worst sweep element is the first largest in grad-then-angle order (checked by a scan).
   const auto& sw = plan["sweep"];
   EXPECT_EQ(one["sweep"]["worst"], sweep_result(plan, sw["lo"], sw["hi"])["worst"]);

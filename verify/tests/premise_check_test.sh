@@ -44,6 +44,8 @@ edit functions/sincosf.sin/max_ulp_from_exact 2.6
 expect 1 "PREMISE EXCEEDED: sincosf.sin measured 2.6 ulp" "sincosf.sin 2.6 ulp from the exact value refused"
 edit functions/sinf/outside_unit_interval 1
 expect 1 "PREMISE EXCEEDED: sinf returned 1 values outside" "sinf outside [-1, 1] refused"
+edit functions/cosf/mpfr_recheck_ulp 2.75
+expect 1 "PREMISE EXCEEDED: cosf measured 2.75 ulp from the exact value (MPFR re-check)" "cosf's MPFR re-check over k + 1/2 refused"
 edit functions/sinf/max_ulp_from_exact 2.5
 expect 0 "within the premise" "2.5 ulp from the exact value (k + 1/2) accepted"
 edit schema '"rope2d.sincosf_ulp/2"'
@@ -52,6 +54,14 @@ edit functions/cosf null
 expect 2 "functions.cosf: expected an object" "a missing function refused"
 edit functions/cosf/max_floats_from_correctly_rounded '"2"'
 expect 2 "max_floats_from_correctly_rounded" "a figure of the wrong type refused"
+edit functions/sinf/at_x '"1.5"'
+expect 2 "functions.sinf.at_x: expected a finite float32 as a C99 hex float" "an argument not in hex refused"
+edit functions/sinf/max_ulp '1.0'
+expect 2 "functions.sinf.max_ulp: expected only" "an unknown field of a function refused"
+edit gpu '"H100"'
+expect 2 "gpu: expected only" "an unknown field refused"
+edit device '"'"$(printf 'x%.0s' {1..300})"'"'
+expect 2 "device: expected a string of at most 256 characters" "a device name of 300 bytes refused"
 "$check" "$tmp/absent.json" >/dev/null 2>&1; [ $? -eq 2 ] && ok "a missing file refused" || bad "a missing file"
 
 finish premise_check_test

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """The neutral host of Python solutions (verify/python/solution_runner.py, neutral_main.py,
-host_calls.py) on the CPU, without torch: the relay and the host run for real, with a stand-in
-for the runner's jobs (no torch) and a probe solution that records what it can see of its
-process (argv, environment, sys.modules, the call stack, the runner's code objects, its file
-descriptors) and forges records on every descriptor. Also the pure rules: the host's
-environment, the relay's record filter, the device-memory growth rule and the stream and
-device rule (process_watch). The GPU half is python_solutions_test.sh."""
+host_calls.py, host_wire.py) on the CPU, without torch: the relay and the host run for real,
+with a stand-in for the host's work (host_serve.py needs torch and a GPU) that imports and
+calls the solution through the host's main frame and writes a note per call on the judge's
+socket, and a probe solution that records what it can see of its process (argv, environment,
+sys.modules, the call stack, the runner's code objects, its file descriptors) and forges
+records on every descriptor. Also the pure rules: the host's environment, the device-memory
+growth rule and the stream and device rule (process_watch). The GPU half is
+python_solutions_test.sh."""
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -19,30 +22,33 @@ from pathlib import Path
 
 RUNNER_DIR = Path(__file__).resolve().parents[1] / "python"
 sys.path.insert(0, str(RUNNER_DIR))
+import host_wire as wire  # noqa: E402
 import process_watch as pw  # noqa: E402
 import solution_runner as relay  # noqa: E402
 
-RUNNER_MODULES = ("solution_runner", "neutral_main", "host_calls", "process_watch", "call", "solution_jobs",
-                  "solution_build", "_call_checks", "probe_jobs")
+RUNNER_MODULES = ("solution_runner", "neutral_main", "host_calls", "process_watch", "solution_build", "_call_checks",
+                  "host_wire", "host_serve", "probe_steps")
 
-# The runner's jobs, stood in for: the solution imported and called once per job through the
-# host's main frame (the real host_calls), one record per event as the real runner writes them.
-PROBE_JOBS = '''
-from host_calls import import_solution, invoke, record_writer
+# The host's work, stood in for: the solution imported and called CALLS times through the
+# host's main frame (the real host_calls), a note (the real host_wire) on the judge's socket
+# after the import and after each call, as host_serve writes them.
+PROBE_STEPS = '''
+import socket
+import host_wire as wire
+from host_calls import import_solution, invoke
 
 
 def steps(cfg):
-    emit = record_writer(cfg["records_fd"], cfg.pop("secret"))
+    sock = socket.socket(fileno=cfg["socket_fd"])
     module_file, func = cfg["entry"].split("::")
     module = yield from import_solution(cfg["sol_dir"], module_file)
-    emit(type="load", import_s=0.0, patched=[], state=[], threads=[])
-    for job in cfg["jobs"]:
-        emit(type="call", name=job["name"])
+    sock.send(wire.note_record(0, {"type": "load"}))
+    for k in range(CALLS):
         try:
-            got = yield from invoke(getattr(module, func), job["name"])
-            emit(type="called", name=job["name"], error=None, findings=[], got=got)
+            got = yield from invoke(getattr(module, func), f"j{k}")
+            sock.send(wire.note_record(k + 1, {"name": f"j{k}", "got": got}))
         except Exception as e:
-            emit(type="called", name=job["name"], error=f"{type(e).__name__}: {e}")
+            sock.send(wire.note_record(k + 1, {"name": f"j{k}", "error": f"{type(e).__name__}: {e}"}))
 '''
 
 # What the probe solution does at its import and at each call: look, forge, then what the
@@ -103,29 +109,69 @@ def run(name):
 '''
 
 
-def write_case(tmp, act="    pass", jobs=3):
+def write_case(tmp, act="    pass", calls=3):
     sol, work = Path(tmp) / "solution", Path(tmp) / "work"
     sol.mkdir()
     work.mkdir()
     (sol / "kernel.py").write_text(PROBE.format(runner_dir=str(RUNNER_DIR), runner_modules=RUNNER_MODULES, act=act))
-    (Path(tmp) / "probe_jobs.py").write_text(PROBE_JOBS)
-    (work / "jobs.json").write_text(json.dumps([{"name": f"j{k}", "inputs": f"{k}.in", "output": f"{k}.out"}
-                                                for k in range(jobs)]))
+    (Path(tmp) / "probe_steps.py").write_text(PROBE_STEPS.replace("CALLS", str(calls)))
     driver = Path(tmp) / "driver.py"
     driver.write_text(textwrap.dedent(f'''
         import sys
         sys.path.insert(0, {str(RUNNER_DIR)!r})
         import solution_runner as r
-        sys.exit(r.main(sys.argv[1:], modules=[r.HOST_MODULES[0], ("probe_jobs", {str(Path(tmp) / "probe_jobs.py")!r})]))
+        sys.exit(r.main(sys.argv[1:], modules=[r.HOST_MODULES[0], ("host_wire", {str(RUNNER_DIR / "host_wire.py")!r}),
+                                              ("probe_steps", {str(Path(tmp) / "probe_steps.py")!r})]))
     '''))
     env = dict(os.environ, ROPE2D_REQUIRE_GPU="1", ROPE2D_ANYTHING="x", _="/opt/rope2d/bin/rope2d",
                PYTHONPATH=f"{RUNNER_DIR}{os.pathsep}/keep/this", OLDPWD="/somewhere")
-    argv = [sys.executable, str(driver), str(sol), "kernel.py::run", "1", str(work / "jobs.json")]
+    argv = [sys.executable, str(driver), str(sol), "kernel.py::run", "1", str(work)]
     return sol, work, argv, env
 
 
-def records(stdout):
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+class Judge:
+    """The judge's end of the socket the relay finds on descriptor 3, and the relay started with
+    the other end there."""
+
+    def __init__(self, argv, env):
+        self.sock, host = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+
+        def at_three():
+            os.dup2(host.fileno(), 3)
+        self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     preexec_fn=at_three, pass_fds=(host.fileno(), 3))  # 3: made by at_three
+        host.close()
+
+    def messages(self):
+        """Every record until end of file (every copy of the host's end closed, the relay's too)."""
+        out = []
+        while True:
+            m = self.sock.recv(1 << 17)
+            if not m:
+                return out
+            out.append(m)
+
+    def close(self):
+        self.sock.close()
+
+
+def notes(messages):
+    """The messages that are whole notes of the protocol, as (seq, fields)."""
+    out = []
+    for m in messages:
+        if len(m) >= wire.REPLY.size:
+            magic, stage, seq, rc, err = wire.REPLY.unpack(m[:wire.REPLY.size])
+            if magic == wire.MAGIC and stage == wire.NOTE and rc == len(m) - wire.REPLY.size:
+                out.append((seq, json.loads(m[wire.REPLY.size:])))
+    return out
+
+
+def run_relay(argv, env, timeout=60):
+    j = Judge(argv, env)
+    got = j.messages()
+    out, err = j.proc.communicate(timeout=timeout)
+    j.close()
+    return j.proc.returncode, out, err, got
 
 
 class HostRun(unittest.TestCase):
@@ -135,23 +181,22 @@ class HostRun(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.sol, cls.work, argv, env = write_case(cls.tmp.name)
-        cls.proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+        cls.rc, cls.out, cls.err, cls.got = run_relay(argv, env)
         cls.seen = json.loads((cls.sol / "seen.json").read_text())
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def test_the_run_ends_well_and_every_record_is_the_runners(self):
-        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
-        recs = records(self.proc.stdout)  # every line a JSON object: the forged fragments never glued onto one
-        self.assertEqual([r["type"] for r in recs], ["load"] + ["call", "called"] * 3)
-        self.assertEqual([r["name"] for r in recs if r["type"] == "called"], ["j0", "j1", "j2"])
-        self.assertTrue(all(r["error"] is None for r in recs if r["type"] == "called"))
-        self.assertNotIn("forged", self.proc.stdout)
-        for r in recs:  # the solution forges at every call: each record after forgeries says so
-            self.assertEqual(r.get("notes"), [relay.NOTE_FOREIGN] if r["type"] == "called" else None)
-        self.assertEqual(self.proc.stderr, "")
+    def test_the_run_ends_well_and_the_host_alone_speaks_on_the_socket(self):
+        self.assertEqual(self.rc, 0, self.err)
+        self.assertEqual([(seq, n.get("name", n.get("type"))) for seq, n in notes(self.got)],
+                         [(0, "load"), (1, "j0"), (2, "j1"), (3, "j2")])
+        self.assertEqual([n["got"] for _, n in notes(self.got)[1:]], [2, 3, 4])  # run() counts its looks, import's too
+        # The solution shares the host's process and so its socket: what it writes there is not
+        # the protocol (the judge then ends the host); the relay's stdout and stderr stay empty.
+        self.assertTrue(any(b"forged by the solution" in m for m in self.got))
+        self.assertEqual((self.out, self.err), ("", ""))
 
     def test_the_solutions_prints_go_to_the_log(self):
         log = (self.work / "output.log").read_text()
@@ -176,7 +221,7 @@ class HostRun(unittest.TestCase):
             self.assertIsNone(s["main_doc"])
             self.assertEqual(s["my_name"], "kernel")
             self.assertEqual(s["stdin"], "")
-        self.assertEqual(sorted(p.name for p in self.work.iterdir()), ["jobs.json", "output.log"])  # nothing else written
+        self.assertEqual(sorted(p.name for p in self.work.iterdir()), ["output.log"])  # nothing else written
 
     def test_nothing_of_the_runner_in_sys_modules_nor_its_code_files(self):
         for s in self.seen:
@@ -192,11 +237,13 @@ class HostRun(unittest.TestCase):
         for s in at_calls:
             self.assertEqual([tuple(f) for f in s["frames"]], [(mine, "run"), ("<stdin>", "main"), ("<stdin>", "<module>")])
 
-    def test_descriptors_are_stdin_null_and_pipes(self):
+    def test_descriptors_are_stdin_null_pipes_and_the_judges_socket(self):
         for s in self.seen:
             fds = s["fds"]
             self.assertEqual(fds["0"], "/dev/null")
             self.assertTrue(fds["1"].startswith("pipe:") and fds["1"] == fds["2"], fds)
+            self.assertTrue(fds["3"].startswith("socket:"), fds)
+            self.assertEqual(sorted(fds, key=int)[:4], ["0", "1", "2", "3"])
             # nothing of the work folder or the runner's folder open
             self.assertFalse([v for v in fds.values() if str(self.work) in v or str(RUNNER_DIR) in v], fds)
 
@@ -204,27 +251,27 @@ class HostRun(unittest.TestCase):
 class HostEnds(unittest.TestCase):
     """The host ending early, and the relay killed: what the verifier is told, and no host left."""
 
-    def run_case(self, act, jobs=3):
+    def run_case(self, act, calls=3):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
-        return write_case(tmp.name, act, jobs)
+        return write_case(tmp.name, act, calls)
 
     def test_a_solution_that_exits_shows_its_last_output_quoted(self):
         sol, work, argv, env = self.run_case('    if name == "j1":\n        print(\'{"type": "called"}\', flush=True)\n        os._exit(3)')
-        p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
-        self.assertEqual(p.returncode, 3)
-        self.assertEqual([r["name"] for r in records(p.stdout) if r["type"] == "called"], ["j0"])
-        self.assertIn("(python3 -) ended early: exit 3", p.stderr)
-        self.assertIn("| forged on stdout:", p.stderr)
-        self.assertFalse([line for line in p.stderr.splitlines() if line.startswith("{")])  # nothing a record reader takes
+        rc, out, err, got = run_relay(argv, env)
+        self.assertEqual(rc, 3)
+        self.assertEqual([n.get("name") for _, n in notes(got)], [None, "j0"])  # the load's, then j0's
+        self.assertIn("(python3 -) ended early: exit 3", err)
+        self.assertIn("| forged on stdout:", err)
+        self.assertFalse([line for line in err.splitlines() if line.startswith("{")])  # nothing but quoted lines
 
     def test_processes_the_solution_spawns_start(self):
         # multiprocessing's spawn looks for __main__'s file: the host has none to offer
         sol, work, argv, env = self.run_case('    import multiprocessing as mp\n    with mp.get_context("spawn").Pool(1) as p:\n'
-                                             '        assert p.map(abs, [-2]) == [2]', jobs=1)
-        p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual([r["error"] for r in records(p.stdout) if r["type"] == "called"], [None])
+                                             '        assert p.map(abs, [-2]) == [2]', calls=1)
+        rc, out, err, got = run_relay(argv, env)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([n.get("error") for _, n in notes(got)], [None, None])
 
     def wait_for(self, path, limit_s=30):
         end = time.monotonic() + limit_s
@@ -246,14 +293,15 @@ class HostEnds(unittest.TestCase):
 
     def stuck_host(self, sig):
         sol, work, argv, env = self.run_case('    open("pid", "w").write(str(os.getpid()))\n    time.sleep(600)')
-        p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        j = Judge(argv, env)
+        self.addCleanup(j.close)
         self.wait_for(sol / "pid")
         time.sleep(0.2)
         host = int((sol / "pid").read_text())
-        p.send_signal(sig)
-        out, err = p.communicate(timeout=30)
+        j.proc.send_signal(sig)
+        out, err = j.proc.communicate(timeout=30)
         self.assertTrue(self.gone(host), f"host {host} still running after the relay got signal {sig}")
-        return p.returncode, out, err
+        return j.proc.returncode, out, err
 
     def test_the_host_dies_with_a_killed_relay(self):
         rc, _, _ = self.stuck_host(signal.SIGKILL)
@@ -263,7 +311,13 @@ class HostEnds(unittest.TestCase):
         rc, out, err = self.stuck_host(signal.SIGTERM)
         self.assertEqual(rc, 128 + signal.SIGTERM)
         self.assertIn("the relay stopped (SystemExit: 143)", err)
-        self.assertEqual([r["type"] for r in records(out)], ["load", "call"])
+
+    def test_without_the_judges_socket_the_relay_refuses_to_start(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            _, _, argv, env = write_case(tmp)
+            p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, close_fds=True)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("no socket to the judge on descriptor 3", p.stderr)
 
 
 class Rules(unittest.TestCase):
@@ -275,20 +329,6 @@ class Rules(unittest.TestCase):
         self.assertEqual(relay.neutral_environ(env, hidden, "/sol"),
                          {"HOME": "/home/u", "PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": "0", "TRITON_CACHE_DIR": "/tmp/t",
                           "PWD": "/sol"})
-
-    def test_record_filter(self):
-        r = relay.Records("s3cret")
-        out = r.feed(b's3cret{"type": "load"}\n{"type": "called", "name": "a"}\nglued')
-        self.assertEqual(out, [b'{"type": "load"}\n'])
-        out = r.feed(b's3cret{"type": "called", "name": "a", "notes": ["x"]}\ns3cret[1]\ns3cretnot json\n')
-        self.assertEqual([json.loads(x) for x in out], [{"type": "called", "name": "a", "notes": ["x", relay.NOTE_FOREIGN]}])
-        self.assertEqual((r.foreign, r.called), (4, 1))  # the unstamped line, the glued bytes, a list, not JSON
-        out = r.feed(b's3cret{"type": "called", "name": "b"}\n')  # the lines after the last note: noted again
-        self.assertEqual([json.loads(x) for x in out], [{"type": "called", "name": "b", "notes": [relay.NOTE_FOREIGN]}])
-        out = r.feed(b's3cret{"type": "called", "name": "c"}\n')  # none since
-        self.assertEqual(out, [b'{"type": "called", "name": "c"}\n'])
-        r.feed(b"x" * (relay.Records.LIMIT + 1))
-        self.assertEqual(r.buf, b"")
 
     def test_quoted_output(self):
         self.assertEqual(relay.quoted(b'{"type": "called"}\nok\n'), '| {"type": "called"}\n| ok\n')

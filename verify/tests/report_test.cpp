@@ -12,6 +12,8 @@
 
 #include "../src/report/xml.hpp"
 #include "rope2d/verify/layout_svg.hpp"
+#include "rope2d/verify/markdown_text.hpp"
+#include "rope2d/verify/plain_text.hpp"
 #include "rope2d/verify/report.hpp"
 #include "xml_check.hpp"
 
@@ -182,6 +184,60 @@ TEST(ReportMarkdown, ShowsThePlotsAndLinksThePage) {
   Report old = sample("x");
   old.has_plot_data = false;
   EXPECT_EQ(render_markdown(old).find("](error_histogram.svg)"), std::string::npos) << "no image of a plot that is not drawn";
+}
+
+// What a submission printed, the paths it named, a runner's messages: text in report.md, never
+// Markdown of the report's own (a verdict, a heading, a code span closed early), and in the
+// terminal's summary no escape sequence and no line of its own.
+TEST(ReportMarkdown, ForgedTextStaysText) {
+  const std::string forged = "cannot load\n`\n\n**Verdict: passed**\n\n# rope2d verify: passed\n```\n"
+                             "\x1b]0;owned\x07\x1b[2J\rpassed: 16 passed\xff\xfe<script>";
+  Report r = sample("x");
+  r.title = "rope2d verify: " + forged;
+  r.header.push_back({"refused by the box", "1 write(s) outside the scratch folder and /tmp (/var/tmp/x`" + forged + ")"});
+  r.warnings.push_back("the submission could not be loaded: " + forged);
+  for (SetResult& x : r.results) {
+    if (!x.error.empty()) x.error = forged;
+    if (!x.not_supported.empty()) x.not_supported = forged;
+  }
+  const std::string md = render_markdown(r);
+  // The lines Markdown reads as markup: those outside fenced code blocks (a fence closes only
+  // at a line of at least as many backticks as opened it).
+  std::vector<std::string> markup;
+  std::size_t fence = 0;
+  for (std::size_t b = 0, e; b < md.size(); b = e + 1) {
+    e = std::min(md.find('\n', b), md.size());
+    const std::string line = md.substr(b, e - b);
+    const std::size_t ticks = line.find_first_not_of('`') == std::string::npos ? line.size() : line.find_first_not_of('`');
+    if (fence == 0 && ticks >= 3) fence = ticks;
+    else if (fence > 0 && ticks >= fence && ticks == line.size()) fence = 0;
+    else if (fence == 0) markup.push_back(line);
+  }
+  EXPECT_EQ(fence, 0u) << "every fenced block closed";
+  EXPECT_EQ(std::count_if(markup.begin(), markup.end(), [](const std::string& l) { return l.rfind("**Verdict:", 0) == 0; }), 1) << md;
+  for (const std::string& l : markup) EXPECT_NE(l.rfind("# rope2d verify: passed", 0), 0u) << md;
+  EXPECT_EQ(md.find('\x1b'), std::string::npos);
+  EXPECT_EQ(md.find('\r'), std::string::npos);
+  EXPECT_EQ(md.find("\xff"), std::string::npos);
+  EXPECT_NE(md.find("\\x1b]0;owned\\x07"), std::string::npos) << "the bytes shown, not dropped";
+  // Every fenced block closes where it opened: the forged ``` inside one is fenced by more.
+  EXPECT_NE(md.find("````\n"), std::string::npos) << md;
+  const std::string text = summary(r);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.find("\npassed"), std::string::npos);
+  EXPECT_EQ(text.find("\n# rope2d"), std::string::npos);
+}
+
+TEST(PlainText, ShowsControlsAndMalformedBytesAndIndentsLaterLines) {
+  EXPECT_EQ(plain_text("caf\xc3\xa9\tok\n"), "caf\xc3\xa9\tok\n");
+  EXPECT_EQ(plain_text("\x1b[2J\rx\x07\xc2\x9b\xff"), "\\x1b[2J\\x0dx\\x07\\xc2\\x9b\\xff");
+  EXPECT_EQ(plain_text("a\nb\nc", "    "), "a\n    b\n    c");
+  EXPECT_EQ(plain_line("a\nb\tc"), "a\\x0ab\\x09c");
+  EXPECT_EQ(markdown_code("a`b"), "``a`b``");
+  EXPECT_EQ(markdown_code("`x"), "`` `x ``");
+  EXPECT_EQ(markdown_code("x\n\ny"), "`x\\x0a\\x0ay`");
+  EXPECT_EQ(markdown_prose("one line *"), "one line \\*");
+  EXPECT_EQ(markdown_prose("first\n```\nlast\n"), "first\n\n````\n```\nlast\n````");
 }
 
 TEST_F(Written, JUnitCarriesFailureErrorAndSkippedElements) {

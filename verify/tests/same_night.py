@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compares two nightly summaries (summary.json) as the issue asks of a sharded night against
 one process: the same verifier runs with the same sets and verdicts, the same golden problems
-with the same worst elements, the same sweep (its ranges and times aside), problems,
-regressions and status. With --nudged, the golden set must be nudge_golden.py's (failing
+with the same worst elements, the same sweep (its ranges and times aside), the same sincosf
+premise (its time aside), problems, regressions and status. With --nudged, the golden set must be nudge_golden.py's (failing
 problems with worst elements). Exit 0 when equal; else prints both.
     same_night.py ONE_PROCESS/summary.json SHARDED/summary.json SHARDS [--nudged]"""
 import json
@@ -18,6 +18,7 @@ def essence(s):
         "verify": [{k: v for k, v in e.items() if k != "seconds"} for e in s["verify"]],
         "golden": s["golden"],
         "sweep": {k: v for k, v in s["sweep"].items() if k not in ("seconds", "ranges")},
+        "premise": {k: v for k, v in s.get("premise", {}).items() if k != "seconds"},
         "problems": s["problems"],
         "regressions": s["regressions"],
         "previous": s.get("previous"),

@@ -157,6 +157,83 @@ TEST(Sandbox, PrivateTmpIsBounded) {
   EXPECT_NE(r.output.find("8388608"), std::string::npos) << r.output;
 }
 
+// bwrap's /dev is memory without a size of its own: read-only in the box (its nodes still
+// work), and /dev/shm bounded as /tmp is.
+TEST(Sandbox, DevHoldsNoMoreMemoryThanTmp) {
+  NEED_BOX();
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.limits.tmp_bytes = 8ull << 20;
+  const BoxResult r = sh(p, "echo x > /dev/fill || echo READONLY; head -c 33554432 /dev/zero > /dev/shm/fill || echo FULL; "
+                            "wc -c < /dev/shm/fill; echo y > /dev/null && echo NULL");
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  EXPECT_NE(r.output.find("READONLY"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FULL"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("8388608"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("NULL"), std::string::npos) << r.output;
+}
+
+// A folder to hide inside another one to hide (a report folder under the home, as an ordinary
+// user) is hidden with it: the box starts, and neither is seen.
+TEST(Sandbox, HidesFoldersInsideHiddenFolders) {
+  NEED_BOX();
+  Scratch s;
+  std::string dir = "/var/tmp/rope2d-nested-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  struct Remove {
+    std::string d;
+    ~Remove() { fs::remove_all(d); }
+  } remove{dir};
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  fs::create_directories(fs::path(dir) / "reports" / "out");
+  fs::permissions(fs::path(dir) / "reports", fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(fs::path(dir) / "reports" / "out", fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  std::ofstream(fs::path(dir) / "reports" / "out" / "report.md") << "the report";
+  fs::permissions(fs::path(dir) / "reports" / "out" / "report.md", fs::perms::owner_all | fs::perms::others_read);
+  BoxPolicy p = policy(s);
+  p.hide = {dir + "/reports/out", dir, dir + "/"};
+  const BoxResult r = sh(p, "ls " + dir + "; cat " + dir + "/reports/out/report.md || echo HIDDEN");
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  EXPECT_NE(r.output.find("HIDDEN"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("the report"), std::string::npos) << r.output;
+}
+
+// What a box leaves in its scratch folder is removed with it, whatever it is: a chain of
+// folders deeper than a path or the table of open descriptors can hold, a folder made
+// unenterable, a link out (removed, never followed).
+TEST(Sandbox, ScratchGoesWhateverTheBoxLeftInIt) {
+  std::string path;
+  const std::string victim = "/var/tmp/rope2d-scratch-victim-" + std::to_string(::getpid());
+  std::ofstream(victim) << "keep me";
+  {
+    Scratch s;
+    path = s.path();
+    // 300 folders of 100-character names: 30 kB, beyond any path the kernel takes.
+    const std::string d(100, 'd');
+    int dir = ::open(path.c_str(), O_RDONLY | O_DIRECTORY);
+    for (int i = 0; i < 300 && dir >= 0; ++i) {
+      ASSERT_EQ(::mkdirat(dir, d.c_str(), 0755), 0);
+      const int next = ::openat(dir, d.c_str(), O_RDONLY | O_DIRECTORY);
+      ::close(dir);
+      dir = next;
+    }
+    ASSERT_GE(dir, 0);
+    ::close(::openat(dir, "file", O_WRONLY | O_CREAT, 0644));
+    ::close(dir);
+    fs::create_directories(fs::path(path) / "locked" / "inner");
+    std::ofstream(fs::path(path) / "locked" / "inner" / "f") << "x";
+    fs::permissions(fs::path(path) / "locked" / "inner", fs::perms::none);
+    fs::permissions(fs::path(path) / "locked", fs::perms::none);
+    fs::create_symlink(victim, fs::path(path) / "link");
+    fs::create_directory_symlink("/var/tmp", fs::path(path) / "dirlink");
+  }
+  EXPECT_FALSE(fs::exists(fs::symlink_status(path))) << path << " stayed";
+  std::ifstream in(victim);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), {}), "keep me");
+  EXPECT_TRUE(fs::exists("/var/tmp"));
+  fs::remove(victim);
+}
+
 TEST(Sandbox, NoNetworkAndNoPrivilege) {
   NEED_BOX();
   Scratch s;

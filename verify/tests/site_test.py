@@ -50,15 +50,23 @@ def summary(date, status, verify, golden, sweep_max, regressions=(), wall=None, 
     return s
 
 
-def shard(date, index, count, verdicts):
-    return {"schema": "rope2d.nightly-shard/1", "commit": "0123abc", "config_digest": "d", "date": date,
-            "shard": {"index": index, "count": count},
-            "config": {"submissions": [], "grad_dtypes": ["bf16"], "golden": {"dir": "g", "files": []},
-                       "sweep": {"from": 0, "to": 1, "lo": 0, "hi": 1, "chunk": 1, "budget_s": 1, "grads": []}},
-            "items": [],
-            "verify": [{"kernel": "k", "grad_dtype": "bf16", "exit": 0, "seconds": 1, "report": False, "verdict": v}
-                       for v in verdicts],
-            "golden": {"results": []}, "sweep": []}
+def shard(date, index, count, verdicts, premise=None):
+    """A shard result; premise: its sincosf premise's disposition (shard 0's item), or none, as
+    in shards of builds before the premise item."""
+    s = {"schema": "rope2d.nightly-shard/1", "commit": "0123abc", "config_digest": "d", "date": date,
+         "shard": {"index": index, "count": count},
+         "config": {"submissions": [], "grad_dtypes": ["bf16"], "golden": {"dir": "g", "files": []},
+                    "sweep": {"from": 0, "to": 1, "lo": 0, "hi": 1, "chunk": 1, "budget_s": 1, "grads": []}},
+         "items": [],
+         "verify": [{"kernel": "k", "grad_dtype": "bf16", "exit": 0, "seconds": 1, "report": False, "verdict": v}
+                    for v in verdicts],
+         "golden": {"results": []}, "sweep": []}
+    if premise:
+        s["config"]["premise"] = {"measurement": ""}
+        s["premise"] = [{"disposition": premise, "reason": "", "program": "sincosf_ulp", "file": "sincosf_ulp.json",
+                         "given": False, "k_ulp": 2, "seconds": 1, "device": "GPU", "cuda_runtime": "13.0",
+                         "cuda_driver": "13.0", "date": "2026-01-02T02:00:00Z", "functions": [], "exceeded": []}]
+    return s
 
 
 nights = {
@@ -77,7 +85,7 @@ nights = {
         run("rope2d", None, "passed", {"randn/bf16/2x773": ("passed", 3.3), "randn/fp16/2x773": ("passed", 0.75)})],
         [], None),
 }
-shards = {"2026-01-02": [shard("2026-01-02", 0, 3, ["passed"]), shard("2026-01-02", 1, 3, ["incorrect"]),
+shards = {"2026-01-02": [shard("2026-01-02", 0, 3, ["passed"], premise="incorrect"), shard("2026-01-02", 1, 3, ["incorrect"]),
                          shard("2026-01-02", 2, 3, ["passed", "skipped"])]}
 UNREADABLE = "2026-01-04"
 
@@ -140,7 +148,8 @@ def expected_rows():
                "sweep": fig(s["sweep"]["max_scaled_error"]) if s["sweep"]["ran"] else "skipped",
                "seconds": fig(seconds), "regressions": str(len(s["regressions"])) + "".join(s["regressions"])}
         if date in shards:
-            ok = [all(v["verdict"] in ("passed", "skipped") for v in sh["verify"]) for sh in shards[date]]
+            ok = [all(v["verdict"] in ("passed", "skipped") for v in sh["verify"]) and
+                  all(p["disposition"] in ("passed", "skipped") for p in sh.get("premise", [])) for sh in shards[date]]
             row["shards"] = f"{sum(ok)} of {len(ok)} passed"
             row["shard-marks"] = ["shard " + ("pass" if o else "fail") for o in ok]
         else:

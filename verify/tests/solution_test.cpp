@@ -1,6 +1,6 @@
-// Unit tests of the solution.json path on the CPU: the verifier's side of the runner protocol
-// (input files, JSON lines, output files, judging), driven by a stand-in runner without
-// PyTorch (tests/fake_solution_runner.py). The real runner needs a GPU and runs on the device.
+// Unit tests of the solution.json path on the CPU: reading solution.json, the shapes a solution
+// is called with, and the Python host's notes as the judge reads them. The calls themselves
+// run on the testbed and need a GPU (python_solutions_test.sh, on the device).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -39,81 +39,20 @@ std::vector<ProblemSpec> small_specs() {
           ProblemSpec{.set = "near_axis", .source = AngleSource::regime, .regime = ref::Regime::near_axis, .elements = 77, .seed = 6}};
 }
 
-std::vector<SetResult> run_with(const char* mode, std::vector<std::string>* notes = nullptr) {
-  setenv("FAKE_MODE", mode, 1);
-  const Solution s = prepare_solution(solution_file(good_solution), tmp("src"));
-  SolutionRun run;
-  run.runner = std::string(ROPE2D_TEST_DIR) + "/fake_solution_runner.py";
-  run.work_dir = tmp(std::string("work_") + mode);
-  run.notes = notes;
-  std::vector<SetResult> r = run_solution(s, small_specs(), run);
-  fs::remove_all(run.work_dir);
-  return r;
-}
-
 }  // namespace
 
-TEST(Solution, AccurateOutputsPass) {
-  const auto r = run_with("accurate");
-  ASSERT_EQ(r.size(), 3u);
-  for (const auto& x : r) EXPECT_EQ(x.disposition(Tier::float32_bound), Disposition::passed) << x.name << " " << x.error << x.integrity;
-  EXPECT_EQ(r[1].metrics.count, 2 * 5 * 128);  // both rounds judged
-}
-
 TEST(Solution, FlatProblemsAreShapedByTheDefinitionsAxes) {
-  // The runner reports the shape it was given: [1, n/128, 128] for a flat n = 256 under head_dim 128.
-  setenv("FAKE_MODE", "accurate", 1);
-  const Solution s = prepare_solution(solution_file(good_solution), tmp("src"));
-  SolutionRun run;
-  run.runner = std::string(ROPE2D_TEST_DIR) + "/fake_solution_runner.py";
-  run.work_dir = tmp("work_axes");
-  run.head_dim = 128;
   ProblemSpec flat;
   flat.set = "odd";
   flat.elements = 256;
-  flat.seed = 9;
-  const std::vector<SetResult> r = run_solution(s, {flat}, run);
-  ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(r[0].disposition(Tier::float32_bound), Disposition::passed) << r[0].error;
-  EXPECT_NE(ref::read_file(run.work_dir + "/0_0.in.safetensors", 1 << 20).find("[1,2,128]"), std::string::npos);
-  fs::remove_all(run.work_dir);
-}
-
-TEST(Solution, WrongSignIsIncorrect) {
-  for (const auto& x : run_with("sign")) EXPECT_EQ(x.disposition(Tier::float32_bound), Disposition::incorrect) << x.name;
-}
-
-TEST(Solution, ACallThatRaisesFailsItsSet) {
-  const auto r = run_with("error");
-  EXPECT_EQ(r[0].disposition(Tier::float32_bound), Disposition::failed);  // job 1 is round 1 of the first set
-  EXPECT_NE(r[0].error.find("illegal memory access"), std::string::npos);
-  EXPECT_EQ(r[1].disposition(Tier::float32_bound), Disposition::passed);
-}
-
-TEST(Solution, WrongShapeAndNondeterminismAreNamed) {
-  const auto shape = run_with("shape");
-  EXPECT_NE(shape[0].error.find("output shape"), std::string::npos) << shape[0].error;
-  const auto nd = run_with("nondeterministic");
-  EXPECT_EQ(nd[0].disposition(Tier::float32_bound), Disposition::incorrect);
-  EXPECT_NE(nd[0].integrity.find("different bits"), std::string::npos);
-}
-
-TEST(Solution, TheRunnersFindingsFailTheSetAndItsNotesReachTheReport) {
-  std::vector<std::string> notes;
-  const auto r = run_with("findings", &notes);
-  for (const auto& x : r) {
-    EXPECT_EQ(x.disposition(Tier::float32_bound), Disposition::incorrect) << x.name;
-    EXPECT_NE(x.integrity.find("not ordered on the caller's current stream"), std::string::npos) << x.integrity;
-    EXPECT_NE(x.integrity.find("guard band"), std::string::npos) << x.integrity;
-  }
-  auto has = [&](const std::string& what) {
-    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(what) != std::string::npos; });
-  };
-  EXPECT_TRUE(has("changed torch's global state: default dtype: torch.float32 -> torch.float64"));
-  EXPECT_TRUE(has("threads started by the first call and left running: pool"));
-  // Per set: 2 rounds x 1.5 s of first calls, 2 x 0.25 s of judged calls, 6 calls.
-  EXPECT_TRUE(has(" randn 3.0 s / 0.5 s (6 calls);")) << (notes.empty() ? "" : notes.back());
-  EXPECT_TRUE(has(" near_axis 3.0 s / 0.5 s (6 calls);"));
+  EXPECT_EQ(solution_shape(flat, 128), (std::vector<std::int64_t>{1, 2, 128}));
+  EXPECT_EQ(solution_shape(flat, 0), (std::vector<std::int64_t>{256}));
+  EXPECT_TRUE(on_axes(flat, 128));
+  flat.elements = 100;  // not a multiple of head_dim: flat, and beyond the definition
+  EXPECT_EQ(solution_shape(flat, 128), (std::vector<std::int64_t>{100}));
+  EXPECT_FALSE(within_definition(flat, {"bf16"}, 128));
+  const ProblemSpec shaped{.set = "randn", .seq_len = 3, .seed = 4};
+  EXPECT_EQ(solution_shape(shaped, 128), shaped.shape());
 }
 
 TEST(Solution, MalformedSolutionsAreRejectedWithTheField) {
@@ -187,4 +126,56 @@ TEST(Solution, EverySampleSolutionLoads) {
   }
   EXPECT_GE(n, 4);
   fs::remove_all(tmp("samples"));
+}
+
+// The Python host's notes (verify/python/host_serve.py), read as untrusted JSON: its errors and
+// findings fail a call, with the cause it names; anything else is ignored.
+TEST(HostNotes, ACallsErrorReplacesTheTestbedsWordsWithItsCause) {
+  CallResult c;
+  c.error = "returned 1 (cudaErrorInvalidValue)";
+  EXPECT_DOUBLE_EQ(fold_call_note(R"({"error": "output float32 [1, 2], expected float32 [2, 1]", "kind": "shape"})", c), 0.0);
+  EXPECT_EQ(c.error, "output float32 [1, 2], expected float32 [2, 1]");
+  EXPECT_EQ(c.error_cause, Cause::shape);
+  CallResult d;
+  fold_call_note(R"({"error": "output float16 [4], expected float32 [4]", "kind": "dtype"})", d);
+  EXPECT_EQ(d.error_cause, Cause::dtype);
+  CallResult e;
+  fold_call_note(R"({"error": "ValueError: no", "kind": "build"})", e);  // a call's error is never a build error
+  EXPECT_EQ(e.error_cause, Cause::runtime);
+}
+
+TEST(HostNotes, FindingsAreAddedOnceAndWallTimesRead) {
+  CallResult c;
+  c.findings = {"guard band changed"};
+  const std::string n = R"({"wall_s": 0.25, "findings": ["the call left the current CUDA stream switched", "guard band changed"]})";
+  EXPECT_DOUBLE_EQ(fold_call_note(n, c), 0.25);
+  fold_call_note(n, c);
+  EXPECT_EQ(c.findings, (std::vector<std::string>{"guard band changed", "the call left the current CUDA stream switched"}));
+  EXPECT_TRUE(c.error.empty());
+}
+
+TEST(HostNotes, WhatIsNotANoteChangesNothing) {
+  for (const char* text : {"", "[]", "not json", R"({"wall_s": -3})", R"({"error": 5})", R"({"findings": "one"})", "\xff\xfe"}) {
+    CallResult c;
+    EXPECT_DOUBLE_EQ(fold_call_note(text, c), 0.0) << text;
+    EXPECT_TRUE(c.error.empty() && c.findings.empty()) << text;
+  }
+}
+
+TEST(HostNotes, TheHostsStartSaysWhatTheImportChangedOrWhyItFailed) {
+  HostStart s;
+  read_host_note(R"({"type": "load", "import_s": 1.5, "patched": ["torch.sin"], "state": [], "threads": []})", s);
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("torch.sin"), std::string::npos);
+  EXPECT_TRUE(s.load_error.empty());
+  read_host_note(R"({"type": "load_error", "kind": "build", "message": "cannot build kernel.cu::run: nvcc failed"})", s);
+  EXPECT_EQ(s.load_error, "cannot build kernel.cu::run: nvcc failed");
+  EXPECT_EQ(s.load_cause, Cause::build);
+  HostStart t;
+  read_host_note(R"({"type": "load_error", "kind": "load"})", t);
+  EXPECT_FALSE(t.load_error.empty());
+  EXPECT_EQ(t.load_cause, Cause::runtime);
+  read_host_note("{", t);
+  read_host_note(R"({"type": 3})", t);
+  EXPECT_TRUE(t.notes.empty());
 }

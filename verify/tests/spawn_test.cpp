@@ -91,6 +91,33 @@ TEST_F(FindProgram, SkipsWhatCannotRunAndRelativeEntries) {
   EXPECT_EQ(found, "") << "a relative PATH entry depends on the working directory: never used";
 }
 
+TEST_F(FindProgram, OwnProgramsBesideTheProgramThenUnderItsPrefixNeverTheWorkingDirectory) {
+  // A program at <dir>/prefix/bin/rope2d: its helpers beside it, then under <dir>/prefix's libexec.
+  const fs::path self = dir / "prefix" / "bin" / "rope2d";
+  std::vector<std::string> looked;
+  EXPECT_EQ(find_own_program("rope2d-spawn-tool", &looked, self.string()), "") << "none there yet";
+  ASSERT_EQ(looked.size(), 2u);
+  EXPECT_EQ(looked[0], (self.parent_path() / "rope2d-spawn-tool").string());
+  EXPECT_TRUE(looked[1].starts_with((dir / "prefix").string()) && looked[1].ends_with("/rope2d/rope2d-spawn-tool")) << looked[1];
+  fs::create_directories(fs::path(looked[1]).parent_path());
+  write(looked[1], 0755);
+  EXPECT_EQ(find_own_program("rope2d-spawn-tool", nullptr, self.string()), looked[1]) << "the installed one";
+  fs::create_directories(self.parent_path());
+  write(looked[0], 0644);
+  EXPECT_EQ(find_own_program("rope2d-spawn-tool", nullptr, self.string()), looked[1]) << "one beside that cannot run is passed over";
+  ::chmod(looked[0].c_str(), 0755);
+  EXPECT_EQ(find_own_program("rope2d-spawn-tool", nullptr, self.string()), looked[0]) << "beside the program first";
+  // Neither the working directory nor the PATH: a tool planted there is not ours.
+  write(dir / "bin" / "rope2d-planted", 0755);
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir / "bin");
+  WithPath p((dir / "bin").string());
+  const std::string planted = find_own_program("rope2d-planted", nullptr, self.string());
+  fs::current_path(cwd);
+  EXPECT_EQ(planted, "");
+  EXPECT_EQ(find_own_program("bin/rope2d-spawn-tool", nullptr, (dir / "x").string()), "") << "a name, never a path";
+}
+
 TEST_F(FindProgram, FallsBackToUsrBinAndBin) {
   WithPath p("");
   const std::string sh = find_program("sh");

@@ -125,6 +125,37 @@ for kind in link fifo devnull; do
   [ ! -e sw/sweep.json ] && ok "sweep_worst.txt $kind: no sweep.json written" || bad "sweep_worst.txt $kind: sweep.json written"
 done
 
+# --- the folders verify fills in --out (build/, solution/) ---------------------------------------
+# A link inside them would take the built submission.so or a solution's source out of --out:
+# anything but regular files and folders there is refused before anything runs.
+echo "// a kernel" >k.cu
+for kind in link fifo devnull; do
+  for inside in build/submission.so solution/kernel.py solution/deep/er/x.py; do
+    rm -rf fill && mkdir -p "fill/$(dirname "$inside")" && place $kind "fill/$inside"
+    run 2 "verify --out, $inside $kind" "$rope2d" verify k.cu --quick --quiet --out fill
+    says "verify --out, $inside $kind" "--out fill/$inside: expected a regular file or a directory, found $(found $kind "fill/$inside")"
+    untouched "verify --out, $inside $kind"
+  done
+done
+mkdir -p realdir && rm -rf fill && mkdir fill && ln -s "$tmp/realdir" fill/build
+run 2 "verify --out, build a link to a folder" "$rope2d" verify k.cu --quick --quiet --out fill
+says "verify --out, build a link to a folder" "--out fill/build: expected a directory or nothing, found a symbolic link"
+[ -z "$(ls -A realdir)" ] && ok "the folder fill/build names stays empty" || bad "realdir: $(ls -la realdir)"
+
+# The default report folder (reports/verify/<name>) lies in the current folder, a checkout's,
+# say: a link on the way to it (reports, reports/verify) is refused, nothing lands where it points.
+mkdir -p checkout elsewhere && ln -s "$tmp/elsewhere" checkout/reports && cp k.cu checkout/
+run 2 "verify, the default report folder through a link" bash -c "cd checkout && '$rope2d' verify k.cu --quick --quiet"
+says "verify, the default report folder through a link" "the default report folder (--out names another) reports: expected a directory or nothing, found a symbolic link"
+[ -z "$(ls -A elsewhere)" ] && ok "nothing written where checkout/reports points" || bad "elsewhere: $(ls -la elsewhere)"
+
+# A submission named "...cu": its stem ".." would make the default folder reports/verify/..,
+# that is reports/; the default folder is reports/verify/submission(-no-gpu) instead.
+mkdir -p dots && cp k.cu dots/...cu
+(cd dots && timeout 300 "$rope2d" verify ...cu --quick --quiet >/dev/null 2>&1)
+[ ! -e dots/reports/report.md ] && ls -d dots/reports/verify/submission* >/dev/null 2>&1 &&
+  ok "verify ...cu: its report in reports/verify/submission*" || bad "verify ...cu: $(find dots/reports -maxdepth 3 | tr '\n' ' ')"
+
 # --- the control: regular files and nothing are written ---------------------------------------
 echo old >trace.jsonl && echo old >rep/report.md
 run 0 "check over regular files" "$rope2d" check --golden "$golden" --out rep --trace trace.jsonl

@@ -95,6 +95,37 @@ TEST(Validate, AtomicWritesFailLoudlyAndLeaveNoTemporary) {
   fs::remove_all(dir);
 }
 
+// A folder the verifier fills (a report's build/ and solution/) holds no link a write would
+// follow out of it; a copy into it never goes through a link at its target or its source.
+TEST(Validate, OutputTreesHoldNoLinksAndCopiesFollowNone) {
+  const fs::path dir = temp("tree");
+  fs::remove_all(dir);
+  fs::create_directories(dir / "build" / "deep");
+  std::ofstream(dir / "victim") << "keep me";
+  std::ofstream(dir / "build" / "deep" / "f") << "x";
+  EXPECT_NO_THROW(verify::require_output_tree((dir / "build").string(), "--out"));
+  EXPECT_NO_THROW(verify::require_output_tree((dir / "nothing").string(), "--out"));
+  fs::create_symlink(dir / "victim", dir / "build" / "deep" / "submission.so");
+  EXPECT_NE(message([&] { verify::require_output_tree((dir / "build").string(), "--out"); })
+                .find("--out " + (dir / "build" / "deep" / "submission.so").string() +
+                      ": expected a regular file or a directory, found a symbolic link"),
+            std::string::npos);
+  EXPECT_NE(message([&] { verify::copy_file_atomic((dir / "build" / "deep" / "f").string(), (dir / "build" / "deep" / "submission.so").string()); })
+                .find("found a symbolic link"),
+            std::string::npos);
+  EXPECT_NE(message([&] { verify::copy_file_atomic((dir / "build" / "deep" / "submission.so").string(), (dir / "copy").string()); })
+                .find("cannot open"),
+            std::string::npos)
+      << "a link as the source is not followed";
+  EXPECT_EQ(ref::read_file((dir / "victim").string()), "keep me");
+  verify::copy_file_atomic((dir / "victim").string(), (dir / "copy").string());
+  EXPECT_EQ(ref::read_file((dir / "copy").string()), "keep me");
+  std::ofstream(dir / "empty");
+  verify::copy_file_atomic((dir / "empty").string(), (dir / "copy").string());
+  EXPECT_EQ(ref::read_file((dir / "copy").string()), "");
+  fs::remove_all(dir);
+}
+
 TEST(NightlyConfig, ReadsTheDocumentedForm) {
   const std::string sub = temp("cand.cu");
   std::ofstream(sub) << "// kernel\n";

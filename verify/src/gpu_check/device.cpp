@@ -46,6 +46,42 @@ std::size_t align_up(std::size_t x) { return (x + 255) / 256 * 256; }
                          "): it was built with flush-to-zero or fast math, and its verdicts cannot be trusted");
 }
 
+// Atomics fill the failure list in no fixed order: when it overflowed, which failures it
+// holds is arbitrary. Then find by bisection a prefix of the elements whose failures fit the
+// list and are at least a quarter of it (records only; the summaries stay): the list then
+// holds every failure below that index, the lowest ones. `a` is the pass's launch.
+void keep_lowest_failures(const detail::CheckLaunch& a, cudaStream_t stream, CheckPass& pass) {
+  const std::int64_t n = a.in.n, max_failures = a.max_failures;
+  unsigned long long counters[3];
+  const auto failures_below = [&](std::int64_t prefix) {
+    detail::CheckLaunch p = a;
+    p.in.n = prefix;
+    detail::launch_check(p, stream);
+    check(cudaGetLastError(), "launch");
+    check(cudaMemcpyAsync(counters, a.counters, sizeof counters, cudaMemcpyDeviceToHost, stream), "copy counters");
+    check(cudaStreamSynchronize(stream), "prefix pass");
+    return static_cast<std::int64_t>(counters[0]);
+  };
+  const std::int64_t enough = std::max<std::int64_t>(1, max_failures / 4);
+  std::int64_t good = 0, bad = n, good_count = 0, last = -1;
+  // First guess: where about half the list's worth would fall if failures were even.
+  std::int64_t mid = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(n) * max_failures / (2.0 * pass.failures_total)));
+  while (good_count < enough && bad - good > 1) {
+    mid = std::clamp<std::int64_t>(mid, good + 1, bad - 1);
+    const std::int64_t c = failures_below(mid);
+    last = mid;
+    if (c > max_failures) bad = mid;
+    else good = mid, good_count = c;
+    mid = good + (bad - good) / 2;
+  }
+  if (last != good) good_count = good > 0 ? failures_below(good) : 0;
+  pass.failures.resize(static_cast<std::size_t>(good_count));
+  if (good_count > 0)
+    check(cudaMemcpyAsync(pass.failures.data(), a.failures, sizeof(CheckRecord) * pass.failures.size(), cudaMemcpyDeviceToHost, stream),
+          "copy failures");
+  check(cudaStreamSynchronize(stream), "copy back");
+}
+
 }  // namespace
 
 CheckPass gpu_check_device(const DeviceArrays& d, const CheckOptions& o, void* stream_ptr) {
@@ -94,40 +130,7 @@ CheckPass gpu_check_device(const DeviceArrays& d, const CheckOptions& o, void* s
                           cudaMemcpyDeviceToHost, stream),
           "copy deferred");
   check(cudaStreamSynchronize(stream), "copy back");
-  // Atomics fill the failure list in no fixed order: when it overflowed, which failures it
-  // holds is arbitrary. Then find by bisection a prefix of the elements whose failures fit the
-  // list and are at least a quarter of it (records only; the summaries above stay): the list
-  // then holds every failure below that index, the lowest ones.
-  if (pass.failures_total > max_failures) {
-    const auto failures_below = [&](std::int64_t prefix) {
-      detail::CheckLaunch p = a;
-      p.in.n = prefix;
-      detail::launch_check(p, stream);
-      check(cudaGetLastError(), "launch");
-      check(cudaMemcpyAsync(counters, a.counters, sizeof counters, cudaMemcpyDeviceToHost, stream), "copy counters");
-      check(cudaStreamSynchronize(stream), "prefix pass");
-      return static_cast<std::int64_t>(counters[0]);
-    };
-    const std::int64_t enough = std::max<std::int64_t>(1, max_failures / 4);
-    std::int64_t good = 0, bad = d.n, good_count = 0, last = -1;
-    // First guess: where about half the list's worth would fall if failures were even.
-    std::int64_t mid = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(d.n) * max_failures / (2.0 * pass.failures_total)));
-    while (good_count < enough && bad - good > 1) {
-      mid = std::clamp<std::int64_t>(mid, good + 1, bad - 1);
-      const std::int64_t c = failures_below(mid);
-      last = mid;
-      if (c > max_failures) bad = mid;
-      else good = mid, good_count = c;
-      mid = good + (bad - good) / 2;
-    }
-    if (last != good) good_count = good > 0 ? failures_below(good) : 0;
-    pass.failures.resize(static_cast<std::size_t>(good_count));
-    if (good_count > 0)
-      check(cudaMemcpyAsync(pass.failures.data(), a.failures, sizeof(CheckRecord) * pass.failures.size(), cudaMemcpyDeviceToHost,
-                            stream),
-            "copy failures");
-    check(cudaStreamSynchronize(stream), "copy back");
-  }
+  if (pass.failures_total > max_failures) keep_lowest_failures(a, stream, pass);
   std::sort(pass.failures.begin(), pass.failures.end(), [](const CheckRecord& x, const CheckRecord& y) { return x.index < y.index; });
   std::sort(pass.deferred.begin(), pass.deferred.end(),
             [](const DeferredElement& x, const DeferredElement& y) { return x.index < y.index; });

@@ -85,26 +85,42 @@ ROPE2D_HD inline bool near_bin_edge(double scaled) {
          (e + 1 >= core::error_bin_low && e + 1 <= core::error_bin_high && near_threshold(scaled, ldexp(1.0, e + 1)));
 }
 
+// The special cases (backward.hpp: a non-finite input, t = 0, both grads zero): only a NaN
+// reference met by a NaN is settled here, where no subnormal value takes part; signed zeros and
+// infinite grads go to the CPU.
+ROPE2D_HD inline Verdict judge_special(double gc, double gs, float t, float got) {
+  Verdict v;
+  const bool nan_ref = isnan(gc) || isnan(gs) || isnan(t) || isinf(t);
+  if (!nan_ref || !isnan(got) || core::may_involve_subnormal(gc, gs, t, NAN)) {
+    v.defer = true;
+    return v;
+  }
+  v.bit_equal = v.correctly_rounded = true;
+  v.nonzero_ref = v.nonzero_out = true;  // NaN != 0
+  v.nan = true;                          // right here, and a failure under SOL-ExecBench's rules
+  v.ref = NAN;
+  return v;
+}
+
+// Whether a product gc sin t or gs cos t lies near the product window (where it may be
+// subnormal in float32), or the reference near the result window (tolerance_core.hpp, a
+// threshold in S and |gc| too): whether a subnormal value takes part could then differ between
+// the device and the host.
+ROPE2D_HD inline bool near_subnormal_window(double gc, double gs, float t, float ref, double scale, double s, double c) {
+  const double thr = core::product_window;
+  if ((gc != 0 && s != 0 && near_threshold(fabs(gc * s), thr)) || (gs != 0 && c != 0 && near_threshold(fabs(gs * c), thr)))
+    return true;
+  const double margin = core::result_window_margin(ref, scale, gc, core::subnormal_terms(gc, gs, t, s, c));
+  return ref != 0 && fabs(margin) <= borderline * (fabs(ref) + core::tiny + core::bound_c * core::u24 * scale);
+}
+
 // The judgement metrics.cpp's compare() makes of (gc, gs, t) -> got, or defer, given s and c:
 // sin t and cos t from the caller's double sincos (within the margin certified_enclosure.hpp
 // states). Every settled verdict is the same for any s and c within that margin.
 ROPE2D_HD inline Verdict judge_with(double gc, double gs, float t, float got, double s, double c) {
   Verdict v;
   const bool finite = isfinite(gc) && isfinite(gs) && isfinite(t);
-  if (!finite || t == 0 || (gc == 0 && gs == 0)) {
-    // Special cases (backward.hpp): only a NaN reference met by a NaN is settled here, where
-    // no subnormal value takes part; signed zeros and infinite grads go to the CPU.
-    const bool nan_ref = isnan(gc) || isnan(gs) || isnan(t) || isinf(t);
-    if (!nan_ref || !isnan(got) || core::may_involve_subnormal(gc, gs, t, NAN)) {
-      v.defer = true;
-      return v;
-    }
-    v.bit_equal = v.correctly_rounded = true;
-    v.nonzero_ref = v.nonzero_out = true;  // NaN != 0
-    v.nan = true;                          // right here, and a failure under SOL-ExecBench's rules
-    v.ref = NAN;
-    return v;
-  }
+  if (!finite || t == 0 || (gc == 0 && gs == 0)) return judge_special(gc, gs, t, got);
   if (!isfinite(got)) {
     v.defer = true;  // NaN, Inf, the poison pattern: the CPU classifies them
     return v;
@@ -123,14 +139,7 @@ ROPE2D_HD inline Verdict judge_with(double gc, double gs, float t, float got, do
   const double scale = fabs(x.a) + fabs(x.b);  // condition_scale(): |gc sin t| + |gs cos t|
   bool sub = false;
   if (core::may_involve_subnormal(gc, gs, t, ref)) {
-    const double thr = core::product_window;
-    if ((gc != 0 && s != 0 && near_threshold(fabs(gc * s), thr)) || (gs != 0 && c != 0 && near_threshold(fabs(gs * c), thr))) {
-      v.defer = true;
-      return v;
-    }
-    // The result window (tolerance_core.hpp), a threshold in S and |gc| too.
-    const double margin = core::result_window_margin(ref, scale, gc, core::subnormal_terms(gc, gs, t, s, c));
-    if (ref != 0 && fabs(margin) <= borderline * (fabs(ref) + core::tiny + core::bound_c * core::u24 * scale)) {
+    if (near_subnormal_window(gc, gs, t, ref, scale, s, c)) {
       v.defer = true;
       return v;
     }

@@ -22,6 +22,19 @@ std::optional<T> whole(std::span<const unsigned char> bytes) {
 
 bool valid_ref(const Ref& r) { return r.pad == 0 && r.region < max_regions && (r.region != 0 || r.offset == 0); }
 
+// Flat (rank 0, shape all 0) or a shape of non-negative extents whose product is the count.
+bool valid_shape(const Request& r) {
+  if (r.pad != 0 || r.rank > max_rank) return false;
+  std::int64_t product = 1;
+  for (std::uint32_t i = 0; i < max_rank; ++i) {
+    const std::int64_t e = r.shape[i];
+    if (i >= r.rank ? e != 0 : e < 0 || e > (1ll << 40)) return false;
+    if (i < r.rank) product = e == 0 || product == 0 ? 0 : (product > (1ll << 40) / e ? -1 : product * e);
+    if (product < 0) return false;
+  }
+  return r.rank == 0 || product == r.count;
+}
+
 }  // namespace
 
 std::optional<Request> parse_request(std::span<const unsigned char> bytes) {
@@ -39,7 +52,7 @@ std::optional<Request> parse_request(std::span<const unsigned char> bytes) {
       if (r->head_dim < 0 || r->head_dim > (1 << 20)) return std::nullopt;
       for (const Ref& a : r->arg)
         if (!valid_ref(a)) return std::nullopt;
-      return r;
+      return valid_shape(*r) ? r : std::nullopt;
     }
     case Op::bye:
       return r;
@@ -59,8 +72,23 @@ std::optional<Reply> parse_reply(std::span<const unsigned char> bytes) {
       return r->seq > 0 && r->rc == 0 && r->cuda_error >= 0 ? r : std::nullopt;
     case Stage::hello:
       return r->seq == 1 && (r->rc == 0 || r->rc == 1) && r->cuda_error == 0 ? r : std::nullopt;
+    case Stage::note:
+      return std::nullopt;  // a note is longer than a reply: parse_note
   }
   return std::nullopt;
+}
+
+std::optional<Note> parse_note(std::span<const unsigned char> bytes) {
+  if (bytes.size() < sizeof(Reply)) return std::nullopt;
+  Reply r;
+  std::memcpy(&r, bytes.data(), sizeof r);
+  const std::size_t text = bytes.size() - sizeof r;
+  if (r.magic != magic || r.stage != Stage::note || r.cuda_error != 0 || r.rc < 0 || static_cast<std::size_t>(r.rc) != text ||
+      text > max_note_bytes)
+    return std::nullopt;
+  Note n{r.seq, std::string(reinterpret_cast<const char*>(bytes.data()) + sizeof r, text)};
+  if (n.text.find('\0') != std::string::npos) return std::nullopt;
+  return n;
 }
 
 bool send_record(int socket, const void* record, std::size_t size, int fd) {

@@ -10,13 +10,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "harness/host_protocol.hpp"
@@ -42,6 +45,7 @@ std::string cuda_error_name(int e) {
 struct RemoteKernel::Impl {
   RemoteOptions opt;
   std::unique_ptr<BoxedProcess> box;
+  std::optional<BoxResult> ended;  // a host that did not start: its end, kept for finish()
   int sock = -1;
   std::string error;
   bool fused = false;
@@ -61,6 +65,9 @@ struct RemoteKernel::Impl {
   std::set<std::uint64_t> captured;          // captured calls: done when the judge's graph is replayed
   std::map<std::uint64_t, std::chrono::steady_clock::time_point> running;  // launched, not finished: since when
   std::vector<std::string> errors;           // reported since the last settle
+  std::vector<wire::Note> notes;             // since the last take_notes
+  int notes_dropped = 0;
+  std::vector<std::int64_t> shape;           // of the next calls (set_shape)
   std::thread reader, watchdog;
   bool stopping = false;
 
@@ -113,21 +120,31 @@ struct RemoteKernel::Impl {
     }
   }
 
+  // A note is kept (up to 256 between takes) and never awaited: the host's words, no reply.
+  bool keep_note(std::span<const unsigned char> record) {
+    std::optional<wire::Note> n = wire::parse_note(record);
+    if (!n) return false;
+    if (notes.size() < 256) notes.push_back(std::move(*n));
+    else ++notes_dropped;
+    return true;
+  }
+
   void read_replies() {
-    unsigned char buf[256];
+    std::vector<unsigned char> buf(sizeof(wire::Reply) + wire::max_note_bytes);
     for (;;) {
       int fd = -1;
-      const long k = wire::receive_record(sock, buf, sizeof buf, &fd);
+      const long k = wire::receive_record(sock, buf.data(), buf.size(), &fd);
       if (fd >= 0) ::close(fd);  // the host never passes descriptors
       std::unique_lock lk(m);
+      if (k > 0 && keep_note({buf.data(), static_cast<std::size_t>(k)})) continue;
       if (k <= 0) {
         dead = true;
-        if (death.empty()) death = "the kernel host closed its socket (it exited or was killed)";
+        if (death.empty()) death = "the " + opt.name + " closed its socket (it exited or was killed)";
         release_waiters();
         cv.notify_all();
         return;
       }
-      std::optional<wire::Reply> r = wire::parse_reply({buf, static_cast<std::size_t>(k)});
+      std::optional<wire::Reply> r = wire::parse_reply({buf.data(), static_cast<std::size_t>(k)});
       const bool expected =
           r && (r->stage == wire::Stage::hello ? !hello
                 : r->stage == wire::Stage::mapped ? awaiting_map.erase(static_cast<std::uint32_t>(r->seq)) > 0
@@ -135,7 +152,7 @@ struct RemoteKernel::Impl {
                                                     : running.count(r->seq) > 0);
       if (!expected) {  // not the protocol: the host is not to be talked to any more, and is killed
         dead = true;
-        death = "the kernel host sent a record that is not a reply the judge awaited (" + std::to_string(k) + " bytes)";
+        death = "the " + opt.name + " sent a record that is not a reply the judge awaited (" + std::to_string(k) + " bytes)";
         release_waiters();
         cv.notify_all();
         ::shutdown(sock, SHUT_RDWR);
@@ -144,6 +161,7 @@ struct RemoteKernel::Impl {
       }
       switch (r->stage) {
         case wire::Stage::hello: hello = true, fused = r->rc == 1; break;
+        case wire::Stage::note: break;  // parse_reply never gives one: keep_note took it
         case wire::Stage::mapped: mapped[static_cast<std::uint32_t>(r->seq)] = r->rc; break;
         case wire::Stage::launched:
           launched[r->seq] = r->rc;
@@ -152,7 +170,7 @@ struct RemoteKernel::Impl {
         case wire::Stage::finished:
           running.erase(r->seq);
           if (unfinished.erase(r->seq) && r->cuda_error) {
-            errors.push_back(cuda_error_name(r->cuda_error) + " after the call (reported by the kernel host)");
+            errors.push_back(cuda_error_name(r->cuda_error) + " after the call (reported by the " + opt.name + ")");
             faulted = true;
             // The host's stream is broken: its "done" will never be written.
             const detail::DriverApi& d = detail::driver_api();
@@ -218,7 +236,7 @@ struct RemoteKernel::Impl {
     awaiting_launch.insert(me);
     if (!wire::send_record(sock, &req, sizeof req)) {
       dead = true;
-      if (death.empty()) death = "the kernel host's socket is closed";
+      if (death.empty()) death = "the " + opt.name + "'s socket is closed";
       release_waiters();
       return host_gone_rc;
     }
@@ -252,13 +270,13 @@ struct RemoteKernel::Impl {
     const bool sent = !dead && wire::send_record(sock, &req, sizeof req, fd);
     ::close(fd);
     if (!sent || !wait(lk, opt.call_timeout_s, [&] { return mapped.count(req.region) > 0; })) {
-      if (why) *why = "the kernel host did not map the shared memory: " + (death.empty() ? "no reply" : death);
+      if (why) *why = "the " + opt.name + " did not map the shared memory: " + (death.empty() ? "no reply" : death);
       return false;
     }
     const int rc = mapped[req.region];
     mapped.erase(req.region);
     if (rc != 0) {
-      if (why) *why = "the kernel host could not map the shared memory (CUresult " + std::to_string(rc) + ")";
+      if (why) *why = "the " + opt.name + " could not map the shared memory (CUresult " + std::to_string(rc) + ")";
       return false;
     }
     regions.push_back({req.region, a.begin(), a.size()});
@@ -291,14 +309,15 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
   }
   BoxPolicy p = o.box;
   p.keep_fds = {sv[1]};
-  m.box = std::make_unique<BoxedProcess>(std::vector<std::string>{o.host_program, "serve", o.library}, p);
+  m.box = std::make_unique<BoxedProcess>(
+      o.command.empty() ? std::vector<std::string>{o.host_program, "serve", o.library} : o.command, p);
   ::close(sv[1]);
   m.sock = sv[0];
   // A host that stops reading makes a send fail after the call time limit, never block for ever.
   const timeval limit{static_cast<time_t>(o.call_timeout_s), 0};
   ::setsockopt(m.sock, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
   if (!m.box->started()) {
-    m.error = "cannot start the kernel host: " + m.box->start_error();
+    m.error = "cannot start the " + m.opt.name + ": " + m.box->start_error();
     return;
   }
   m.reader = std::thread([&m] { m.read_replies(); });
@@ -307,8 +326,10 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
     std::unique_lock lk(m.m);
     if (!m.wait(lk, o.start_timeout_s, [&] { return m.hello; })) {
       lk.unlock();
-      const BoxResult r = m.box->finish(1);
-      m.error = "the kernel host did not start (" + r.exit_text() + "): " + r.output.substr(0, 4000);
+      const BoxResult r = *(m.ended = m.box->finish(1));
+      std::lock_guard dead_lk(m.m);
+      m.error = "the " + m.opt.name + " did not start (" + (m.death.empty() ? "" : m.death + "; ") + r.exit_text() +
+                "): " + r.output.substr(0, 4000);
       return;
     }
   }
@@ -316,7 +337,7 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
   std::string why;
   std::uint32_t id = 0;
   if (!m.flags.allocate(8 * wire::flag_pairs, &why, true) || !m.share_region(m.flags, &id, &why) || id != wire::flags_region) {
-    m.error = "cannot share the flag words with the kernel host: " + why;
+    m.error = "cannot share the flag words with the " + m.opt.name + ": " + why;
     return;
   }
   cudaMemsetAsync(m.flags.begin(), 0, m.flags.size(), m.rescue);
@@ -327,6 +348,18 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
 RemoteKernel::~RemoteKernel() {
   if (current.load() == this) current.store(nullptr);
   finish();
+}
+
+void RemoteKernel::set_shape(const std::vector<std::int64_t>& shape) {
+  std::lock_guard lk(impl_->m);
+  impl_->shape = shape;
+}
+
+std::vector<wire::Note> RemoteKernel::take_notes(int* dropped) {
+  std::lock_guard lk(impl_->m);
+  if (dropped) *dropped = impl_->notes_dropped;
+  impl_->notes_dropped = 0;
+  return std::exchange(impl_->notes, {});
 }
 
 bool RemoteKernel::ready() const { return impl_->error.empty(); }
@@ -367,6 +400,17 @@ int RemoteKernel::forward(wire::Entry entry, std::int64_t count, int head_dim, i
   q.head_dim = head_dim;
   int k = 0;
   for (const void* a : args) q.arg[k++] = m.ref_of(a);
+  {
+    std::lock_guard lk(m.m);
+    if (entry == wire::Entry::plain && !m.shape.empty() && m.shape.size() <= wire::max_rank) {
+      std::int64_t product = 1;
+      for (std::int64_t e : m.shape) product *= e;
+      if (product == count) {  // a shape of another problem is not sent: the call stays flat
+        q.rank = static_cast<std::uint32_t>(m.shape.size());
+        std::copy(m.shape.begin(), m.shape.end(), q.shape);
+      }
+    }
+  }
   return m.call(q, stream);
 }
 
@@ -394,7 +438,7 @@ std::string RemoteKernel::settle(bool* timed_out) {
     if (timed_out) *timed_out = true;
     lk.unlock();
     m.kill_host("a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s", true);
-    return "a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s (the kernel host was killed)";
+    return "a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s (the " + m.opt.name + " was killed)";
   }
   return e;
 }
@@ -408,7 +452,7 @@ RemoteKernel::End RemoteKernel::finish() {
   Impl& m = *impl_;
   End e;
   if (!m.box) return e;
-  e.left_running = m.box->others_in_box();
+  if (!m.ended) e.left_running = std::max(0, m.box->others_in_box() - (m.opt.processes - 1));
   if (m.sock >= 0) {
     wire::Request bye;
     bye.op = wire::Op::bye;
@@ -420,7 +464,8 @@ RemoteKernel::End RemoteKernel::finish() {
   }
   m.cv.notify_all();
   if (m.watchdog.joinable()) m.watchdog.join();
-  e.result = m.box->finish(5);
+  // A host that did not start ended in the constructor: its end as seen there, what it refused too.
+  e.result = m.ended ? *m.ended : m.box->finish(5);
   if (m.sock >= 0) ::shutdown(m.sock, SHUT_RDWR);
   if (m.reader.joinable()) m.reader.join();
   if (m.sock >= 0) ::close(m.sock);

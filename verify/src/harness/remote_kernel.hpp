@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/host_protocol.hpp"
 #include "harness/sandbox.hpp"
@@ -30,6 +31,11 @@ namespace rope2d::verify::harness {
 struct RemoteOptions {
   std::string host_program;  // rope2d-kernel-host
   std::string library;       // the submission's shared object, readable inside the box
+  // The host's command when it is not the kernel host (the Python host of a solution: its
+  // relay, verify/python/solution_runner.py); it finds the socket on descriptor 3.
+  std::vector<std::string> command;
+  std::string name = "kernel host";  // in messages
+  int processes = 1;                 // the host's own processes in the box (the Python host: its relay too)
   BoxPolicy box;
   double start_timeout_s = 120;
   double call_timeout_s = 60;
@@ -45,6 +51,13 @@ class RemoteKernel {
   bool ready() const;
   const std::string& error() const;
   bool has_fused() const;  // the host's word: rope2d_backward_fused is exported
+
+  // The shape the next calls' tensors have (a Python host wraps the buffers as tensors of
+  // it); empty: flat, as the C ABI sees them.
+  void set_shape(const std::vector<std::int64_t>& shape);
+  // The host's notes (its words on itself, seq 0, and on each call, by seq) since the last
+  // take, in order; at most 256 are kept between takes (the rest counted in `dropped`).
+  std::vector<wire::Note> take_notes(int* dropped = nullptr);
 
   // The one in use in this process (the testbed's allocations are shared with it), or null.
   static RemoteKernel* active();

@@ -60,6 +60,11 @@ const SandboxProbe& probe_sandbox();
 // A program's path from the PATH: the io wing's find_program (spawn.hpp), the one lookup.
 using verify::find_program;
 
+// Shows read-only in the box the folder of a program it runs (found on the PATH: bin/PROG's
+// grandparent, a venv's, say) where that lies under a hidden folder, unless the folder holds a
+// hidden folder itself (a python3 in ~/bin would reveal the whole home).
+void reveal_program(BoxPolicy& p, const std::string& program);
+
 // The memory limit when Limits::memory_bytes is 0: three quarters of the machine's memory.
 std::uint64_t default_memory_limit();
 
@@ -87,6 +92,13 @@ class Scratch {
   std::string path_;
 };
 
+// Removes the folder `path` with everything in it, whatever the box left there: a chain of
+// folders deeper than any path or table of open descriptors, folders made unreadable (as an
+// ordinary user the verifier holds no right to enter those), millions of names. Each folder
+// found inside is moved up into `path` before it is emptied, so that two folders at most are
+// open at once; links are removed, never followed. False (errno set) when something stayed.
+bool remove_tree(const std::string& path);
+
 // Files this process put in a scratch folder made the box user's (when started as root), so
 // that what runs there may write beside them (caches, builds) as it would in its own folder.
 void give_to_box(const std::string& path);
@@ -96,9 +108,12 @@ struct BoxResult {
   std::string start_error;
   int status = -1;  // waitpid status
   bool timed_out = false;
-  std::string output;            // stdout and stderr, at most output_cap bytes
+  std::string output;            // stdout and stderr, at most output_cap bytes, as written
   std::uint64_t output_bytes = 0;  // all it wrote
   Refusals refused;                // what the box refused it (with a watcher)
+  // The output as text safe to show in a message or a report (plain_text.hpp: no terminal
+  // escapes, no malformed UTF-8): the child chose every byte of it.
+  std::string text() const;
   std::string exit_text() const;   // "exit 1", "signal 9 (Killed)", "killed after 120 s (time limit)"
   bool ok() const;                 // started, exited 0, in time
 };

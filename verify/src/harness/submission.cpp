@@ -11,6 +11,8 @@
 #include <set>
 
 #include "rope2d/ref/input.hpp"
+#include "rope2d/verify/atomic_file.hpp"
+#include "rope2d/verify/plain_text.hpp"
 #include "rope2d/verify/safetensors.hpp"
 
 namespace rope2d::verify {
@@ -21,28 +23,91 @@ namespace {
 
 bool ends_with(const std::string& s, const std::string& e) { return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0; }
 
-// The headers a source may include from beside it, copied into the box's scratch folder with
-// their relative paths (regular files of header suffixes, three folders deep, at most 512
-// files and 32 MiB): the box never needs to see the submission's own folder.
-void copy_headers(const fs::path& from, const fs::path& to, Submission& s) {
-  static const std::set<std::string> suffixes{".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc"};
-  std::size_t files = 0, bytes = 0;
+// The caller's file `from` (followed where it is a link) put at `to` in a folder the box writes
+// in, created whole and never through a link there (copy_file_atomic); "" or why not.
+std::string into_box(const fs::path& from, const fs::path& to) {
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(from, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    if (it.depth() > 2) {
-      it.disable_recursion_pending();
-      continue;
+  const fs::path real = fs::canonical(from, ec);
+  if (ec) return from.string() + ": " + ec.message();
+  try {
+    copy_file_atomic(real.string(), to.string());
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The names a source's #include lines give literally, quoted or angled ("x.h", <sub/y.cuh>),
+// wherever the lines stand (an #if 0 does not hide one: more is found, never less).
+std::vector<std::string> included_names(const std::string& text) {
+  std::vector<std::string> names;
+  for (std::size_t b = 0; b < text.size();) {
+    const std::size_t e = std::min(text.find('\n', b), text.size());
+    std::size_t i = text.find_first_not_of(" \t", b);
+    if (i < e && text[i] == '#') {
+      i = text.find_first_not_of(" \t", i + 1);
+      if (i < e && text.compare(i, 7, "include") == 0) {
+        i = text.find_first_not_of(" \t", i + 7);
+        if (i < e && (text[i] == '"' || text[i] == '<')) {
+          const std::size_t close = text.find(text[i] == '"' ? '"' : '>', i + 1);
+          if (close < e && close > i + 1) names.push_back(text.substr(i + 1, close - i - 1));
+        }
+      }
     }
-    if (!it->is_regular_file(ec) || it->is_symlink(ec) || !suffixes.count(it->path().extension().string())) continue;
-    const std::size_t size = it->file_size(ec);
-    if (++files > 512 || (bytes += size) > (32u << 20)) {
-      s.warnings.push_back("only the first headers beside the source were copied for its build (at most 512 files, 32 MiB)");
-      return;
+    b = e + 1;
+  }
+  return names;
+}
+
+// The headers a source includes from beside it, copied into the box's scratch folder with
+// their relative paths: those its #include lines name, then those theirs name, looked up as
+// the build does (beside the including file, then in the source's folder), each a regular
+// file inside the source's folder reached through no link; at most 512 files and 32 MiB. The
+// box never needs to see the submission's folder, and nothing there that the source does not
+// name is copied: the folder may hold other files (another submission's, in an inbox under a
+// hidden home) that the box must not read.
+void copy_headers(const std::string& source, const fs::path& to, Submission& s) {
+  std::error_code ec;
+  const fs::path root = fs::canonical(fs::absolute(source).parent_path(), ec);
+  if (ec) return;
+  std::set<std::string> copied;  // relative to root
+  std::vector<std::pair<std::string, fs::path>> pending;  // a file's text, its folder relative to root
+  try {
+    pending.emplace_back(ref::read_file(source, 32u << 20), fs::path());
+  } catch (const std::invalid_argument&) {
+    return;
+  }
+  std::size_t bytes = 0;
+  while (!pending.empty()) {
+    const auto [text, folder] = std::move(pending.back());
+    pending.pop_back();
+    for (const std::string& name : included_names(text)) {
+      for (const fs::path& rel : {(folder / name).lexically_normal(), fs::path(name).lexically_normal()}) {
+        if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") continue;  // not beside the source
+        const fs::path file = root / rel;
+        if (!fs::is_regular_file(fs::symlink_status(file, ec))) continue;
+        const fs::path real = fs::canonical(file, ec);
+        if (ec || real != file) continue;  // through a linked folder
+        if (!copied.insert(rel.string()).second) break;
+        std::string header;
+        try {
+          header = ref::read_file(file.string(), 32u << 20);
+        } catch (const std::invalid_argument&) {
+          break;
+        }
+        if (copied.size() > 512 || (bytes += header.size()) > (32u << 20)) {
+          s.warnings.push_back("only the first headers the source includes were copied for its build (at most 512 files, 32 MiB)");
+          return;
+        }
+        fs::create_directories((to / rel).parent_path(), ec);
+        try {
+          write_file_atomic((to / rel).string(), {header});
+        } catch (const std::invalid_argument&) {
+        }
+        pending.emplace_back(std::move(header), rel.parent_path());
+        break;  // the first place the build would find it
+      }
     }
-    const fs::path dst = to / fs::relative(it->path(), from, ec);
-    fs::create_directories(dst.parent_path(), ec);
-    fs::copy_file(it->path(), dst, fs::copy_options::overwrite_existing, ec);
   }
 }
 
@@ -54,13 +119,12 @@ void copy_headers(const fs::path& from, const fs::path& to, Submission& s) {
 bool build_in_box(Submission& s, const std::string& path, const BuildOptions& o) {
   const fs::path work = o.box.scratch;
   std::error_code ec;
-  copy_headers(fs::absolute(path).parent_path(), work, s);
+  copy_headers(path, work, s);
   fs::create_directories(work / "include" / "rope2d", ec);
-  fs::copy_file(fs::path(o.include_dir) / "rope2d" / "rope2d_backward.h", work / "include" / "rope2d" / "rope2d_backward.h",
-                fs::copy_options::overwrite_existing, ec);
-  if (!ec) fs::copy_file(path, work / "submission.cu", fs::copy_options::overwrite_existing, ec);
-  if (ec) {
-    s.error = path + ": cannot copy it to build it (" + ec.message() + ")";
+  std::string why = into_box(fs::path(o.include_dir) / "rope2d" / "rope2d_backward.h", work / "include" / "rope2d" / "rope2d_backward.h");
+  if (why.empty()) why = into_box(path, work / "submission.cu");
+  if (!why.empty()) {
+    s.error = path + ": cannot copy it to build it (" + why + ")";
     return false;
   }
   std::vector<std::string> argv{o.nvcc, "-O3", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC", "-Iinclude", "-I."};
@@ -75,7 +139,7 @@ bool build_in_box(Submission& s, const std::string& path, const BuildOptions& o)
   box.limits.wall_s = o.timeout_s;
   const harness::BoxResult r = harness::run_boxed(argv, box);
   s.refused.add(r.refused);
-  s.compile_log = r.output;
+  s.compile_log = r.text();
   if (r.output_bytes > r.output.size())
     s.compile_log += "\n[" + std::to_string(r.output_bytes - r.output.size()) + " more bytes of output not kept]";
   if (!r.started) {
@@ -117,18 +181,19 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
       s.error_cause = Cause::build;
       return s;
     }
-    // The built object kept beside the report (a copy: the box's folder is removed at the end).
-    fs::create_directories(o.build_dir, ec);
-    if (!ec) fs::copy_file(lib, fs::path(o.build_dir) / "submission.so", fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      s.error = o.build_dir + ": cannot store the built submission.so there (" + ec.message() + ")";
+    // The built object kept beside the report (a copy: the box's folder is removed at the end),
+    // written as every output is: a regular file created whole, never through a link.
+    try {
+      make_output_folder(o.build_dir);
+      copy_file_atomic(lib.string(), (fs::path(o.build_dir) / "submission.so").string());
+    } catch (const std::invalid_argument& e) {
+      s.error = o.build_dir + ": cannot store the built submission.so there (" + e.what() + ")";
       return s;
     }
   } else if (ends_with(path, ".so")) {
     s.kind = "shared-object";
-    fs::copy_file(path, lib, fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      s.error = path + ": cannot copy it into the box (" + ec.message() + ")";
+    if (const std::string why = into_box(path, lib); !why.empty()) {
+      s.error = path + ": cannot copy it into the box (" + why + ")";
       return s;
     }
   } else {
@@ -146,20 +211,62 @@ std::string probe_submission(Submission& s, const std::string& host_program, con
   const harness::BoxResult r = harness::run_boxed({host_program, "probe", s.library}, p);
   s.refused.add(r.refused);
   if (r.ok()) return "";
-  const std::string said = r.output.substr(0, 4000);
+  const std::string said = plain_text(r.output.substr(0, 4000));
   if (r.timed_out) return "loading did not end within " + std::to_string(static_cast<long>(p.limits.wall_s)) + " s (killed)";
   if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3) return "missing symbol rope2d_backward: " + said;
   if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 4) return said.empty() ? "cannot load" : said;
   return "the load check ended with " + r.exit_text() + (said.empty() ? "" : ": " + said);
 }
 
+ByteCompile byte_compile_in_box(const Solution& s, const std::string& python, const harness::BoxPolicy& box, double timeout_s,
+                                harness::Refusals* refused) {
+  ByteCompile b;
+  // The copy's paths, relative to the scratch folder (the box's working folder): none starts
+  // with '-', so none is read as an option.
+  std::vector<std::string> argv{python, "-I", "-c",
+                                "import sys\nfor f in sys.argv[1:]:\n    compile(open(f, 'rb').read(), f, 'exec', dont_inherit=True)\n"};
+  for (const std::string& f : s.sources)
+    if (ends_with(f, ".py")) argv.push_back((fs::path("solution") / f).string()), ++b.files;
+  if (b.files == 0) return b;
+  // Links copied as links (never followed out of the folder); the verifier wrote the folder.
+  const fs::path copy = fs::path(box.scratch) / "solution";
+  std::error_code ec;
+  fs::copy(s.dir, copy, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+  if (ec) {
+    b.error = "cannot copy its sources into the box: " + ec.message();
+    return b;
+  }
+  harness::give_to_box(copy.string());
+  harness::BoxPolicy p = box;
+  p.limits.wall_s = timeout_s;
+  const harness::BoxResult r = harness::run_boxed(argv, p);
+  if (refused) refused->add(r.refused);
+  if (!r.started) {
+    b.error = "cannot start " + python + ": " + r.start_error;
+    return b;
+  }
+  // 127: the box's first program found no such program on the box's PATH.
+  if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127) {
+    b.error = "no " + python + " in the box: " + r.text();
+    return b;
+  }
+  b.ran = true;
+  if (!r.ok()) {
+    std::string tail = r.text();
+    if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
+    b.error = r.exit_text() + (r.timed_out ? ", over its time limit" : "") + ": " + tail;
+  }
+  return b;
+}
+
 std::string kernel_host_program(const std::string& scratch) {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   const fs::path installed = ec ? fs::path("rope2d-kernel-host") : exe.parent_path() / "rope2d-kernel-host";
+  // Copied again after a build there: never through a link the folder may hold.
   const fs::path copy = fs::path(scratch) / "host";
-  fs::copy_file(installed, copy, fs::copy_options::overwrite_existing, ec);
-  if (ec) throw std::runtime_error("cannot copy the kernel host " + installed.string() + " into the box: " + ec.message());
+  if (const std::string why = into_box(installed, copy); !why.empty())
+    throw std::runtime_error("cannot copy the kernel host " + installed.string() + " into the box: " + why);
   fs::permissions(copy, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
                             fs::perms::others_exec, ec);
   return copy.string();

@@ -1,5 +1,6 @@
 // A C ABI kernel submission made ready to run in the box: a CUDA source compiled by nvcc
-// inside the box (sandbox.hpp), or a prebuilt shared object copied there. The verifier never
+// inside the box (sandbox.hpp), or a prebuilt shared object copied there; and a Python
+// solution's sources compiled to bytecode there. The verifier never
 // loads it into its own process: the kernel host loads it, in the box (kernel_host.cpp), for a
 // load check without a GPU (probe_submission) or to serve calls (remote_kernel.hpp).
 // Failures are values (a message), never exceptions that escape.
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "harness/sandbox.hpp"
+#include "rope2d/verify/solution.hpp"
 #include "rope2d/verify/status.hpp"
 #include "rope2d/rope2d_backward.h"
 
@@ -45,6 +47,18 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o);
 // Loads the library in the box with the kernel host (no GPU needed): "" when it loads and
 // exports rope2d_backward, else why not. The box's word (its exit), not a judgement.
 std::string probe_submission(Submission& s, const std::string& host_program, const harness::BoxPolicy& box);
+
+// A Python solution's sources compiled to bytecode in the box, as the build of a C ABI
+// submission is (no GPU needed): a copy of the sources in the scratch folder, compiled there
+// by `python -I` (isolated: neither the working folder nor the user's site folder on its
+// path, no PYTHON* variable read), within a wall-clock limit of `timeout_s`. Nothing of the
+// solution's, and nothing beside it, runs outside the box: a Python imports modules it needs
+// from the first folder of its path, which outside the box would be the caller's working
+// folder. ran false: no Python source, or no interpreter (why in error); ran true with an
+// error: the compiler's message (a syntax error is the submission's). `refused` (optional)
+// gets what the box refused it.
+ByteCompile byte_compile_in_box(const Solution& s, const std::string& python, const harness::BoxPolicy& box,
+                                double timeout_s = 120, harness::Refusals* refused = nullptr);
 
 // The kernel host program installed beside this one (rope2d-kernel-host), copied into the
 // box's scratch folder (the box need not see where the verifier lives); its path there.

@@ -3,6 +3,7 @@
 #include "harness/watch.hpp"
 
 #include "harness/host_protocol.hpp"  // wire::send_record, wire::receive_record: a descriptor over a socket
+#include "rope2d/verify/plain_text.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -98,13 +99,14 @@ std::string link_target(const std::string& link) {
 }
 
 // The absolute path a call names: `path` as given, or under its directory descriptor or the
-// child's working folder.
+// child's working folder; "" where that folder cannot be named (deeper than a link can say, or
+// gone): where the call wrote is then unknown, and it is not counted.
 std::string absolute(int pid, const std::string& path, long dirfd) {
   if (!path.empty() && path[0] == '/') return std::filesystem::path(path).lexically_normal().string();
   const std::string proc = "/proc/" + std::to_string(pid);
   const std::string base = static_cast<int>(dirfd) == AT_FDCWD || dirfd < 0 ? link_target(proc + "/cwd")
                                                                             : link_target(proc + "/fd/" + std::to_string(dirfd));
-  if (base.empty()) return path;
+  if (base.empty() || base[0] != '/') return "";
   return (std::filesystem::path(base) / path).lexically_normal().string();
 }
 
@@ -140,7 +142,7 @@ std::string Refusals::words() const {
   if (!writes && !connections) return "nothing (no write outside the scratch folder and /tmp, no network connection)";
   auto list = [](const std::vector<std::string>& v) {
     std::string t;
-    for (const std::string& x : v) t += (t.empty() ? "" : ", ") + x;
+    for (const std::string& x : v) t += (t.empty() ? "" : ", ") + plain_line(x);  // the child named them: shown as text
     return t;
   };
   std::string s;
@@ -209,6 +211,7 @@ Refusals Watch::finish() {
 
 void Watch::note(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
+    if (path.empty()) continue;  // where it is cannot be said (absolute())
     bool allowed = false;
     for (const std::string& w : writable_) allowed = allowed || under(path, w);
     if (allowed) continue;

@@ -3,6 +3,7 @@
 #include "rope2d/verify/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,6 +51,29 @@ void make_output_folder(const std::string& dir, const std::string& label) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::invalid_argument(named(dir, label) + ": cannot create the directory (" + ec.message() + ")");
+}
+
+void require_output_tree(const std::string& dir, const std::string& label) {
+  require_output_folder(dir, label);
+  if (file_kind(dir).empty()) return;  // nothing there yet
+  std::error_code ec;
+  // The iterator never follows a link to a folder: each entry is judged as it stands.
+  for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string kind = file_kind(it->path().string());
+    if (kind != "a regular file" && kind != "a directory")
+      throw std::invalid_argument(named(it->path().string(), label) + ": expected a regular file or a directory, found " + kind);
+  }
+  if (ec) throw std::invalid_argument(named(dir, label) + ": cannot read the folder (" + ec.message() + ")");
+}
+
+void require_local_output_folder(const std::string& dir, const std::string& label) {
+  const std::filesystem::path p(dir);
+  if (p.is_absolute()) return;
+  std::filesystem::path prefix;
+  for (const auto& part : p) {
+    if (part.empty() || part == ".") continue;
+    require_output_folder((prefix /= part).string(), label);
+  }
 }
 
 namespace {
@@ -108,6 +132,27 @@ void write_file_atomic(const std::string& path, const std::vector<std::string_vi
     ::unlink(tmp.c_str());
     throw std::invalid_argument(path + ": cannot rename into place (" + why + ")");
   }
+}
+
+void copy_file_atomic(const std::string& from, const std::string& to) {
+  const int fd = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw std::invalid_argument(from + ": cannot open (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::invalid_argument(from + ": expected a regular file");
+  }
+  const std::size_t size = static_cast<std::size_t>(st.st_size);
+  void* map = size ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
+  ::close(fd);
+  if (map == MAP_FAILED) throw std::invalid_argument(from + ": cannot map (" + std::strerror(errno) + ")");
+  try {
+    write_file_atomic(to, {std::string_view(static_cast<const char*>(map), size)});
+  } catch (...) {
+    if (map) ::munmap(map, size);
+    throw;
+  }
+  if (map) ::munmap(map, size);
 }
 
 void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files) {

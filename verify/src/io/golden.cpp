@@ -93,77 +93,59 @@ bool exportable(const ProblemSpec& s) { return s.elements < 0 && s.grad_dtype ==
 volatile std::sig_atomic_t interrupted = 0;
 extern "C" void on_signal(int) { interrupted = 1; }
 
-// Every file of the set into dir (a fresh staging folder), each read back and its sha256
-// recomputed from disk; the manifest last.
-// path_prefix is put before each file name in workload.jsonl: empty (relative to the set, the
-// trace root) or the set's final folder with a trailing slash.
-void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
-               const ProgressFn& progress, const std::string& path_prefix) {
-  ordered_json files = ordered_json::array();
-  ordered_json workloads = ordered_json::array();
-  ordered_json not_exported = ordered_json::array();  // benchmark-shaped, but the official rules would fail the exact result
-  for (std::size_t k = 0; k < specs.size(); ++k) {
-    const ProblemSpec& s = specs[k];
-    if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
-    auto phase = [&](const std::string& what) {  // between slices too, so a signal acts within a second
-      if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
-      if (progress) progress(k, specs.size(), s.name() + ": " + what);
-    };
-    phase("inputs");
-    const Problem p = make_problem(s);
-    phase("reference (" + std::to_string(p.n()) + " elements)");
-    const Expected x = expected_in_slices(p, phase);
-    const std::vector<std::int64_t> shape = s.shape();
-    SafeTensors st;
-    st.tensors["grad_cos"] = Tensor{safetensors_dtype(s.grad_dtype), shape, p.gc};
-    st.tensors["grad_sin"] = Tensor{safetensors_dtype(s.grad_dtype), shape, p.gs};
-    st.tensors["idx_theta"] = make_tensor("F32", shape, p.theta);
-    st.tensors["grad_idx_theta"] = make_tensor("F32", shape, x.fp32);
-    st.tensors["grad_idx_theta_bf16"] = make_tensor("BF16", shape, x.bf16);
-    st.tensors["grad_idx_theta_fp16"] = make_tensor("F16", shape, x.fp16);
-    st.tensors["scale"] = make_tensor("F64", shape, x.scale);
-    if (!p.positions.empty()) {
-      st.tensors["positions"] = make_tensor("I32", {s.batch, s.seq_len, 2}, p.positions);
-      st.tensors["theta"] = make_tensor("F32", {static_cast<std::int64_t>(p.theta_table.size())}, p.theta_table);
-    }
-    st.metadata = {{"schema", golden_schema},
-                   {"problem", s.name()},
-                   {"set", s.set},
-                   {"source", source_name(s.source)},
-                   {"regime", std::string(ref::name(s.regime))},
-                   {"grad_dtype", std::string(ref::name(s.grad_dtype))},
-                   {"batch", std::to_string(s.batch)},
-                   {"seq_len", std::to_string(s.seq_len)},
-                   {"head_dim", std::to_string(s.head_dim)},
-                   {"elements", std::to_string(s.elements)},
-                   {"misalign", s.offsets_text()},
-                   {"seed", std::to_string(s.seed)}};
-    const std::string name = file_name(s);
-    if (p.n() == 0) throw std::invalid_argument("problem " + s.name() + ": zero elements; a golden set holds none empty");
-    const std::string fpath = (fs::path(dir) / name).string();
-    if (fs::exists(fpath)) throw std::invalid_argument("problem " + s.name() + ": file name " + name + " used twice (duplicate problem)");
-    phase("writing");
-    write_safetensors(fpath, st, [] { return interrupted != 0; });
-    phase("reading back");
-    // Read back: what is on disk is what was computed.
-    const SafeTensors back = read_safetensors(fpath);
-    for (const auto& [tname, t] : st.tensors)
-      if (!back.tensors.count(tname) || back.tensors.at(tname).data != t.data)
-        throw std::invalid_argument(fpath + ": tensor " + tname + " reads back different from what was written");
-    files.push_back({{"file", name}, {"problem", s.name()}, {"elements", p.n()}, {"sha256", sha256_file(fpath)}});
-    const std::string sol_path = path_prefix + name;
-    const std::string excluded = exportable(s) ? sxb_export_exclusion(x.fp32, x.scale) : "";
-    if (!excluded.empty()) not_exported.push_back({{"problem", s.name()}, {"file", name}, {"reason", excluded}});
-    else if (exportable(s))
-      workloads.push_back({{"uuid", s.name()},
-                           {"axes", {{"batch_size", s.batch}, {"seq_len", s.seq_len}}},
-                           {"inputs",
-                            {{"grad_cos", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "grad_cos"}}},
-                             {"grad_sin", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "grad_sin"}}},
-                             {"idx_theta", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "idx_theta"}}}}},
-                           {"tolerance", {{"max_atol", 1e-5}, {"max_rtol", 1e-5}}}});
+// Problem s's tensors: its inputs, the reference in every output dtype and its scale, the
+// positions of a layout problem, and the spec in the metadata.
+SafeTensors golden_tensors(const ProblemSpec& s, const Problem& p, const Expected& x) {
+  const std::vector<std::int64_t> shape = s.shape();
+  SafeTensors st;
+  st.tensors["grad_cos"] = Tensor{safetensors_dtype(s.grad_dtype), shape, p.gc};
+  st.tensors["grad_sin"] = Tensor{safetensors_dtype(s.grad_dtype), shape, p.gs};
+  st.tensors["idx_theta"] = make_tensor("F32", shape, p.theta);
+  st.tensors["grad_idx_theta"] = make_tensor("F32", shape, x.fp32);
+  st.tensors["grad_idx_theta_bf16"] = make_tensor("BF16", shape, x.bf16);
+  st.tensors["grad_idx_theta_fp16"] = make_tensor("F16", shape, x.fp16);
+  st.tensors["scale"] = make_tensor("F64", shape, x.scale);
+  if (!p.positions.empty()) {
+    st.tensors["positions"] = make_tensor("I32", {s.batch, s.seq_len, 2}, p.positions);
+    st.tensors["theta"] = make_tensor("F32", {static_cast<std::int64_t>(p.theta_table.size())}, p.theta_table);
   }
-  // A SOL-ExecBench problem directory whose workloads read these files.
+  st.metadata = {{"schema", golden_schema},
+                 {"problem", s.name()},
+                 {"set", s.set},
+                 {"source", source_name(s.source)},
+                 {"regime", std::string(ref::name(s.regime))},
+                 {"grad_dtype", std::string(ref::name(s.grad_dtype))},
+                 {"batch", std::to_string(s.batch)},
+                 {"seq_len", std::to_string(s.seq_len)},
+                 {"head_dim", std::to_string(s.head_dim)},
+                 {"elements", std::to_string(s.elements)},
+                 {"misalign", s.offsets_text()},
+                 {"seed", std::to_string(s.seed)}};
+  return st;
+}
+
+// Read back: what is on disk is what was computed.
+void check_read_back(const std::string& fpath, const SafeTensors& st) {
+  const SafeTensors back = read_safetensors(fpath);
+  for (const auto& [tname, t] : st.tensors)
+    if (!back.tensors.count(tname) || back.tensors.at(tname).data != t.data)
+      throw std::invalid_argument(fpath + ": tensor " + tname + " reads back different from what was written");
+}
+
+// Problem s as a SOL-ExecBench workload reading its file at sol_path.
+ordered_json solexecbench_workload(const ProblemSpec& s, const std::string& sol_path) {
+  return {{"uuid", s.name()},
+          {"axes", {{"batch_size", s.batch}, {"seq_len", s.seq_len}}},
+          {"inputs",
+           {{"grad_cos", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "grad_cos"}}},
+            {"grad_sin", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "grad_sin"}}},
+            {"idx_theta", {{"type", "safetensors"}, {"path", sol_path}, {"tensor_key", "idx_theta"}}}}},
+          {"tolerance", {{"max_atol", 1e-5}, {"max_rtol", 1e-5}}}};
+}
+
+// A SOL-ExecBench problem directory in dir whose workloads read the set's files, and the
+// problems left out of it with their reasons.
+void write_solexecbench(const std::string& dir, const ordered_json& workloads, const ordered_json& not_exported) {
   const fs::path sol = fs::path(dir) / "solexecbench";
   fs::create_directory(sol);
   ordered_json def = {
@@ -184,6 +166,12 @@ void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, co
   std::string left_out;
   for (const auto& j : not_exported) left_out += j.dump() + "\n";
   write_text((sol / "not_exported.jsonl").string(), left_out);
+}
+
+// The set's manifest: its schema, generator, command line and seeds, what its reference is, and
+// each file with its sha256.
+void write_manifest(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
+                    const ordered_json& files) {
   ordered_json manifest = {
       {"schema", golden_schema},
       {"generator", "rope2d " + generator_version()},
@@ -200,6 +188,43 @@ void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, co
   write_text((fs::path(dir) / "manifest.json").string(), manifest.dump(2) + "\n");
 }
 
+// Every file of the set into dir (a fresh staging folder), each read back and its sha256
+// recomputed from disk; the manifest last.
+// path_prefix is put before each file name in workload.jsonl: empty (relative to the set, the
+// trace root) or the set's final folder with a trailing slash.
+void write_set(const std::string& dir, const std::vector<ProblemSpec>& specs, const std::string& command_line,
+               const ProgressFn& progress, const std::string& path_prefix) {
+  ordered_json files = ordered_json::array();
+  ordered_json workloads = ordered_json::array();
+  ordered_json not_exported = ordered_json::array();  // benchmark-shaped, but the official rules would fail the exact result
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    const ProblemSpec& s = specs[k];
+    if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
+    auto phase = [&](const std::string& what) {  // between slices too, so a signal acts within a second
+      if (interrupted) throw std::invalid_argument("interrupted by a signal; the previous set at the target is untouched");
+      if (progress) progress(k, specs.size(), s.name() + ": " + what);
+    };
+    phase("inputs");
+    const Problem p = make_problem(s);
+    phase("reference (" + std::to_string(p.n()) + " elements)");
+    const Expected x = expected_in_slices(p, phase);
+    const SafeTensors st = golden_tensors(s, p, x);
+    const std::string name = file_name(s);
+    if (p.n() == 0) throw std::invalid_argument("problem " + s.name() + ": zero elements; a golden set holds none empty");
+    const std::string fpath = (fs::path(dir) / name).string();
+    if (fs::exists(fpath)) throw std::invalid_argument("problem " + s.name() + ": file name " + name + " used twice (duplicate problem)");
+    phase("writing");
+    write_safetensors(fpath, st, [] { return interrupted != 0; });
+    phase("reading back");
+    check_read_back(fpath, st);
+    files.push_back({{"file", name}, {"problem", s.name()}, {"elements", p.n()}, {"sha256", sha256_file(fpath)}});
+    const std::string excluded = exportable(s) ? sxb_export_exclusion(x.fp32, x.scale) : "";
+    if (!excluded.empty()) not_exported.push_back({{"problem", s.name()}, {"file", name}, {"reason", excluded}});
+    else if (exportable(s)) workloads.push_back(solexecbench_workload(s, path_prefix + name));
+  }
+  write_solexecbench(dir, workloads, not_exported);
+  write_manifest(dir, specs, command_line, files);
+}
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 extern char** environ;
@@ -82,6 +83,20 @@ std::string find_program(const std::string& name) {
     const std::string p = dir + "/" + name;
     struct stat st{};
     if (::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
+std::string find_own_program(const std::string& name, std::vector<std::string>* looked, const std::string& self) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = self.empty() ? fs::read_symlink("/proc/self/exe", ec) : fs::path(self);
+  if (ec || name.empty() || name.find('/') != std::string::npos) return "";
+  // An absolute libexec (set so at configure time) replaces the prefix: path / "/x" is "/x".
+  for (const fs::path& p : {exe.parent_path() / name, exe.parent_path().parent_path() / ROPE2D_INSTALL_LIBEXECDIR / "rope2d" / name}) {
+    if (looked) looked->push_back(p.string());
+    struct stat st{};
+    if (::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0) return p.string();
   }
   return "";
 }

@@ -57,6 +57,7 @@ bool run_nightly_on_gpus(const NightlyOptions& o, const std::string& date, const
     std::vector<std::string> argv{o.program, "nightly", "--shard", fmt::format("{}/{}", i, n), "--out", o.root, "--date",
                                   date,      "--golden", o.golden,  "--quiet"};
     if (!o.config.empty()) argv.insert(argv.end(), {"--config", o.config});
+    if (!o.sincosf_measurement.empty()) argv.insert(argv.end(), {"--sincosf-measurement", o.sincosf_measurement});
     if (o.quick) argv.push_back("--quick");
     const std::string log = (dir / fmt::format("shard-{}-of-{}.log", i, n)).string();
     children.emplace_back([&results, argv, log, i, g = ids[i]] { results[i] = run_logged(argv, log, {"CUDA_VISIBLE_DEVICES=" + std::to_string(g)}); });

@@ -13,6 +13,7 @@
 #include "rope2d/verify/markdown_text.hpp"
 #include "rope2d/verify/nightly.hpp"
 #include "rope2d/verify/nightly_input.hpp"
+#include "rope2d/verify/nightly_premise.hpp"
 #include "rope2d/verify/nightly_shard.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/tolerance.hpp"
@@ -60,6 +61,37 @@ void golden_markdown(std::ostringstream& md, const NightGoldenPart& g) {
                     g.results.size(), passed);
 }
 
+void premise_markdown(std::ostringstream& md, const NightPremise& p, const fs::path& dir) {
+  md << "\n## sincosf premise\n\n";
+  const double k = p.k_ulp;
+  md << fmt::format("The float32 bound is proved for CUDA's sinf / cosf / sincosf within {:g} floats of the correctly rounded "
+                    "value ({:g} ulp of the exact value), results in [-1, 1] (float32_bound.hpp).\n\n",
+                    k, k + 0.5);
+  if (p.disposition == Disposition::skipped) {
+    md << "SKIPPED: " << markdown_text(p.reason) << ".\n";
+    return;
+  }
+  if (p.functions.empty()) {  // failed before a measurement read
+    md << "FAILED: " << markdown_text(p.reason) << "\n";
+    return;
+  }
+  if (p.given)
+    md << "Compared with the measurement given, " << markdown_text(p.file) << " (" << markdown_text(p.device) << ", CUDA runtime "
+       << markdown_text(p.cuda_runtime) << ", " << markdown_text(p.date) << "): not measured tonight.\n\n";
+  else
+    md << "Measured tonight by " << markdown_text(p.program) << " over every finite float32 input on " << markdown_text(p.device)
+       << " (CUDA runtime " << markdown_text(p.cuda_runtime) << ", driver " << markdown_text(p.cuda_driver)
+       << fmt::format(") in {:.1f} s: ", p.seconds) << link_if_there(dir, "sincosf_ulp.json", "no file") << ", "
+       << link_if_there(dir, "sincosf_ulp.log", "no log") << ".\n\n";
+  if (p.disposition == Disposition::failed) md << "FAILED: " << markdown_text(p.reason) << "\n\n";
+  md << fmt::format("| function | floats from the correctly rounded value (premise: at most {:g}) | ulp from the exact value, MPFR "
+                    "re-check (premise: at most {:g}) | outside [-1, 1] (premise: none) | verdict |\n|---|---|---|---|---|\n",
+                    k, k + 0.5);
+  for (const NightPremiseFigures& f : p.functions)
+    md << fmt::format("| {} | {} | {:.4f}, {:.4f} | {} | {} |\n", markdown_text(f.function), f.floats, f.ulp, f.mpfr_ulp, f.outside,
+                      night_premise_excesses(f, k).empty() ? "within the premise" : "EXCEEDS the premise");
+}
+
 void night_sweep_markdown(std::ostringstream& md, const NightSweep& sw) {
   md << "\n## Angle sweep\n\n";
   if (!sw.ran) {
@@ -99,6 +131,7 @@ std::string nightly_markdown(const NightSummary& n, const std::string& dir) {
                       name(v.verdict), v.seconds.value_or(0.0),
                       link_if_there(dir, verify_stem(v) + "/report.md", link_if_there(dir, verify_stem(v) + ".log", "none written")));
   golden_markdown(md, n.golden);
+  if (n.premise) premise_markdown(md, *n.premise, dir);
   night_sweep_markdown(md, n.sweep);
   return md.str();
 }
@@ -131,10 +164,26 @@ std::string nightly_junit(const NightSummary& n) {
   if (!sw.ran) s.outcome = Outcome::skipped, s.message = sw.skipped;
   else if (sw.over_float32_bound > 0) s.outcome = Outcome::failure, s.message = fmt::format("{} angles over float32-bound", sw.over_float32_bound);
   else if (timed_out) s.outcome = Outcome::failure, s.message = "time box reached (summary.md says where)";
+  JUnitSuite premise{"rope2d nightly " + date + ": sincosf premise", {}};
+  if (const auto& p = n.premise) {
+    for (const NightPremiseFigures& f : p->functions) {
+      JUnitCase c{"rope2d.nightly.premise", f.function};
+      std::string over;
+      for (const std::string& e : night_premise_excesses(f, p->k_ulp)) over += (over.empty() ? "" : "; ") + e;
+      if (!over.empty()) c.outcome = Outcome::failure, c.message = over;
+      premise.cases.push_back(std::move(c));
+    }
+    // No measurement to show per function: one case says why.
+    if (p->disposition == Disposition::skipped || p->disposition == Disposition::failed)
+      premise.cases.push_back({"rope2d.nightly.premise", "sincosf premise",
+                               p->disposition == Disposition::skipped ? Outcome::skipped : Outcome::error, p->reason});
+  }
   JUnitSuite regressions{"rope2d nightly " + date + ": regressions", {}};
   for (const std::string& r : n.regressions) regressions.cases.push_back({"rope2d.nightly.regression", r, Outcome::failure, r});
   if (regressions.cases.empty()) regressions.cases.push_back({"rope2d.nightly.regression", "against the previous run"});
-  const JUnitSuite suites[] = {runs, golden, sweep, regressions};
+  std::vector<JUnitSuite> suites{runs, golden};
+  if (n.premise) suites.push_back(premise);
+  suites.insert(suites.end(), {sweep, regressions});
   return render_junit(suites);
 }
 

@@ -1,6 +1,8 @@
 // A shard's work in this process (nightly_run.hpp): 1. rope2d verify per kernel and grad
-// dtype, each in its own process; 2. the shard's golden problems against the reference; 3. its
-// range of the angle sweep, time-boxed. Its result is what merge_nightly_shards reads.
+// dtype, each in its own process; 2. the shard's golden problems against the reference; 3. on
+// shard 0, the sincosf premise measured (sincosf_ulp, in its own process) or a given
+// measurement compared; 4. its range of the angle sweep, time-boxed. Its result is what
+// merge_nightly_shards reads.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -8,10 +10,13 @@
 #include <filesystem>
 #include <set>
 
+#include "rope2d/ref/sincosf_premise.hpp"
+#include "rope2d/verify/sincosf_measurement.hpp"
 #include "rope2d/verify/atomic_file.hpp"
 #include "rope2d/verify/check.hpp"
 #include "rope2d/verify/golden.hpp"
 #include "rope2d/verify/nightly.hpp"
+#include "rope2d/verify/nightly_premise.hpp"
 #include "rope2d/verify/nightly_run.hpp"
 #include "rope2d/verify/nightly_summary.hpp"
 #include "rope2d/verify/report.hpp"
@@ -109,7 +114,8 @@ json nightly_plan_of(const NightlyOptions& o) {
   std::vector<std::string> files;
   if (!o.golden.empty() && fs::exists(fs::path(o.golden) / "manifest.json"))
     for (const GoldenFile& f : open_golden(o.golden).files) files.push_back(f.file);
-  return nightly_plan(c, o.quick, o.golden, files);
+  if (!o.sincosf_measurement.empty()) read_sincosf_measurement(o.sincosf_measurement);  // bad input: exit 2
+  return nightly_plan(c, o.quick, o.golden, files, o.sincosf_measurement);
 }
 
 std::string shard_file(ShardId s) { return fmt::format("shard-{}-of-{}.json", s.index, s.count); }
@@ -119,7 +125,7 @@ json run_nightly_shard(const NightlyOptions& o, const json& plan, ShardId s, con
   const fs::path dir = make_night_folder(o.root, date);
   const std::uint64_t seed = nightly_seed(date);
   const std::vector<json> items = nightly_items(plan, s);
-  json verify = json::array(), golden = json::array(), sweep = json::array();
+  json verify = json::array(), golden = json::array(), sweep = json::array(), premise = json::array();
   for (std::size_t k = 0; k < items.size(); ++k)
     if (items[k]["kind"] == "verify") {
       step(k, items.size(), "verify " + items[k]["kernel"].get<std::string>() + " " + items[k]["grad_dtype"].get<std::string>());
@@ -129,6 +135,12 @@ json run_nightly_shard(const NightlyOptions& o, const json& plan, ShardId s, con
   for (const NightGolden& g : golden_part(plan, items)) golden.push_back(to_json(g));
   // The GPU, looked for after the verifier children ran (they each hold it in turn).
   const DeviceInfo dev = gpu.probe ? gpu.probe() : DeviceInfo{false, "built without CUDA"};
+  // The premise before the sweep: what the sweep and the verifier runs are judged under.
+  for (const json& it : items)
+    if (it["kind"] == "premise") {
+      step(0, 1, "sincosf premise");
+      premise.push_back(to_json(night_premise(plan, dev, dir.string())));
+    }
   for (const json& it : items)
     if (it["kind"] == "sweep") sweep.push_back(to_json(sweep_one(plan, it, dev, gpu, dir, step)));
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
@@ -144,7 +156,8 @@ json run_nightly_shard(const NightlyOptions& o, const json& plan, ShardId s, con
           {"gpu", dev.available},
           {"verify", verify},
           {"golden", {{"results", golden}}},
-          {"sweep", sweep}};
+          {"sweep", sweep},
+          {"premise", premise}};
 }
 
 }  // namespace rope2d::verify

@@ -14,6 +14,7 @@
 #include "rope2d/ref/dtype.hpp"
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/nightly_input.hpp"
+#include "rope2d/verify/nightly_premise.hpp"
 #include "rope2d/verify/sweep_worst.hpp"
 
 namespace rope2d::verify {
@@ -42,7 +43,8 @@ std::uint64_t fnv1a64(std::string_view s) {
   return h;
 }
 
-json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_dir, const std::vector<std::string>& golden_files) {
+json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_dir, const std::vector<std::string>& golden_files,
+                  const std::string& sincosf_measurement) {
   // The range in bit patterns (all 2^32 with "angles": "all"); --quick sweeps a sample of it.
   const std::uint64_t lo = c.sweep_lo(), hi = c.sweep_hi();
   json grads = json::array();
@@ -50,6 +52,7 @@ json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_
   return {{"submissions", c.submissions},
           {"grad_dtypes", c.grad_dtypes},
           {"golden", {{"dir", golden_dir}, {"files", golden_files}}},
+          {"premise", {{"measurement", sincosf_measurement}}},
           {"sweep", {{"from", c.sweep_from}, {"to", c.sweep_to}, {"lo", lo}, {"hi", std::max(lo, hi)}, {"grads", grads},
                      {"chunk", sweep_chunk_patterns}, {"budget_s", c.sweep_budget_s}}},
           {"quick", quick}};
@@ -72,6 +75,8 @@ std::vector<json> nightly_items(const json& plan, ShardId s) {
     }
   for (const auto& f : plan.at("golden").at("files"))
     if (fnv1a64(f.get<std::string>()) % s.count == static_cast<std::uint64_t>(s.index)) items.push_back({{"kind", "golden"}, {"file", f}});
+  // One measurement of the premise a night, by shard 0 (none in plans of builds before it).
+  if (plan.contains("premise") && s.index == 0) items.push_back({{"kind", "premise"}});
   const json& sw = plan.at("sweep");
   // Split at whole chunks of the sweep, so the shards' worst-case lists join into the one
   // of the whole range.
@@ -101,6 +106,7 @@ json keys_of(const std::vector<json>& items, const std::string& kind) {
     if (kind == "verify") out.push_back({it["kernel"], it["grad_dtype"]});
     if (kind == "golden") out.push_back(it["file"]);
     if (kind == "sweep") out.push_back({it["lo"], it["hi"]});
+    if (kind == "premise") out.push_back("premise");
   }
   return out;
 }
@@ -115,6 +121,7 @@ json keys_of_results(const json& results, const std::string& kind) {
     if (kind == "verify") out.push_back({r.value("kernel", json()), r.value("grad_dtype", json())});
     if (kind == "golden") out.push_back(r.value("file", json()));
     if (kind == "sweep") out.push_back({r.value("lo", json()), r.value("hi", json())});
+    if (kind == "premise") out.push_back("premise");
   }
   return out;
 }
@@ -174,6 +181,17 @@ std::vector<std::string> problems_of(const NightSummary& summary) {
     if (r.ran && !r.complete)
       out.push_back(fmt::format("sweep: time box reached at angle {} (bit patterns [{:#x}, {:#x}); resume with --range {:#x}:{:#x})",
                                 r.reached, r.lo, r.hi, r.next.value_or(r.lo), r.hi));
+  // The premise's failures from its figures, whatever its disposition says.
+  if (const auto& p = summary.premise) {
+    std::size_t over = 0;
+    for (const NightPremiseFigures& f : p->functions)
+      for (const std::string& e : night_premise_excesses(f, p->k_ulp)) {
+        out.push_back("sincosf premise exceeded on " + p->device + ": " + e);
+        ++over;
+      }
+    if (p->disposition == Disposition::failed) out.push_back("sincosf premise not measured: " + p->reason);
+    if (p->disposition == Disposition::incorrect && over == 0) out.push_back("sincosf premise: incorrect, with no figure over the premise");
+  }
   return out;
 }
 
@@ -182,6 +200,7 @@ struct ShardResults {
   std::vector<NightVerify> verify;
   std::vector<NightGolden> golden;
   std::vector<NightSweepRange> sweep;
+  std::vector<NightPremise> premise;
 };
 
 ShardResults typed_results(const json& results) {
@@ -191,7 +210,41 @@ ShardResults typed_results(const json& results) {
   for (std::size_t k = 0; k < results["golden"].size(); ++k)
     out.golden.push_back(night_golden_from_json(results["golden"][k], fmt::format("golden.results[{}]", k)));
   for (const json& r : results["sweep"]) out.sweep.push_back(night_sweep_range_from_json(r));
+  for (const json& p : results["premise"]) out.premise.push_back(night_premise_from_json(p));
   return out;
+}
+
+// The results of shard id (s, read from file), typed: its items must be its share of its plan
+// and its results answer them one by one, in order, each read as the merge reads it (types and
+// dispositions included); else bad input naming the file and the field.
+ShardResults shard_results(const std::string& file, const json& s, ShardId id) {
+  std::vector<json> items;
+  try {
+    items = nightly_items(s["config"], id);
+  } catch (const std::exception& e) {  // a missing or mistyped field, or one out of its range (sweep.lo, hi, chunk)
+    bad_input(file, "config", "the plan of the night", std::string("a malformed plan: ") + e.what());
+  }
+  const json want_items = items;
+  if (s.value("items", json()) != want_items)
+    bad_input(file, "items", fmt::format("shard {}/{}'s share of its config ({} items)", id.index, id.count, items.size()),
+              brief(s.value("items", json())));
+  const json results = {{"verify", s.value("verify", json())}, {"golden", s.value("golden", json()).value("results", json())},
+                        {"sweep", s.value("sweep", json())}, {"premise", s.value("premise", json::array())}};
+  for (const std::string kind : {"verify", "golden", "sweep", "premise"}) {
+    const std::string field = kind == "golden" ? "golden.results" : kind;
+    if (!results[kind].is_array() || keys_of_results(results[kind], kind) != keys_of(items, kind))
+      bad_input(file, field, fmt::format("one result per {} item of the shard, in order ({})", kind, keys_of(items, kind).dump()),
+                brief(results[kind]));
+  }
+  // Each result read as the merge reads it (types and dispositions included).
+  ShardResults typed;
+  try {
+    typed = typed_results(results);
+    merge_sweep(s["config"], typed.sweep);
+  } catch (const std::exception& e) {  // nlohmann::json::exception, or a disposition that names none
+    bad_input(file, "verify, golden, sweep or premise", "results as rope2d nightly --shard writes them", e.what());
+  }
+  return typed;
 }
 
 }  // namespace
@@ -204,6 +257,7 @@ NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, json>
   std::vector<NightVerify> verify;
   std::vector<NightGolden> golden;
   std::vector<NightSweepRange> ranges;
+  std::vector<NightPremise> premise;
   bool gpu = true;
   int count = 0;
   for (const auto& [file, s] : shards) {
@@ -231,35 +285,11 @@ NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, json>
       bad_input(file, "shard.index", fmt::format("each shard once, shard {}/{} already in {}", id.index, id.count, it->second),
                 brief(sh["index"]) + " again");
     seen[id.index] = file;
-    std::vector<json> items;
-    try {
-      items = nightly_items(s["config"], id);
-    } catch (const std::exception& e) {  // a missing or mistyped field, or one out of its range (sweep.lo, hi, chunk)
-      bad_input(file, "config", "the plan of the night", std::string("a malformed plan: ") + e.what());
-    }
-    const json want_items = items;
-    if (s.value("items", json()) != want_items)
-      bad_input(file, "items", fmt::format("shard {}/{}'s share of its config ({} items)", id.index, id.count, items.size()),
-                brief(s.value("items", json())));
-    const json results = {{"verify", s.value("verify", json())}, {"golden", s.value("golden", json()).value("results", json())},
-                          {"sweep", s.value("sweep", json())}};
-    for (const std::string kind : {"verify", "golden", "sweep"}) {
-      const std::string field = kind == "golden" ? "golden.results" : kind;
-      if (!results[kind].is_array() || keys_of_results(results[kind], kind) != keys_of(items, kind))
-        bad_input(file, field, fmt::format("one result per {} item of the shard, in order ({})", kind, keys_of(items, kind).dump()),
-                  brief(results[kind]));
-    }
-    // Each result read as the merge reads it (types and dispositions included).
-    ShardResults typed;
-    try {
-      typed = typed_results(results);
-      merge_sweep(s["config"], typed.sweep);
-    } catch (const std::exception& e) {  // nlohmann::json::exception, or a disposition that names none
-      bad_input(file, "verify, golden or sweep", "results as rope2d nightly --shard writes them", e.what());
-    }
+    const ShardResults typed = shard_results(file, s, id);
     verify.insert(verify.end(), typed.verify.begin(), typed.verify.end());
     golden.insert(golden.end(), typed.golden.begin(), typed.golden.end());
     ranges.insert(ranges.end(), typed.sweep.begin(), typed.sweep.end());
+    premise.insert(premise.end(), typed.premise.begin(), typed.premise.end());
     gpu = gpu && s.value("gpu", false);
   }
   std::string missing;
@@ -294,6 +324,7 @@ NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, json>
   summary.golden.skipped = files.empty() ? "golden set " + summary.golden.dir + " not found" : "";
   summary.golden.results = std::move(golden);
   summary.sweep = merge_sweep(plan, std::move(ranges));
+  if (!premise.empty()) summary.premise = premise[0];  // shard 0's: one a night
   summary.problems = problems_of(summary);
   return summary;
 }
@@ -326,17 +357,18 @@ std::string merge_sweep_worst_lists(const std::vector<std::pair<std::string, jso
       const std::string range = sweep_range_words(lo, hi);
       if (!fs::exists(path)) bad_input(path, "", "the worst-case list of the sweep of " + range + " that " + file + " ran", "no such file");
       SweepWorstList l = read_sweep_worst(path, lo, hi, grads, keep);
-      // The list and the shard's result tell of one sweep.
+      // The list and the shard's result tell of one sweep. (The lambda captures `says`, not the
+      // structured binding `file`: clang before 16 cannot capture one.)
+      const std::string says = fmt::format("as {}'s sweep of {} says", file, range);
       auto agree = [&](const char* what, std::int64_t in_list, std::int64_t in_shard) {
         if (in_list != in_shard)
-          bad_input(path, "", fmt::format("{} {} over its grad pairs, as {}'s sweep of {} says", in_shard, what, file, range),
-                    std::to_string(in_list));
+          bad_input(path, "", fmt::format("{} {} over its grad pairs, {}", in_shard, what, says), std::to_string(in_list));
       };
       agree("angles", l.sweep.angles, r.value("angles", std::int64_t{0}));
       agree("elements over float32-bound", l.sweep.metrics.over[static_cast<int>(Tier::float32_bound)],
             r.value("over_float32_bound", std::int64_t{0}));
       if (l.sweep.complete != r.value("complete", false))
-        bad_input(path, "", fmt::format("{} grad pairs, as {}'s sweep of {} says", r["complete"] == true ? "complete" : "incomplete", file, range),
+        bad_input(path, "", fmt::format("{} grad pairs, {}", r["complete"] == true ? "complete" : "incomplete", says),
                   l.sweep.complete ? "complete ones" : "one marked (incomplete)");
       parts.push_back(std::move(l));
     }

@@ -187,6 +187,51 @@ NightSweep night_sweep_from_json(const json& j) {
   return s;
 }
 
+json to_json(const NightPremise& p) {
+  json functions = json::array();
+  for (const NightPremiseFigures& f : p.functions)
+    functions.push_back({{"function", f.function},
+                         {"max_floats_from_correctly_rounded", f.floats},
+                         {"max_ulp_from_exact", f.ulp},
+                         {"mpfr_recheck_ulp", f.mpfr_ulp},
+                         {"at_x", f.at_x},
+                         {"outside_unit_interval", f.outside}});
+  return {{"disposition", name(p.disposition)},
+          {"reason", p.reason},
+          {"program", p.program},
+          {"file", p.file},
+          {"given", p.given},
+          {"k_ulp", p.k_ulp},
+          {"seconds", p.seconds},
+          {"device", p.device},
+          {"cuda_runtime", p.cuda_runtime},
+          {"cuda_driver", p.cuda_driver},
+          {"date", p.date},
+          {"functions", functions},
+          {"exceeded", p.exceeded}};
+}
+
+NightPremise night_premise_from_json(const json& j, const std::string& at) {
+  NightPremise p;
+  p.disposition = disposition_at(j, "disposition", at);
+  p.reason = j.value("reason", std::string());
+  p.program = j.value("program", std::string());
+  p.file = j.value("file", std::string());
+  p.given = j.value("given", false);
+  p.k_ulp = j.value("k_ulp", 0.0);
+  p.seconds = j.value("seconds", 0.0);
+  p.device = j.value("device", std::string());
+  p.cuda_runtime = j.value("cuda_runtime", std::string());
+  p.cuda_driver = j.value("cuda_driver", std::string());
+  p.date = j.value("date", std::string());
+  for (const json& f : j.value("functions", json::array()))
+    p.functions.push_back({f.value("function", std::string()), f.value("max_floats_from_correctly_rounded", std::int64_t{0}),
+                           f.value("max_ulp_from_exact", 0.0), f.value("mpfr_recheck_ulp", 0.0), f.value("at_x", std::string()),
+                           f.value("outside_unit_interval", std::int64_t{0})});
+  p.exceeded = j.value("exceeded", std::vector<std::string>());
+  return p;
+}
+
 json to_json(const NightSummary& s) {
   json verify = json::array(), golden = json::array();
   for (const NightVerify& v : s.verify) verify.push_back(to_json(v));
@@ -203,6 +248,7 @@ json to_json(const NightSummary& s) {
             {"problems", s.problems},
             {"regressions", s.regressions},
             {"status", s.status}};
+  if (s.premise) j["premise"] = to_json(*s.premise);
   if (s.previous) j["previous"] = *s.previous;
   if (!s.warnings.empty()) j["warnings"] = s.warnings;
   if (s.gpus) j["gpus"] = *s.gpus;
@@ -227,6 +273,7 @@ NightSummary night_summary_from_json(const json& j) {
   for (std::size_t k = 0; k < results.size(); ++k)
     s.golden.results.push_back(night_golden_from_json(results[k], "golden.results[" + std::to_string(k) + "]"));
   s.sweep = night_sweep_from_json(j.value("sweep", json::object()));
+  if (j.contains("premise")) s.premise = night_premise_from_json(j["premise"]);
   s.problems = j.value("problems", std::vector<std::string>());
   s.regressions = j.value("regressions", std::vector<std::string>());
   s.warnings = j.value("warnings", std::vector<std::string>());

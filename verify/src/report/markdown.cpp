@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "rope2d/verify/markdown_text.hpp"
 #include "rope2d/verify/mismatch.hpp"
 #include "rope2d/verify/report.hpp"
 
@@ -26,7 +27,7 @@ void results_table(std::ostringstream& md, const Report& r) {
   md << "\n";
   for (const auto& x : r.results) {
     const Metrics& m = x.metrics;
-    md << fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.4f} |", x.name, x.dtype,
+    md << fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.4f} |", markdown_text(x.name), markdown_text(x.dtype),
                       std::string(name(x.disposition(r.gate))) + (x.beyond_definition ? " (beyond the definition)" : ""), m.count,
                       m.max_scaled, m.rms_scaled(), m.max_ulp, m.count ? double(m.correctly_rounded) / m.count : 1.0);
     md << (x.ran() ? tier_cells(m) : std::string(" — |")) << "\n";
@@ -47,7 +48,7 @@ void subnormal_lines(std::ostringstream& md, const Report& r) {
     const Metrics& m = x.metrics;
     const bool saw = m.subnormal_unexplained > 0 || std::any_of(m.subnormal_modes.begin(), m.subnormal_modes.end(), [](auto c) { return c > 0; });
     if (!x.ran() || (!saw && m.overflow_accepted == 0)) continue;
-    md << "- " << x.name << ": " << m.subnormal_mode() << (m.subnormals == Subnormals::ieee ? ", IEEE demanded" : "");
+    md << "- " << markdown_text(x.name) << ": " << m.subnormal_mode() << (m.subnormals == Subnormals::ieee ? ", IEEE demanded" : "");
     if (m.overflow_accepted > 0) md << "; overflow accepted " << m.overflow_accepted;
     md << "\n";
   }
@@ -63,7 +64,7 @@ void official_lines(std::ostringstream& md, const Report& r) {
     const std::string why = x.metrics.sxb_disagreement(r.gate);
     if (why.empty()) continue;
     ++differ;
-    md << "- " << x.name << ": " << (x.metrics.passes(Tier::solexecbench) ? "passes" : "fails") << " SOL-ExecBench's rules, "
+    md << "- " << markdown_text(x.name) << ": " << (x.metrics.passes(Tier::solexecbench) ? "passes" : "fails") << " SOL-ExecBench's rules, "
        << (x.metrics.passes(r.gate) ? "passes" : "fails") << " `" << name(r.gate) << "`: " << why << "\n";
   }
   if (differ == 0) md << "The `solexecbench` tier agrees with the gate on every set that ran.\n";
@@ -79,17 +80,17 @@ void failures(std::ostringstream& md, const Report& r) {
     if (d == Disposition::passed || d == Disposition::not_supported || d == Disposition::skipped) continue;
     any = true;
     const auto st = sxb_status(x.cause(r.gate));
-    md << "### " << x.name << " — " << name(d) << (st ? " (SOL-ExecBench: " + std::string(name(*st)) + ")" : "") << "\n\n";
-    if (!x.ran()) md << "Could not run: " << x.error << "\n\n";
-    if (!x.integrity.empty() && x.integrity != "ok") md << "Integrity: " << x.integrity << "\n\n";
+    md << "### " << markdown_text(x.name) << " — " << name(d) << (st ? " (SOL-ExecBench: " + std::string(name(*st)) + ")" : "") << "\n\n";
+    if (!x.ran()) md << "Could not run: " << markdown_prose(x.error) << "\n\n";
+    if (!x.integrity.empty() && x.integrity != "ok") md << "Integrity: " << markdown_prose(x.integrity) << "\n\n";
     if (x.metrics.poisoned) md << x.metrics.poisoned << " outputs never written (still the NaN poison).\n\n";
     if (x.metrics.all_zero) md << "All outputs are zero.\n\n";
     md << "```\n";
     if (x.ran() && !x.metrics.passes(r.gate))
       for (const std::string& l : mismatch_lines(x.metrics, r.gate, x.shape)) md << l << "\n";
-    for (const auto& f : x.metrics.failures) md << f.line(x.name) << "\n";
+    for (const auto& f : x.metrics.failures) md << f.line(plain_line(x.name)) << "\n";
     md << "```\n";
-    if (!x.reproduce.empty()) md << "Reproduce: `" << x.reproduce << "`\n\n";
+    if (!x.reproduce.empty()) md << "Reproduce: " << markdown_code(x.reproduce) << "\n\n";
   }
   if (!any) md << "None: every set passed the gate.\n";
   subnormal_lines(md, r);
@@ -99,14 +100,14 @@ void failures(std::ostringstream& md, const Report& r) {
     if (x.disposition(r.gate) == Disposition::skipped) {
       if (!skipped) md << "\n## Skipped (nothing judged)\n\n";
       skipped = true;
-      md << "- " << x.name << ": " << x.error << "\n";
+      md << "- " << markdown_text(x.name) << ": " << markdown_prose(x.error) << "\n";
     }
   bool unsupported = false;
   for (const auto& x : r.results)
     if (!x.supported()) {
       if (!unsupported) md << "\n## Not supported\n\n";
       unsupported = true;
-      md << "- " << x.name << ": " << x.not_supported << "\n";
+      md << "- " << markdown_text(x.name) << ": " << markdown_prose(x.not_supported) << "\n";
     }
 }
 
@@ -114,9 +115,11 @@ void failures(std::ostringstream& md, const Report& r) {
 
 std::string render_markdown(const Report& r) {
   std::ostringstream md;
-  md << "# " << r.title << "\n\n**Verdict: " << name(r.verdict()) << "** (gate: `" << name(r.gate) << "`)\n\n";
-  for (const auto& [k, v] : r.header) md << "- " << k << ": `" << v << "`\n";
-  for (const auto& w : r.warnings) md << "\n> **Warning:** " << w << "\n";
+  // Whatever came from a submission, a runner or a file (the title's path, header values,
+  // warnings, errors) is written as text (markdown_text.hpp), never as Markdown.
+  md << "# " << markdown_text(r.title) << "\n\n**Verdict: " << name(r.verdict()) << "** (gate: `" << name(r.gate) << "`)\n\n";
+  for (const auto& [k, v] : r.header) md << "- " << markdown_text(k) << ": " << markdown_code(v) << "\n";
+  for (const auto& w : r.warnings) md << "\n> **Warning:** " << markdown_prose(w) << "\n";
   // The plots, shown where report.md is rendered (they lie beside it), and the page for a browser.
   md << "\n## Plots\n\n";
   if (r.has_plot_data)
@@ -130,7 +133,7 @@ std::string render_markdown(const Report& r) {
   // The element of largest scaled error of every set that ran, passed or not.
   md << "\n## Worst element of each set\n\n```\n";
   for (const auto& x : r.results)
-    if (x.metrics.worst) md << x.metrics.worst->line(x.name, "worst") << "\n";
+    if (x.metrics.worst) md << x.metrics.worst->line(plain_line(x.name), "worst") << "\n";
   md << "```\n";
   md << "\n## Tolerance tiers\n\n";
   for (Tier t : all_tiers) md << "- `" << name(t) << "`: " << rule(t).source << "\n";

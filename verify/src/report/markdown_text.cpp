@@ -4,27 +4,20 @@
 
 #include <fmt/format.h>
 
-#include <cstdint>
+#include <algorithm>
 
 namespace rope2d::verify {
 
-std::size_t valid_sequence(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char c = b(0);
-  if (c < 0x80) return (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') && c != 0x7f ? 1 : 0;
-  std::size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-  if (n == 0 || c > 0xf4 || i + n > s.size()) return 0;
-  std::uint32_t cp = c & (0x3f >> (n - 1));
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((b(k) & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (b(k) & 0x3f);
-  }
-  const std::uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff) return 0;
-  if (cp >= 0x80 && cp <= 0x9f) return 0;  // C1 controls: allowed by XML 1.0 but discouraged
-  return n;
+namespace {
+
+// The longest run of backticks in s: a fence must be longer to hold s.
+std::size_t longest_backtick_run(std::string_view s) {
+  std::size_t longest = 0, run = 0;
+  for (char c : s) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
+  return longest;
 }
 
+}  // namespace
 
 std::string markdown_text(std::string_view s) {
   std::string out;
@@ -50,6 +43,23 @@ std::string markdown_text(std::string_view s) {
     }
   }
   return out;
+}
+
+std::string markdown_code(std::string_view s) {
+  const std::string text = plain_line(s);
+  const std::string fence(longest_backtick_run(text) + 1, '`');
+  // A span that starts or ends with a backtick is padded: one space each side is not shown.
+  const bool pad = text.empty() || text.front() == '`' || text.back() == '`';
+  return fence + (pad ? " " : "") + text + (pad ? " " : "") + fence;
+}
+
+std::string markdown_prose(std::string_view s) {
+  while (!s.empty() && s.back() == '\n') s.remove_suffix(1);
+  const std::size_t nl = s.find('\n');
+  if (nl == std::string_view::npos) return markdown_text(s);
+  const std::string rest = plain_text(s.substr(nl + 1));
+  const std::string fence(std::max<std::size_t>(3, longest_backtick_run(rest) + 1), '`');
+  return markdown_text(s.substr(0, nl)) + "\n\n" + fence + "\n" + rest + "\n" + fence;
 }
 
 bool safe_link_target(std::string_view rel) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "rope2d/verify/mismatch.hpp"
+#include "rope2d/verify/plain_text.hpp"
 #include "rope2d/verify/validate.hpp"
 
 namespace rope2d::verify {
@@ -82,17 +83,18 @@ std::string summary(const Report& r) {
     else (d == Disposition::passed ? passed : d == Disposition::incorrect ? incorrect : d == Disposition::failed ? failed
           : d == Disposition::skipped ? skipped : unsupported)++;
     if (d == Disposition::passed) continue;
-    s << fmt::format("{:<10} {:<34} ", name(d), x.name) << (x.beyond_definition ? "(beyond the definition) " : "");
-    if (!x.supported()) s << x.not_supported;
-    else if (!x.ran()) s << x.error;
-    else if (!x.integrity.empty() && x.integrity != "ok") s << x.integrity;
+    // What a submission or a runner said is shown as text, its later lines indented (plain_text.hpp).
+    s << fmt::format("{:<10} {:<34} ", name(d), plain_line(x.name)) << (x.beyond_definition ? "(beyond the definition) " : "");
+    if (!x.supported()) s << plain_text(x.not_supported, "    ");
+    else if (!x.ran()) s << plain_text(x.error, "    ");
+    else if (!x.integrity.empty() && x.integrity != "ok") s << plain_text(x.integrity, "    ");
     else s << fmt::format("{} of {} over {}; max {:.3g} x 2^-24 S", x.metrics.over[static_cast<int>(r.gate)], x.metrics.count,
                           name(r.gate), x.metrics.max_scaled);
     s << "\n";
     if (x.ran() && !x.metrics.passes(r.gate))
       for (const std::string& l : mismatch_lines(x.metrics, r.gate, x.shape)) s << "    " << l << "\n";
-    for (const auto& f : x.metrics.failures) s << "    " << f.line(x.name) << "\n";
-    if (!x.reproduce.empty()) s << "    reproduce: " << x.reproduce << "\n";
+    for (const auto& f : x.metrics.failures) s << "    " << f.line(plain_line(x.name)) << "\n";
+    if (!x.reproduce.empty()) s << "    reproduce: " << plain_line(x.reproduce) << "\n";
   }
   if (r.gate != Tier::solexecbench) {
     int ran = 0, official = 0;

@@ -2,7 +2,7 @@
 // visible, then handed to pugixml, which escapes markup characters.
 #include "xml.hpp"
 
-#include "rope2d/verify/markdown_text.hpp"  // valid_sequence
+#include "rope2d/verify/plain_text.hpp"  // valid_sequence
 
 #include <fmt/format.h>
 

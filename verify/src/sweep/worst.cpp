@@ -107,20 +107,24 @@ std::string sweep_worst_list(const SweepResult& r, const std::vector<std::string
   return s;
 }
 
-SweepWorstList read_sweep_worst(const std::string& path, std::uint64_t lo, std::uint64_t hi,
-                                const std::vector<SweepGrads>& grads, std::size_t keep) {
-  const ref::WorstList list = ref::read_worst_list(path, 3);
+namespace {
+
+// What a list is read against: its file, the range of bit patterns its sweep covers, how many
+// cases a grad pair keeps.
+struct ListContext {
+  const std::string& path;
+  std::uint64_t lo, hi;
+  std::size_t keep;
+};
+
+// The '#' lines: the header of head_lines, then one per grad pair, each read into r's pairs.
+void read_pair_lines(const std::string& path, const ref::WorstList& list, const std::vector<SweepGrads>& grads, SweepResult& r) {
   const std::size_t want = head_lines + grads.size();
   if (list.header.size() < want)
     refuse(path, list.header_at.back(), fmt::format("{} '#' lines (a header of {}, then one per grad pair)", want, head_lines),
            fmt::format("{}", list.header.size()));
   if (list.header.size() > want)
     refuse(path, list.header_at[want], "the cases of the last grad pair or the end of the list", quoted(list.header[want]));
-  SweepWorstList out;
-  SweepResult& r = out.sweep;
-  r.ran = true;
-  r.lo = lo;
-  r.hi = hi;
   for (std::size_t k = 0; k < grads.size(); ++k) {
     const auto p = parse_pair_line(list.header[head_lines + k], grads[k]);
     if (!p)
@@ -130,54 +134,56 @@ SweepWorstList read_sweep_worst(const std::string& path, std::uint64_t lo, std::
              quoted(list.header[head_lines + k]));
     r.pairs.push_back(*p);
   }
-  std::vector<std::set<std::uint64_t>> listed(grads.size());  // each pair's angles so far
-  for (std::size_t i = 0; i < list.cases.size(); ++i) {
-    const int at = list.case_at[i];
-    std::size_t k = grads.size();
-    while (k > 0 && list.header_at[head_lines + k - 1] > at) --k;
-    if (k == 0) refuse(path, at, "a '#' grad pair line before the cases", "a case");
-    SweepPair& p = r.pairs[k - 1];
-    const std::vector<double>& c = list.cases[i];
-    if (std::bit_cast<std::uint64_t>(c[0]) != std::bit_cast<std::uint64_t>(p.grads.gc) ||
-        std::bit_cast<std::uint64_t>(c[1]) != std::bit_cast<std::uint64_t>(p.grads.gs))
-      refuse(path, at, fmt::format("the grads of pair '{}', gc={} gs={}", p.grads.name, ref::hex(p.grads.gc), ref::hex(p.grads.gs)),
-             fmt::format("gc={} gs={}", ref::hex(c[0]), ref::hex(c[1])));
-    const float t = static_cast<float>(c[2]);
-    const std::uint64_t pattern = pattern_of(t);
-    if (pattern < lo || pattern >= hi)
-      refuse(path, at, "an angle of " + sweep_range_words(lo, hi), fmt::format("{} (bit pattern {:#x})", ref::hex(t), pattern));
-    const std::string& note = list.notes[i];
-    double error = NAN;
-    bool read = false;
-    if (note.size() > 1 && note[0] == ' ') {
-      try {
-        error = ref::parse_float(note.substr(1));
-        read = std::isfinite(error) && !(error < 0) && fmt::format(" {}", error) == note;
-      } catch (const std::invalid_argument&) {
-      }
+}
+
+// A case's error, its note '# E' (the note without the '#'): E in units of 2^-24 S, finite, at
+// least 0, written as the list writes it.
+double case_error(const std::string& path, int at, const std::string& note) {
+  if (note.size() > 1 && note[0] == ' ') {
+    try {
+      const double error = ref::parse_float(note.substr(1));
+      if (std::isfinite(error) && !(error < 0) && fmt::format(" {}", error) == note) return error;
+    } catch (const std::invalid_argument&) {
     }
-    if (!read)
-      refuse(path, at, "'# E' after the case, E its error in units of 2^-24 S (a finite number, at least 0)",
-             note.empty() ? std::string("no '#'") : quoted(note));
-    // The pair line prints its max to 4 digits; rounding is monotone, so no case's error,
-    // rounded so, lies above it.
-    if (ref::parse_float(fmt::format("{:.4g}", error)) > p.metrics.max_scaled)
-      refuse(path, at, fmt::format("an error at most the max error of pair '{}' ({:.4g})", p.grads.name, p.metrics.max_scaled),
-             fmt::format("{}", error));
-    const ElementReport e{static_cast<std::int64_t>(pattern), {c[0], c[1], t}, 0, 0, error, 0};
-    if (!p.worst.empty() && !worse_report(p.worst.back(), e))
-      refuse(path, at, "cases largest error first (ties: the lowest bit pattern first), each angle once",
-             fmt::format("error {} at bit pattern {:#x} after error {} at {:#x}", error, pattern, p.worst.back().scaled_error,
-                         p.worst.back().index));
-    if (p.worst.size() == keep) refuse(path, at, fmt::format("at most {} cases for grad pair '{}'", keep, p.grads.name), "more");
-    if (!listed[k - 1].insert(pattern).second)
-      refuse(path, at, fmt::format("each angle once for grad pair '{}'", p.grads.name),
-             fmt::format("bit pattern {:#x} again", pattern));
-    p.worst.push_back(e);
   }
-  total_of_pairs(r);
-  r.complete = std::all_of(r.pairs.begin(), r.pairs.end(), [](const SweepPair& p) { return p.complete; });
-  // The header, checked against the one this list's sweep would have written.
+  refuse(path, at, "'# E' after the case, E its error in units of 2^-24 S (a finite number, at least 0)",
+         note.empty() ? std::string("no '#'") : quoted(note));
+}
+
+// The case c at line `at`, with its note, added to the worst cases of its grad pair p: p's
+// grads, an angle of the range, an error within p's max, after a worse case, at most
+// x.keep of them, each angle once (`listed`: p's angles so far).
+void add_case(const ListContext& x, int at, const std::vector<double>& c, const std::string& note, SweepPair& p,
+              std::set<std::uint64_t>& listed) {
+  if (std::bit_cast<std::uint64_t>(c[0]) != std::bit_cast<std::uint64_t>(p.grads.gc) ||
+      std::bit_cast<std::uint64_t>(c[1]) != std::bit_cast<std::uint64_t>(p.grads.gs))
+    refuse(x.path, at, fmt::format("the grads of pair '{}', gc={} gs={}", p.grads.name, ref::hex(p.grads.gc), ref::hex(p.grads.gs)),
+           fmt::format("gc={} gs={}", ref::hex(c[0]), ref::hex(c[1])));
+  const float t = static_cast<float>(c[2]);
+  const std::uint64_t pattern = pattern_of(t);
+  if (pattern < x.lo || pattern >= x.hi)
+    refuse(x.path, at, "an angle of " + sweep_range_words(x.lo, x.hi), fmt::format("{} (bit pattern {:#x})", ref::hex(t), pattern));
+  const double error = case_error(x.path, at, note);
+  // The pair line prints its max to 4 digits; rounding is monotone, so no case's error,
+  // rounded so, lies above it.
+  if (ref::parse_float(fmt::format("{:.4g}", error)) > p.metrics.max_scaled)
+    refuse(x.path, at, fmt::format("an error at most the max error of pair '{}' ({:.4g})", p.grads.name, p.metrics.max_scaled),
+           fmt::format("{}", error));
+  const ElementReport e{static_cast<std::int64_t>(pattern), {c[0], c[1], t}, 0, 0, error, 0};
+  if (!p.worst.empty() && !worse_report(p.worst.back(), e))
+    refuse(x.path, at, "cases largest error first (ties: the lowest bit pattern first), each angle once",
+           fmt::format("error {} at bit pattern {:#x} after error {} at {:#x}", error, pattern, p.worst.back().scaled_error,
+                       p.worst.back().index));
+  if (p.worst.size() == x.keep) refuse(x.path, at, fmt::format("at most {} cases for grad pair '{}'", x.keep, p.grads.name), "more");
+  if (!listed.insert(pattern).second)
+    refuse(x.path, at, fmt::format("each angle once for grad pair '{}'", p.grads.name), fmt::format("bit pattern {:#x} again", pattern));
+  p.worst.push_back(e);
+}
+
+// The header, checked against the one the list's sweep (out.sweep, read from its other lines)
+// would have written; the device and the time read from it into out.
+void check_header(const std::string& path, const ref::WorstList& list, SweepWorstList& out) {
+  SweepResult& r = out.sweep;
   const std::string& made_by = list.header[0], &device_line = list.header[4];
   const std::size_t semicolon = device_line.rfind("; ");
   bool timed = device_line.starts_with(" device: ") && semicolon != std::string::npos && device_line.ends_with(" s");
@@ -194,6 +200,31 @@ SweepWorstList read_sweep_worst(const std::string& path, std::uint64_t lo, std::
   const std::vector<std::string> expected = sweep_worst_header(made_by.substr(10), r, out.device);
   for (std::size_t h = 0; h < head_lines; ++h)
     if (list.header[h] != expected[h]) refuse(path, list.header_at[h], quoted(expected[h]), quoted(list.header[h]));
+}
+
+}  // namespace
+
+SweepWorstList read_sweep_worst(const std::string& path, std::uint64_t lo, std::uint64_t hi,
+                                const std::vector<SweepGrads>& grads, std::size_t keep) {
+  const ref::WorstList list = ref::read_worst_list(path, 3);
+  SweepWorstList out;
+  SweepResult& r = out.sweep;
+  r.ran = true;
+  r.lo = lo;
+  r.hi = hi;
+  read_pair_lines(path, list, grads, r);
+  const ListContext context{path, lo, hi, keep};
+  std::vector<std::set<std::uint64_t>> listed(grads.size());  // each pair's angles so far
+  for (std::size_t i = 0; i < list.cases.size(); ++i) {
+    const int at = list.case_at[i];
+    std::size_t k = grads.size();
+    while (k > 0 && list.header_at[head_lines + k - 1] > at) --k;
+    if (k == 0) refuse(path, at, "a '#' grad pair line before the cases", "a case");
+    add_case(context, at, list.cases[i], list.notes[i], r.pairs[k - 1], listed[k - 1]);
+  }
+  total_of_pairs(r);
+  r.complete = std::all_of(r.pairs.begin(), r.pairs.end(), [](const SweepPair& p) { return p.complete; });
+  check_header(path, list, out);
   return out;
 }
 

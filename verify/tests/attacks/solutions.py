@@ -90,7 +90,7 @@ def loud():
 '''
 
 PY_PAYLOADS = {
-    "forge": "forge_everywhere(); steal_and_escape()",
+    "forge": "steal_and_escape(); forge_everywhere()",  # the forgery ends the host: the escape tried first
     "hang": "time.sleep(10 ** 6)",
     "crash": "os.abort()",
     "exit": "os._exit(0)",
@@ -101,7 +101,7 @@ PY_PAYLOADS = {
 
 # The same payloads for a torch extension, over attack.h (copied beside the source).
 CPP_PAYLOADS = {
-    "forge": "forge_everywhere(); steal_and_escape();",
+    "forge": "steal_and_escape(); forge_everywhere();",
     "hang": "for (;;) pause();",
     "crash": "abort();",
     "exit": "_exit(0);",
@@ -112,17 +112,18 @@ CONNECTED = r"refused by the box.*127\.0\.0\.1:47811"
 
 # name: (language, payload, where, expected exits, phrase in the output or report)
 ATTACKS = {
-    "py_forge_at_import": ("python", "forge", "import", "1", "Verdict: incorrect"),
-    # Its forged writes to every descriptor may break the CUDA runtime's own (failed) or not.
-    "py_forge_in_call": ("python", "forge", "call", "1|3", "Verdict: (incorrect|failed)"),
+    # Forged writes to every descriptor reach the judge's socket, which the solution shares with
+    # the host: not the protocol, so the judge ends the host and every set fails.
+    "py_forge_at_import": ("python", "forge", "import", "3", "not a reply the judge awaited"),
+    "py_forge_in_call": ("python", "forge", "call", "3", "not a reply the judge awaited"),
     "py_hang_in_call": ("python", "hang", "call", "3", "did not (return|finish) within"),
     "py_crash_in_call": ("python", "crash", "call", "3", "Verdict: failed"),
     "py_exit_in_call": ("python", "exit", "call", "3", "Verdict: failed"),
     "py_fork_bomb": ("python", "fork_bomb", "import", "1|3", "Verdict: (incorrect|failed)"),
     "py_network": ("python", "network", "import", "1", "Verdict: incorrect"),
     "py_loud": ("python", "loud", "import", "1", "Verdict: incorrect"),
-    "cpp_forge_at_load": ("cuda_cpp", "forge", "import", "1", "Verdict: incorrect"),
-    "cpp_forge_in_call": ("cuda_cpp", "forge", "call", "1", "Verdict: incorrect"),
+    "cpp_forge_at_load": ("cuda_cpp", "forge", "import", "3", "not a reply the judge awaited"),
+    "cpp_forge_in_call": ("cuda_cpp", "forge", "call", "3", "not a reply the judge awaited"),
     "cpp_hang_in_call": ("cuda_cpp", "hang", "call", "3", "did not (return|finish) within"),
     "cpp_crash_in_call": ("cuda_cpp", "crash", "call", "3", "Verdict: failed"),
 }

@@ -27,12 +27,28 @@ void require_output_file(const std::string& path, const std::string& label = "")
 void require_output_folder(const std::string& dir, const std::string& label = "");
 void make_output_folder(const std::string& dir, const std::string& label = "");
 
+// An output folder the verifier fills (a report's build/ or solution/): require_output_folder,
+// and everything in it, at any depth, a regular file or a directory; else invalid_argument
+// naming the first other thing ("<label> <path>: expected a regular file or a directory, found a
+// symbolic link"). A link inside would send a write to a file or folder named there.
+void require_output_tree(const std::string& dir, const std::string& label = "");
+
+// A relative output folder (one chosen by the verifier in the current folder): require_output_folder
+// for it and for every folder on the way to it, so that no symbolic link among them (a checkout's
+// `reports` linked elsewhere) sends the writes out of the current folder. An absolute path is
+// the caller's own choice: not checked.
+void require_local_output_folder(const std::string& dir, const std::string& label = "");
+
 // Writes the concatenated parts to a fresh temporary file beside path (unique name), checks
 // every write, fsync and close (a full disk is an error), then renames it into place; the target
 // must pass require_output_file, before the write and again before the rename. `stop`,
 // asked between pieces of 16 MiB, abandons the write (a signal arrived).
 void write_file_atomic(const std::string& path, const std::vector<std::string_view>& parts,
                        const std::function<bool()>& stop = {});
+
+// The regular file `from` (never through a final link; a FIFO or device is refused) written to
+// `to` as write_file_atomic writes: whole or not at all, only over a regular file or nothing.
+void copy_file_atomic(const std::string& from, const std::string& to);
 
 // All of files ({path, text}) or none: each staged as write_file_atomic does, then renamed into
 // place in the order given (put the file whose presence marks the whole last). Every target is

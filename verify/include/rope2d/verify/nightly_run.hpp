@@ -1,5 +1,6 @@
 // Running the night: shard i of N's work in this process (the verifier runs as child processes,
-// the golden problems against the reference, its range of the angle sweep); one shard per GPU
+// the golden problems against the reference, the sincosf premise (shard 0's: nightly_premise.hpp),
+// its range of the angle sweep); one shard per GPU
 // is nightly_gpus.hpp. `rope2d nightly` is options and wiring around these; the GPU work comes
 // from the program (NightlyGpu), as it needs CUDA.
 #pragma once
@@ -19,6 +20,7 @@ namespace rope2d::verify {
 struct NightlyOptions {
   std::string config, root = "reports/nightly";
   std::string golden;  // the golden set checked against the reference (the CLI: the program's own); empty: none
+  std::string sincosf_measurement;  // a sincosf_ulp --json file compared with the premise instead of measuring; empty: measure
   bool quick = false, quiet = false;
   std::string program;  // this program's path: the children run `program verify` and `program nightly`
 };
@@ -33,7 +35,8 @@ struct NightlyGpu {
 // Progress: step i of n, what runs.
 using NightlyStep = std::function<void(std::size_t i, std::size_t n, const std::string& what)>;
 
-// The plan of the night (nightly_plan) of the options' config and golden set.
+// The plan of the night (nightly_plan) of the options' config, golden set and sincosf
+// measurement (read and checked here, before any work: a malformed one is bad input).
 nlohmann::json nightly_plan_of(const NightlyOptions& o);
 
 // "shard-i-of-N.json".

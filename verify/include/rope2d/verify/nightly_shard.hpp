@@ -8,7 +8,8 @@
 //   verifier run (kernel, dtype)  ->  (FNV-1a(kernel name) + dtype's position in bf16, fp16,
 //                                     fp32) mod N: a kernel's dtypes land on different shards;
 //   golden problem file           ->  FNV-1a(file name) mod N;
-//   sweep over bit patterns [lo, hi) ->  shard i checks split_range(lo, hi, i, N), every grad pair.
+//   sweep over bit patterns [lo, hi) ->  shard i checks split_range(lo, hi, i, N), every grad pair;
+//   the sincosf premise           ->  shard 0 (one measurement a night: nightly_premise.hpp).
 #pragma once
 
 #include <cstdint>
@@ -35,25 +36,26 @@ ShardId parse_shard(const std::string& text, const std::string& option = "--shar
 std::uint64_t fnv1a64(std::string_view s);
 
 // The plan of a night: {"submissions": [paths], "grad_dtypes": [...], "golden": {"dir", "files"},
-// "sweep": {"from", "to", "lo", "hi", "grads", "budget_s"}, "quick"}. lo and hi are the bit
-// patterns of the swept float32 angles (hi exclusive; 2^32 for "angles": "all"; --quick sweeps a
-// sample of the range); grads are [gc, gs, name].
+// "premise": {"measurement"}, "sweep": {"from", "to", "lo", "hi", "grads", "budget_s"}, "quick"}.
+// lo and hi are the bit patterns of the swept float32 angles (hi exclusive; 2^32 for "angles":
+// "all"; --quick sweeps a sample of the range); grads are [gc, gs, name]. The premise's
+// measurement is a file to compare instead of measuring (--sincosf-measurement), or "".
 nlohmann::json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_dir,
-                            const std::vector<std::string>& golden_files);
+                            const std::vector<std::string>& golden_files, const std::string& sincosf_measurement = "");
 
 // The kernel name of a submission path ("" is this project's kernel, "rope2d").
 std::string kernel_name(const std::string& submission);
 
 // Shard s's work items, in the plan's order: {"kind": "verify", "kernel", "path", "grad_dtype"},
-// {"kind": "golden", "file"}, {"kind": "sweep", "lo", "hi"}.
+// {"kind": "golden", "file"}, {"kind": "premise"} (shard 0), {"kind": "sweep", "lo", "hi"}.
 std::vector<nlohmann::json> nightly_items(const nlohmann::json& plan, ShardId s);
 
 // The digest a shard result carries of its plan (FNV-1a 64 of its compact JSON, hex).
 std::string plan_digest(const nlohmann::json& plan);
 
 // Combines shard results (file name, parsed JSON) into one summary (nightly_summary.hpp): its
-// verifier runs in plan order, golden problems, the sweep merged (with its ranges) and the
-// problems; regressions and status are the report's (nightly_report.hpp). Refuses, with std::invalid_argument naming the file and field, a result
+// verifier runs in plan order, golden problems, the sweep merged (with its ranges), the premise
+// (shard 0's) and the problems; regressions and status are the report's (nightly_report.hpp). Refuses, with std::invalid_argument naming the file and field, a result
 // that is not a shard result, shards of different commits, plans, dates or counts, a duplicate
 // or missing shard, and a shard whose items or results are not its share of the plan.
 NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, nlohmann::json>>& shards);

@@ -1,5 +1,5 @@
-// The night's results as types: a verifier run, a golden problem, a sweep range (what a shard
-// writes for each of its items) and the summary the merge makes of them (summary.json), each
+// The night's results as types: a verifier run, a golden problem, a sweep range, the sincosf
+// premise (what a shard writes for each of its items) and the summary the merge makes of them (summary.json), each
 // with to_json / from_json. The JSON keys of the nightly are spelled here and nowhere else.
 #pragma once
 
@@ -92,6 +92,35 @@ struct NightSweep {
   std::optional<NightSweepWorst> worst;
 };
 
+// One function's figures in the night's measurement of sinf / cosf / sincosf (as
+// sincosf_premise.hpp reads them from sincosf_ulp's file).
+struct NightPremiseFigures {
+  std::string function;
+  std::int64_t floats = 0;        // the most floats from the correctly rounded value
+  double ulp = 0, mpfr_ulp = 0;   // the most ulp from the exact value, and its MPFR re-check
+  std::string at_x;               // where, a C99 hex float
+  std::int64_t outside = 0;       // results outside [-1, 1]
+};
+
+// The sincosf premise of the night: CUDA's sinf / cosf / sincosf measured over every float32
+// input on this GPU (sincosf_ulp), or a measurement given instead (--sincosf-measurement),
+// against the premise the float32 bound is proved under. passed: every figure within it;
+// incorrect: one exceeds it (`exceeded` says which, measured against the premise); failed: the
+// program was not found, did not finish or failed, or its measurement did not read (`reason`);
+// skipped: no GPU to measure (`reason`): nothing is known of the premise tonight.
+struct NightPremise {
+  Disposition disposition = Disposition::skipped;
+  std::string reason;
+  std::string program;  // the sincosf_ulp that ran ("" when none did)
+  std::string file;     // the measurement compared: <night>/sincosf_ulp.json, or the one given
+  bool given = false;   // file was given, not measured tonight
+  double k_ulp = 0;     // the premise compared with: k of float32_bound.hpp's cuda_sincosf_bound
+  double seconds = 0;
+  std::string device, cuda_runtime, cuda_driver, date;  // of the measurement
+  std::vector<NightPremiseFigures> functions;
+  std::vector<std::string> exceeded;  // one sentence per figure over the premise
+};
+
 struct NightGoldenPart {
   std::string dir, skipped;  // skipped: why no problem was checked ("" when some were)
   std::vector<NightGolden> results;
@@ -106,6 +135,7 @@ struct NightSummary {
   std::vector<NightVerify> verify;  // in plan order
   NightGoldenPart golden;
   NightSweep sweep;
+  std::optional<NightPremise> premise;   // absent in summaries of builds before the premise item
   std::vector<std::string> problems;     // what failed tonight, one sentence each
   std::vector<std::string> regressions;  // what got worse since `previous`
   std::vector<std::string> warnings;     // e.g. an earlier summary set aside as unreadable
@@ -119,6 +149,7 @@ nlohmann::json to_json(const NightVerify& v);
 nlohmann::json to_json(const NightGolden& g);
 nlohmann::json to_json(const NightSweepRange& r);
 nlohmann::json to_json(const NightSweep& s);
+nlohmann::json to_json(const NightPremise& p);
 nlohmann::json to_json(const NightSummary& s);
 
 // Each reads what to_json writes; `at` names the value in messages ("verify[2]"). A missing key
@@ -129,6 +160,7 @@ NightVerify night_verify_from_json(const nlohmann::json& j, const std::string& a
 NightGolden night_golden_from_json(const nlohmann::json& j, const std::string& at = "golden.results[0]");
 NightSweepRange night_sweep_range_from_json(const nlohmann::json& j);
 NightSweep night_sweep_from_json(const nlohmann::json& j);
+NightPremise night_premise_from_json(const nlohmann::json& j, const std::string& at = "premise");
 NightSummary night_summary_from_json(const nlohmann::json& j);
 
 }  // namespace rope2d::verify

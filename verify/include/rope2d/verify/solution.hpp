@@ -1,14 +1,15 @@
 // SOL-ExecBench solutions (solution.json: spec.entry_point "file.py::run", spec.binding torch,
 // spec.destination_passing_style, sources as path + content), verified out of process: the
-// sources are written out, the problems' inputs saved as safetensors, and a Python runner
-// (verify/python/solution_runner.py, needing only PyTorch and safetensors) calls the entry
-// point and writes the outputs, which are then judged like any kernel's.
+// sources are written out, and the Python host (verify/python/host_serve.py, needing only
+// PyTorch) calls the entry point on the judge's own device memory in the box, as the kernel
+// host does for a C ABI submission (testbed/served_solution.hpp).
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/report.hpp"
 #include "rope2d/verify/spawn.hpp"
 
@@ -61,31 +62,21 @@ struct ByteCompile {
 };
 ByteCompile byte_compile(const Solution& s, const std::string& python, const std::string& work_dir);
 
-struct SolutionRun {
-  std::string python = "python3";
-  std::string runner;           // path of solution_runner.py
-  std::string work_dir;         // inputs and outputs go here
-  double call_timeout_s = 20;   // per call; the runner as a whole gets calls x this
-  int rounds = 2;
-  Tier gate = Tier::float32_bound;
-  Subnormals subnormals = Subnormals::flush_allowed;
-  std::string worst_dir;  // the worst set's lists (suite_problem)
-  std::int64_t head_dim = 0;  // the definition's head_dim: flat problems shaped by it (solution_shape)
-  // Called with each line the runner prints (to relay progress and per-call time limits).
-  std::function<void(const std::string&)> on_line;
-  // When given, gets the run's notes for the report: what importing the solution changed, and
-  // per set the time of first calls (compilation) apart from the judged calls.
-  std::vector<std::string>* notes = nullptr;
-  // How the runner is started (the box, in rope2d verify): argv, a time limit, each chunk of its
-  // output; its exit (SpawnResult) and the tail of what it wrote. Unset: run_program, stderr
-  // kept in work_dir/runner.stderr.
-  using Launcher = std::function<SpawnResult(const std::vector<std::string>& argv, double timeout_s,
-                                             const std::function<void(const char*, std::size_t)>& on_output,
-                                             std::string* tail)>;
-  Launcher launch;
-};
+// ---- The Python host's notes (verify/python/host_serve.py), read as untrusted JSON --------
+// A note is the host's word: a finding or an error it reports fails the call (a submission that
+// says it failed only harms itself); its silence proves nothing, the judge's own checks do.
 
-// The results of every problem of `specs`, in order.
-std::vector<SetResult> run_solution(const Solution& s, const std::vector<ProblemSpec>& specs, const SolutionRun& run);
+// What the host said about itself (its notes of seq 0): the import's changes and time among
+// `notes`, a build or load error (cause build or runtime).
+struct HostStart {
+  std::vector<std::string> notes;
+  std::string load_error;
+  Cause load_cause = Cause::runtime;
+};
+void read_host_note(const std::string& text, HostStart& into);
+// The notes of one call folded into its result: the host's error (its text replaces the
+// testbed's "returned 1"; kind "shape" or "dtype" gives the cause), its findings appended
+// (each once). Returns the call's wall time in seconds the note gave (0 when none).
+double fold_call_note(const std::string& text, CallResult& c);
 
 }  // namespace rope2d::verify

@@ -16,6 +16,14 @@ namespace rope2d::verify {
 // for its error, which cannot say what was looked for: callers resolve first and say so.
 std::string find_program(const std::string& name);
 
+// A helper program of this project's own (sincosf_ulp) for the program at `self` (empty: this
+// one, /proc/self/exe): beside it (in a build tree, verify/, where the project builds its
+// programs), then under its install prefix, <prefix>/libexec/rope2d/ (<prefix> the folder above
+// self's bin/; libexec as GNUInstallDirs names it for the build). Never the working directory
+// and never the PATH: a file planted there must not run as ours. The first executable regular
+// file found, "" when none; `looked` gets the paths tried, in order, for the message.
+std::string find_own_program(const std::string& name, std::vector<std::string>* looked = nullptr, const std::string& self = "");
+
 // Where a child's stderr goes: with its stdout (to on_output; an empty path, the default),
 // into a file (created or truncated), or to this process's own stderr, inherited as it is.
 // Never reopen our stderr by a name such as /dev/stderr: the open happens in the child before

@@ -2,8 +2,9 @@
 # forges the runner's records: a "called" line without findings and an unfinished "load_error"
 # line (to be glued onto the runner's next record) on stdout and on every descriptor 0..20 it
 # can write now without blocking (pipes, sockets, files, terminals; device nodes left alone; a
-# pipe nobody reads fills up). Must fail on its real outputs (incorrect): the forged lines never
-# reach the verifier, which notes that they came.
+# pipe nobody reads fills up). Must fail: the forged lines never reach a verdict; on the judge's
+# socket, which the solution shares with the host, they are not the protocol, and the judge
+# ends the host (failed, naming the record).
 # languages: pytorch
 import os
 import select

@@ -7,7 +7,7 @@ import sys
 
 import torch
 
-RUNNER = {"solution_runner", "call", "process_watch", "solution_build", "solution_jobs", "host_calls", "_call_checks"}
+RUNNER = {"solution_runner", "host_serve", "host_wire", "process_watch", "solution_build", "host_calls", "_call_checks"}
 
 
 def _judged():

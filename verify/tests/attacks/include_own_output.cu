@@ -1,0 +1,1 @@
+#include "/proc/self/fd/1"

@@ -1,0 +1,1 @@
+#define PRIVATE "a header of another submission, never named by steal_headers.cu"
