@@ -26,7 +26,7 @@
 #include "rope2d/verify/bench.hpp"
 #include "rope2d/verify/device_judge.hpp"
 #include "harness/remote_kernel.hpp"
-#include "testbed/served_solution.hpp"
+#include "rope2d/verify/served_solution.hpp"
 #include "rope2d/verify/worst.hpp"
 #endif
 
@@ -69,13 +69,6 @@ harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratc
 namespace {
 
 #ifdef ROPE2D_HAVE_CUDA
-// The folder of the Python that runs solutions (a venv's, say: bin/python3's grandparent),
-// shown read-only in the box where it lies under a hidden folder.
-std::string python_prefix(const std::string& python) {
-  const std::string found = harness::find_program(python);
-  return found.empty() ? "" : std::filesystem::path(found).parent_path().parent_path().string();
-}
-
 // The report's time line: what ran where, and what overlapped.
 std::string time_line(const Phases& t, bool device_inputs) {
   std::string s = fmt::format("CPU (one round ahead, during the calls): inputs {:.1f} s, reference {:.1f} s; "
@@ -136,22 +129,16 @@ Report solution_report(const VerifyArgs& a, const Solution& sol, Tier gate, cons
 }
 
 // The box of a solution's host: the Python's own folder (a venv under home, say) shown
-// read-only, unless it holds a hidden folder itself (a python3 in ~/bin would reveal the home).
+// read-only where it lies under a hidden folder (harness::reveal_program).
 harness::BoxPolicy solution_box(const VerifyArgs& a, const std::string& scratch, const std::string& python) {
   harness::BoxPolicy box = submission_box(a, scratch, true);
-  if (const std::string py = python_prefix(python); !py.empty()) {
-    const std::string prefix = std::filesystem::weakly_canonical(py).string() + "/";
-    bool holds_hidden = false;
-    for (const std::string& h : box.hide)
-      holds_hidden = holds_hidden || (std::filesystem::weakly_canonical(h).string() + "/").rfind(prefix, 0) == 0;
-    if (!holds_hidden) box.reveal.push_back(py);
-  }
+  harness::reveal_program(box, python);
   box.limits.cpu_s = 7 * 86400;  // the host lives as long as the run; its waits spin on the CPU
   return box;
 }
 
 // A SOL-ExecBench solution: the Python host, in the box, serves the testbed's calls on the
-// judge's own device memory (testbed/served_solution.hpp).
+// judge's own device memory (rope2d/verify/served_solution.hpp).
 int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
   const Solution sol = prepare_solution(a.run.submission, a.out_dir + "/solution");
   Report rep = solution_report(a, sol, gate, dev);

@@ -125,34 +125,6 @@ bool within_definition(const ProblemSpec& p, const std::vector<std::string>& gra
                                                                    std::string(ref::name(p.grad_dtype))) != grad_dtypes.end());
 }
 
-ByteCompile byte_compile(const Solution& s, const std::string& python, const std::string& work_dir) {
-  ByteCompile b;
-  std::vector<std::string> argv{python, "-c",
-                                "import sys\nfor f in sys.argv[1:]:\n    compile(open(f, 'rb').read(), f, 'exec', dont_inherit=True)\n"};
-  for (const std::string& f : s.sources)
-    if (f.size() > 3 && f.compare(f.size() - 3, 3, ".py") == 0) argv.push_back((fs::path(s.dir) / f).string()), ++b.files;
-  if (b.files == 0) return b;
-  make_output_folder(work_dir);
-  const std::string err = (fs::path(work_dir) / "byte_compile.stderr").string();
-  require_output_file(err);  // opened for the child's stderr: never through a link or into a FIFO
-  const SpawnResult r = run_program(argv, err, [](const char*, std::size_t) {}, 120);
-  if (!r.started) {
-    b.error = "cannot start " + python + ": " + r.start_error;
-    return b;
-  }
-  b.ran = true;
-  if (r.code() != 0) {
-    b.error = r.exit_text() + (r.timed_out ? ", over its time limit" : "");
-    try {
-      std::string tail = ref::read_file(err, 1 << 20);
-      if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
-      b.error += ": " + tail;
-    } catch (const std::exception&) {
-    }
-  }
-  return b;
-}
-
 namespace {
 
 std::string text_field(const json& m, const char* key) {

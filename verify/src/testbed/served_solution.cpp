@@ -1,10 +1,11 @@
 // A solution judged on the testbed through the Python host (served_solution.hpp).
-#include "testbed/served_solution.hpp"
+#include "rope2d/verify/served_solution.hpp"
 
 #include <array>
 #include <cstdio>
 #include <map>
 
+#include "harness/remote_kernel.hpp"
 #include "rope2d/verify/device.hpp"
 #include "rope2d/verify/device_judge.hpp"
 #include "rope2d/verify/worst.hpp"

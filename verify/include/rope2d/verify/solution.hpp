@@ -2,7 +2,7 @@
 // spec.destination_passing_style, sources as path + content), verified out of process: the
 // sources are written out, and the Python host (verify/python/host_serve.py, needing only
 // PyTorch) calls the entry point on the judge's own device memory in the box, as the kernel
-// host does for a C ABI submission (testbed/served_solution.hpp).
+// host does for a C ABI submission (rope2d/verify/served_solution.hpp).
 #pragma once
 
 #include <functional>
@@ -52,15 +52,14 @@ bool on_axes(const ProblemSpec& p, std::int64_t head_dim);
 // dtypes (none listed: any). Sets outside it are judged and reported apart, never in the verdict.
 bool within_definition(const ProblemSpec& p, const std::vector<std::string>& grad_dtypes, std::int64_t head_dim);
 
-// Without a GPU: each .py source compiled to bytecode in memory by `python -c compile(...)`
-// (nothing written). ran false: no Python source, or the interpreter could not start (why in
-// error); ran true with an error: the compiler's message (a syntax error is the submission's).
+// Without a GPU: each .py source compiled to bytecode in the box (harness/submission.hpp,
+// byte_compile_in_box). ran false: no Python source, or the interpreter could not start (why
+// in error); ran true with an error: the compiler's message (a syntax error is the submission's).
 struct ByteCompile {
   bool ran = false;
   int files = 0;
   std::string error;
 };
-ByteCompile byte_compile(const Solution& s, const std::string& python, const std::string& work_dir);
 
 // ---- The Python host's notes (verify/python/host_serve.py), read as untrusted JSON --------
 // A note is the host's word: a finding or an error it reports fails the call (a submission that

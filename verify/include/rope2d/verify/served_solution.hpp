@@ -13,12 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "harness/remote_kernel.hpp"
 #include "rope2d/verify/judge.hpp"
 #include "rope2d/verify/solution.hpp"
 
 namespace rope2d::verify {
 
+namespace harness {
+class RemoteKernel;  // harness/remote_kernel.hpp: the judge's side of a boxed host
+}
 class Testbed;
 
 struct ServedRun {
