@@ -15,6 +15,7 @@
 #include <string_view>
 #include <variant>
 
+#include "harness/sandbox.hpp"
 #include "progress.hpp"
 #include "rope2d/verify/report.hpp"
 #include "verify_worker.hpp"
@@ -65,7 +66,10 @@ struct Watch {
   }
 };
 
-pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fds[2]) {
+// The worker makes its temporary files (the box's scratch folders among them) in `run_folder`,
+// which the parent removes, however the worker ended.
+pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, const std::string& run_folder,
+                   int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   std::cout.flush();
   const pid_t pid = fork();
@@ -73,6 +77,7 @@ pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, T
   if (pid == 0) {
     setpgid(0, 0);  // its own process group: a kill reaches a Python runner it started too
     close(fds[0]);
+    setenv("TMPDIR", run_folder.c_str(), 1);
     int rc = 3;
     try {
       rc = verify_worker(a, specs, gate, fds[1]);
@@ -138,7 +143,10 @@ int report_broken(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Wa
 
 int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate) {
   int fds[2];
-  const pid_t pid = start_worker(a, specs, gate, fds);
+  // Destroyed after the worker is reaped: what the worker or its box left there goes with it,
+  // also when a call overran and the worker was killed before its own clean-up.
+  const harness::Scratch run_folder(harness::Scratch::Use::for_run);
+  const pid_t pid = start_worker(a, specs, gate, run_folder.path(), fds);
   Progress progress(a.quiet);
   Watch w;
   w.partial.gate = gate;

@@ -54,7 +54,7 @@ PY
              # The root is the repository's reports/nightly, so the run compares with the last committed one.
              PATH=/usr/local/cuda/bin:$PATH $bin/rope2d nightly --quiet --config /tmp/nightly.json --out reports/nightly \
                ${NIGHTLY_DATE:+--date $NIGHTLY_DATE} 2>&1 | tail -n 40 | tee "$out/nightly.log"
-             mkdir -p "$out/nightly" && cp -r "reports/nightly/$(ls -t reports/nightly | head -1)" "$out/nightly/" ;;
+             mkdir -p "$out/nightly" && cp -r "$(ls -td reports/nightly/*/ | head -1)" "$out/nightly/" ;;
     shards) # The nightly on every GPU of the machine, one shard each, against the same nightly on
             # one GPU: wall times in shards.txt, both reports in shards/, their equality checked.
             echo '{"sweep": {"from": 0, "to": '"${SHARDS_SWEEP_TO:-16384}"', "budget_s": 600}}' >/tmp/shards.json

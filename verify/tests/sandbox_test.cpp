@@ -5,6 +5,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -348,4 +350,46 @@ TEST(Sandbox, HidesFoldersItCannotReach) {
     EXPECT_NE(r.output.find("UNREADABLE"), std::string::npos) << r.output;
   }
   EXPECT_EQ(r.output.find("the report"), std::string::npos) << r.output;
+}
+
+// The verify parent's run folder: a worker killed in a call (its destructors never run) leaves
+// its scratch folder, with what its box wrote there, inside the run folder; the parent's removal
+// of the run folder takes it.
+TEST(Sandbox, TheRunFolderTakesTheScratchFolderOfAKilledWorker) {
+  std::string run_path, scratch_path;
+  {
+    const Scratch run(Scratch::Use::for_run);
+    run_path = run.path();
+    struct stat st {};
+    ASSERT_EQ(::stat(run_path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0711u) << "the box's user must pass through the run folder, never list it";
+    EXPECT_EQ(st.st_uid, ::geteuid()) << "the run folder stays the verifier's";
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t worker = ::fork();
+    ASSERT_GE(worker, 0);
+    if (worker == 0) {
+      ::close(fds[0]);
+      ::setenv("TMPDIR", run_path.c_str(), 1);
+      const Scratch s;
+      if (probe_sandbox().available) (void)sh(policy(s), "mkdir -p made/by/the/box && echo x > made/by/the/box/file");
+      else std::ofstream(fs::path(s.path()) / "file") << "x";
+      const std::string line = s.path() + "\n";
+      (void)!::write(fds[1], line.data(), line.size());
+      ::pause();  // killed here, as a worker whose call overran
+      ::_exit(0);
+    }
+    ::close(fds[1]);
+    char buf[4096];
+    const ssize_t k = ::read(fds[0], buf, sizeof buf);
+    ::close(fds[0]);
+    ::kill(worker, SIGKILL);
+    ::waitpid(worker, nullptr, 0);
+    ASSERT_GT(k, 1);
+    scratch_path.assign(buf, static_cast<std::size_t>(k) - 1);
+    EXPECT_EQ(scratch_path.rfind(run_path + "/", 0), 0u) << scratch_path << " is not inside " << run_path;
+    EXPECT_TRUE(fs::exists(scratch_path)) << "the killed worker's scratch folder should still be there";
+  }
+  EXPECT_FALSE(fs::exists(scratch_path));
+  EXPECT_FALSE(fs::exists(run_path));
 }

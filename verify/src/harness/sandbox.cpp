@@ -406,13 +406,17 @@ std::string describe(const BoxPolicy& p) {
   return s;
 }
 
-Scratch::Scratch() {
+Scratch::Scratch(Use use) {
   std::error_code ec;
   std::string base = fs::temp_directory_path(ec).string();
   if (ec || base.empty() || base[0] != '/') base = "/tmp";
   std::string tmpl = base + "/tmp.XXXXXXXXXX";
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a scratch folder under " + base + ": " + std::strerror(errno));
   path_ = tmpl;
+  if (use == Use::for_run) {
+    if (::chmod(path_.c_str(), 0711) != 0) throw std::runtime_error("cannot open the run's folder " + path_ + " to the box: " + std::strerror(errno));
+    return;
+  }
   if (::geteuid() == 0 && ::chown(path_.c_str(), box_uid, box_uid) != 0)
     throw std::runtime_error("cannot give the scratch folder " + path_ + " to the box's user: " + std::strerror(errno));
 }

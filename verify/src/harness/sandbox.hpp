@@ -80,9 +80,14 @@ inline constexpr uid_t box_uid = 65534;
 // A folder only this process knows, under the system's temporary folder, writable by the
 // box's user; removed with its contents by the destructor. Its name says nothing of the
 // verifier (the box's HOME and working folder: a submission reads them).
+// `for_run`: the temporary folder of one whole run instead, made by the process that outlives
+// the run (the verify parent) and kept by the verifier: the worker's scratch folders go inside it
+// (its TMPDIR), so that they are removed even when the worker had to be killed before its own
+// destructors ran. The box's user may pass through it to its scratch folder, never list it.
 class Scratch {
  public:
-  Scratch();
+  enum class Use { box, for_run };
+  explicit Scratch(Use use = Use::box);
   ~Scratch();
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
