@@ -246,6 +246,38 @@ TEST(DefinitionScope, TheDefinitionsGradDtypes) {
   fs::remove_all(dir);
 }
 
+// definition.json as a link: read when it stays in the solution's folder, refused (naming the
+// file and the link) when it leads out of it, as to a file the submitter could not read.
+TEST(DefinitionScope, ALinkOutOfTheSolutionsFolderIsRefused) {
+  const fs::path dir = tmp("definition-link"), outside = tmp("definition-outside");
+  fs::create_directories(dir / "defs");
+  fs::create_directories(outside);
+  Solution s;
+  s.path = (dir / "solution.json").string();
+  s.definition = "091_something_else";
+  json def = read_json_file(std::string(ROPE2D_TEST_DIR) + "/../../data/golden-smoke/solexecbench/definition.json", JsonFormat::definition);
+  def["name"] = s.definition;
+  def["inputs"]["grad_cos"]["dtype"] = def["inputs"]["grad_sin"]["dtype"] = "float32";
+  std::ofstream((dir / "defs" / "definition.json").string()) << def.dump();
+  std::ofstream((outside / "definition.json").string()) << def.dump();
+  fs::create_symlink("defs/definition.json", dir / "definition.json");
+  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<std::string>{"fp32"});
+  fs::remove(dir / "definition.json");
+  fs::create_symlink(outside / "definition.json", dir / "definition.json");
+  try {
+    definition_scope(s);
+    ADD_FAILURE() << "a definition.json linked out of the solution's folder was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find((dir / "definition.json").string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a link to"), std::string::npos) << e.what();
+  }
+  fs::remove(dir / "definition.json");
+  fs::create_symlink("../" + outside.filename().string() + "/definition.json", dir / "definition.json");  // relative, out
+  EXPECT_THROW(definition_scope(s), std::invalid_argument);
+  fs::remove_all(dir);
+  fs::remove_all(outside);
+}
+
 TEST(DefinitionScope, BeyondTheDefinitionNeverFailsTheVerdict) {
   Report r;
   SetResult in{"randn/bf16/1x64", "randn", "bf16"};

@@ -101,6 +101,15 @@ DefinitionScope definition_scope(const Solution& s) {
   if (fs::exists(def, ec)) {
     // verify/schema/definition.schema.json: any definition's shape, then what rope2d reads of its own.
     const std::string where = def.string();
+    // The submission's folder is the submitter's: a link out of it would have the verifier read,
+    // and quote in its errors, a file the submitter cannot read.
+    std::error_code folder_ec, target_ec;
+    const fs::path folder = fs::canonical(fs::absolute(s.path).parent_path(), folder_ec);
+    const fs::path target = fs::canonical(def, target_ec);
+    const auto [end, rest] = std::mismatch(folder.begin(), folder.end(), target.begin(), target.end());
+    if (folder_ec || target_ec || end != folder.end())
+      ref::bad_input(where, "the file", "a definition inside the solution's folder (copy it there, not a link out of it)",
+                     "a link to " + target.string());
     const json d = read_json_file(where, JsonFormat::definition);
     if (d["name"] == s.definition) {
       check_json(d, JsonFormat::definition, where, "rope2d_backward");
