@@ -25,6 +25,7 @@
 #include "harness/host_protocol.hpp"
 #include "harness/driver_api.hpp"
 #include "harness/edge_memory.hpp"
+#include "rope2d/verify/plain_text.hpp"
 
 namespace rope2d::verify::harness {
 
@@ -329,7 +330,7 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
       const BoxResult r = *(m.ended = m.box->finish(1));
       std::lock_guard dead_lk(m.m);
       m.error = "the " + m.opt.name + " did not start (" + (m.death.empty() ? "" : m.death + "; ") + r.exit_text() +
-                "): " + r.output.substr(0, 4000);
+                "): " + plain_text(r.output.substr(0, 4000));
       return;
     }
   }
