@@ -16,7 +16,7 @@
 #include <variant>
 
 #include "progress.hpp"
-#include "rope2d/verify/report.hpp"
+#include "rope2d/verify/model/report.hpp"
 #include "verify_worker.hpp"
 
 namespace rope2d::cli {
