@@ -9,6 +9,6 @@ if(ROPE2D_UNITY)
   set_target_properties(rope2d_verify PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
   set_target_properties(rope2d PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 6)
   # bad() in an anonymous namespace, as in safetensors.cpp.
-  set_source_files_properties(${PROJECT_SOURCE_DIR}/verify/src/io/solution.cpp TARGET_DIRECTORY rope2d_verify
+  set_source_files_properties(${PROJECT_SOURCE_DIR}/verify/src/harness/solution.cpp TARGET_DIRECTORY rope2d_verify
                               PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 endif()

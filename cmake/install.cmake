@@ -61,7 +61,7 @@ target_compile_features(rope2d_reference INTERFACE cxx_std_20)
 set_target_properties(rope2d_abi PROPERTIES EXPORT_NAME abi)
 set_target_properties(rope2d_reference PROPERTIES EXPORT_NAME reference)
 set_target_properties(rope2d_verify PROPERTIES EXPORT_NAME verify)
-# librope2d_py.so: the C API of verify/include/rope2d/verify/capi.h (what the Python package loads).
+# librope2d_py.so: the C API of verify/include/rope2d/verify/products/capi.h (what the Python package loads).
 set_target_properties(rope2d_py PROPERTIES EXPORT_NAME capi)
 target_include_directories(rope2d_py INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/verify/include>)
 if(ROPE2D_HAVE_CUDA)
@@ -70,7 +70,7 @@ endif()
 
 install(TARGETS rope2d rope2d-kernel-host RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The nightly's measurement of the sincosf premise, where an installed rope2d looks for it
-# (verify/src/io/spawn.cpp, find_own_program: <prefix>/<libexec>/rope2d), not on the PATH.
+# (verify/src/harness/spawn.cpp, find_own_program: <prefix>/<libexec>/rope2d), not on the PATH.
 if(ROPE2D_HAVE_CUDA)
   install(TARGETS sincosf_ulp RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/rope2d)
 endif()

@@ -18,6 +18,6 @@ function(rope2d_version_define)
   target_sources(rope2d PRIVATE ${PROJECT_SOURCE_DIR}/verify/cli/version.cpp)
   set_source_files_properties(${PROJECT_SOURCE_DIR}/verify/cli/version.cpp TARGET_DIRECTORY rope2d
                               PROPERTIES COMPILE_DEFINITIONS "ROPE2D_VERSION_FULL=\"${ROPE2D_VERSION_FULL}\"")
-  set_source_files_properties(${PROJECT_SOURCE_DIR}/verify/src/capi/capi.cpp TARGET_DIRECTORY rope2d_py
+  set_source_files_properties(${PROJECT_SOURCE_DIR}/verify/src/products/capi/capi.cpp TARGET_DIRECTORY rope2d_py
                               PROPERTIES COMPILE_DEFINITIONS "ROPE2D_VERSION_FULL=\"${ROPE2D_VERSION_FULL}\"")
 endfunction()

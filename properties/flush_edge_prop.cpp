@@ -9,10 +9,10 @@
 #include <cmath>
 
 #include "generators.hpp"
-#include "rope2d/verify/flush.hpp"
-#include "rope2d/verify/metrics.hpp"
-#include "rope2d/verify/tolerance_core.hpp"
-#include "rope2d/verify/worst.hpp"
+#include "rope2d/verify/model/flush.hpp"
+#include "rope2d/verify/model/metrics.hpp"
+#include "rope2d/verify/model/tolerance_core.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

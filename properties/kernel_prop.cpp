@@ -10,8 +10,8 @@
 
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/rope2d_tuning.h"
-#include "rope2d/verify/device_judge.hpp"
-#include "rope2d/verify/judge.hpp"
+#include "harness/testbed/device_judge.hpp"
+#include "rope2d/verify/judge/judge.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

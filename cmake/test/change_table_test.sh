@@ -15,13 +15,13 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # A fresh copy of what the scratch translation units include, in $tmp/$1.
 copy() {
   local d=$tmp/$1
-  mkdir -p "$d/verify/src/judge" "$d/verify/src/gpu_check"
+  mkdir -p "$d/verify/src/model" "$d/verify/src/judge/gpu_check"
   cp -r "$src/reference/include" "$d/reference-include"
   cp -r "$src/verify/include" "$d/verify-include"
   cp -r "$src/cuda/include" "$d/cuda-include"
-  cp "$src/verify/src/judge/tolerance.cpp" "$d/verify/src/judge/"
-  cp "$src/verify/src/gpu_check/element.hpp" "$d/verify/src/gpu_check/"
-  printf '#include "gpu_check/element.hpp"\n' >"$d/verify/src/element.cpp"
+  cp "$src/verify/src/model/tolerance.cpp" "$d/verify/src/model/"
+  cp "$src/verify/src/judge/gpu_check/element.hpp" "$d/verify/src/judge/gpu_check/"
+  printf '#include "judge/gpu_check/element.hpp"\n' >"$d/verify/src/element.cpp"
 }
 # patch CASE FILE SED-SCRIPT: edits FILE of the copy; the edit must change it.
 patch_file() {
@@ -34,8 +34,8 @@ patch_file() {
 # compile CASE: tolerance.cpp (tiers and, through backward.hpp, dtypes) and, for the ABI cases,
 # a unit of the GPU judge's element code; their diagnostics in $tmp/CASE.log, status returned.
 compile() {
-  local d=$tmp/$1 rc=0 tus=judge/tolerance.cpp
-  case $1 in control | abi*) tus="judge/tolerance.cpp element.cpp" ;; esac
+  local d=$tmp/$1 rc=0 tus=model/tolerance.cpp
+  case $1 in control | abi*) tus="model/tolerance.cpp element.cpp" ;; esac
   for tu in $tus; do
     "$cxx" -std=c++20 -fsyntax-only -Wall -Werror=switch -I"$d/reference-include" -I"$d/verify-include" \
       -I"$d/cuda-include" -I"$d/verify/src" -I"$generated" "$d/verify/src/$tu" >>"$tmp/$1.log" 2>&1 || rc=1
@@ -53,8 +53,8 @@ must_fail() {
 }
 must_compile() { compile "$1" || { fail "$1: does not compile:"; head -30 "$tmp/$1.log"; }; }
 
-tier_h=verify-include/rope2d/verify/tier.hpp
-core_h=verify-include/rope2d/verify/tolerance_core.hpp
+tier_h=verify-include/rope2d/verify/model/tier.hpp
+core_h=verify-include/rope2d/verify/model/tolerance_core.hpp
 dtype_h=reference-include/rope2d/ref/dtype.hpp
 abi_h=cuda-include/rope2d/rope2d_backward.h
 # The edits, each building on the one before.
@@ -86,12 +86,12 @@ must_fail tier3 "table needs one row per Tier"
 copy tier4  # a row, but not in the enum's order
 patch_file tier4 $tier_h "$tier_enum; $tier_list"
 patch_file tier4 $core_h "$tier_coeffs"
-patch_file tier4 verify/src/judge/tolerance.cpp "$tier_row"
+patch_file tier4 verify/src/model/tolerance.cpp "$tier_row"
 must_fail tier4 "table lists the tiers in the enum's order"
 copy tier5  # every entry: compiles
 patch_file tier5 $tier_h "$tier_enum; $tier_list"
 patch_file tier5 $core_h "$tier_coeffs"
-patch_file tier5 verify/src/judge/tolerance.cpp "/^constexpr TierRule table/,/^};/{$tier_row_last}"
+patch_file tier5 verify/src/model/tolerance.cpp "/^constexpr TierRule table/,/^};/{$tier_row_last}"
 must_compile tier5
 
 # A grad dtype: the enumerator alone, then with its traits row (an ABI code taken twice), and
@@ -110,8 +110,8 @@ must_fail dtype3 "abi_code must be the ROPE2D_GRAD_\* code"
 copy abi1
 patch_file abi1 $abi_h "$abi_code"
 must_fail abi1 "ROPE2D_GRAD_FAKE8.*not handled in switch"
-grep -q "gpu_check/element.hpp.*ROPE2D_GRAD_FAKE8.*not handled" "$tmp/abi1.log" ||
-  fail "abi1: gpu_check/element.hpp's decode_grad does not report the new code"
+grep -q "judge/gpu_check/element.hpp.*ROPE2D_GRAD_FAKE8.*not handled" "$tmp/abi1.log" ||
+  fail "abi1: judge/gpu_check/element.hpp's decode_grad does not report the new code"
 
 # Python cannot include the header: its copies of the ABI codes must equal the header's.
 for name in BF16 FP16 FP32; do

@@ -16,13 +16,21 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 "$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "cmake --install"; exit 1; }
 for f in bin/rope2d bin/rope2d-kernel-host lib/librope2d_py.so lib/librope2d_verify.a lib/librope2d_reference.a \
-         include/rope2d/rope2d_backward.h include/rope2d/verify/capi.h include/rope2d/ref/backward.hpp \
+         include/rope2d/rope2d_backward.h include/rope2d/verify/products/capi.h include/rope2d/ref/backward.hpp \
+         include/rope2d/verify/model/report.hpp include/rope2d/verify/judge/judge.hpp include/rope2d/verify/codec/golden.hpp \
          share/rope2d/data/golden-smoke/manifest.json share/rope2d/reference/worst/known.txt \
          share/rope2d/verify/python/solution_runner.py share/rope2d/verify/python/host_serve.py \
          share/rope2d/python/rope2d/_call_checks.py \
          lib/cmake/rope2d/rope2dConfig.cmake lib/cmake/rope2d/rope2dConfigVersion.cmake share/doc/rope2d/LICENSE; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
+# Only the public headers: those of a floor's own folder under include/rope2d/verify/<floor>/,
+# never a private one of verify/src (the nightly's, the testbed's, the box's).
+for f in spawn.hpp nightly.hpp harness/testbed/device.hpp testbed/device.hpp products/nightly/nightly.hpp; do
+  [ ! -e "$prefix/include/rope2d/verify/$f" ] || fail "a private header installed: include/rope2d/verify/$f"
+done
+stray=$(find "$prefix/include/rope2d/verify" -maxdepth 1 -type f)
+[ -z "$stray" ] || fail "headers outside a floor's folder installed: $stray"
 helper=$(find "$prefix" -path '*/rope2d/sincosf_ulp' -type f)
 if [ -e "$build/verify/sincosf_ulp" ]; then
   [ -x "$helper" ] && [ "$(dirname "$(dirname "$(dirname "$helper")")")" = "$prefix" ] ||

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Fails when the modules of the given source trees include each other in a cycle. A module is
-a public header (rope2d/<lib>/NAME.hpp or a private one named by its folder) with the sources
+a header, named by its folder and its name as it is included ("rope2d/verify/model/report.hpp"
+and verify/include/rope2d/verify/model/report.hpp are model/report; "harness/testbed/buffers.hpp"
+is testbed/buffers; "xml.hpp" beside products/report/html.cpp is report/xml), with the sources
 that implement it; module A depends on B when A's header or any of A's sources includes B's
-header. A source implements the header of its own name (WING_NAME, NAME, a NAME_part's NAME, or its wing's), a
-private header (src/WING/x.hpp) belongs to its wing's module.
+header. A source implements the header it includes of its own name (FOLDER_NAME, NAME, a
+NAME_part's NAME, or its folder's name), preferring one of its own folder.
     include_cycles.py ROOT...   (e.g. reference verify cuda)
 """
 import os
@@ -12,25 +14,27 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SOURCES = (".cpp", ".cu", ".cc")
-WINGS = set()  # folders under a src/ that hold private headers (filled by main)
 HEADERS = (".hpp", ".h", ".cuh")
 
 
 def module_of_header(path):
-    """'rope2d/verify/sweep_worst.hpp' -> 'sweep_worst'; a private header of a wing,
-    'src/testbed/device_kernels.hpp' or as included 'testbed/device_kernels.hpp', -> 'testbed'."""
+    """'rope2d/verify/model/report.hpp' -> 'model/report', 'src/harness/testbed/buffers.hpp'
+    -> 'testbed/buffers': the folder holding it and its name."""
     parts = path.replace("\\", "/").split("/")
-    if len(parts) >= 2 and parts[-2] in WINGS:
-        return parts[-2]
-    return os.path.splitext(parts[-1])[0]
+    return "/".join(parts[-2:-1] + [os.path.splitext(parts[-1])[0]])
+
+
+def includes(path):
+    """The modules a file includes: an include naming a file beside it is read from there."""
+    out = set()
+    for inc in INCLUDE.findall(open(path, encoding="utf-8", errors="replace").read()):
+        beside = os.path.join(os.path.dirname(path), inc)
+        out.add(module_of_header(os.path.normpath(beside) if os.path.exists(beside) else inc))
+    return out
 
 
 def main(roots):
     headers, sources = {}, []
-    for root in roots:
-        for d, subdirs, _ in os.walk(root):
-            if os.path.basename(d) == "src":
-                WINGS.update(subdirs)
     for root in roots:
         for d, _, names in os.walk(root):
             if "tests" in os.path.relpath(d, root).split(os.sep):
@@ -44,15 +48,17 @@ def main(roots):
     modules = set(headers)
 
     def owner(source):
-        # The module a source implements: its wing's own (a private header's folder), else the
-        # header named as the source (WING_NAME, NAME, NAME_part's NAME or WING), else none (a program's main).
-        incs = {module_of_header(i) for i in INCLUDE.findall(open(source, encoding="utf-8", errors="replace").read())}
+        # The module a source implements: the header it includes named as the source (FOLDER_NAME,
+        # NAME, NAME_part's NAME or FOLDER), one of its own folder first, else none (a program's main).
+        incs = includes(source) & modules
         base = os.path.splitext(os.path.basename(source))[0]
-        wing = os.path.basename(os.path.dirname(source))
-        prefix = max((m for m in modules if base.startswith(m + "_")), key=len, default=None)  # huge_sample -> huge
-        for name in (f"{wing}_{base}", base, prefix, wing):
-            if name in modules and name in incs | ({wing} if wing in WINGS else set()):
-                return name
+        folder = os.path.basename(os.path.dirname(source))
+        names = {m.split("/")[-1] for m in incs}
+        prefix = max((m for m in names if base.startswith(m + "_")), key=len, default=None)  # huge_sample -> huge
+        for name in (f"{folder}_{base}", base, prefix, folder):
+            hits = sorted((m for m in incs if m.split("/")[-1] == name), key=lambda m: m.split("/")[0] != folder)
+            if hits:
+                return hits[0]
         return None
 
     deps = {m: set() for m in modules}
@@ -61,8 +67,7 @@ def main(roots):
     for path, mod in files:
         if mod is None:
             continue
-        for inc in INCLUDE.findall(open(path, encoding="utf-8", errors="replace").read()):
-            m = module_of_header(inc)
+        for m in includes(path):
             if m in modules and m != mod:
                 deps[mod].add(m)
     # Tarjan's strongly connected components: any with more than one module is a cycle.

@@ -1,5 +1,5 @@
 // A measurement of sinf / cosf / sincosf compared with the bound's premise (sincosf_premise.hpp;
-// the file is read by the verifier, rope2d/verify/sincosf_measurement.hpp).
+// the file is read by the verifier, verify/src/codec/sincosf_measurement.hpp).
 #include "rope2d/ref/sincosf_premise.hpp"
 
 #include <algorithm>

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "rope2d/verify/timing.hpp"
+#include "harness/testbed/timing.hpp"
 
 namespace rope2d::cli {
 

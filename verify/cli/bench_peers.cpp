@@ -11,8 +11,8 @@
 #include "bench_cli.hpp"
 #include "commands.hpp"
 #include "rope2d/ref/input.hpp"
-#include "rope2d/verify/spawn.hpp"
-#include "rope2d/verify/suites.hpp"
+#include "harness/spawn.hpp"
+#include "rope2d/verify/judge/suites.hpp"
 
 namespace rope2d::cli {
 

@@ -6,8 +6,8 @@
 #include "bench_cli.hpp"
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/rope2d_tuning.h"
-#include "rope2d/verify/bench.hpp"
-#include "rope2d/verify/suites.hpp"
+#include "products/bench/bench.hpp"
+#include "rope2d/verify/judge/suites.hpp"
 
 namespace rope2d::cli {
 

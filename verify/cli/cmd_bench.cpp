@@ -18,12 +18,12 @@
 #include "bench_cli.hpp"
 #include "commands.hpp"
 #include "rope2d/rope2d_backward.h"
-#include "rope2d/verify/atomic_file.hpp"
-#include "rope2d/verify/bench.hpp"
-#include "rope2d/verify/device.hpp"
-#include "rope2d/verify/sol_score.hpp"
-#include "rope2d/verify/suites.hpp"
-#include "rope2d/verify/timing.hpp"
+#include "codec/atomic_file.hpp"
+#include "products/bench/bench.hpp"
+#include "harness/testbed/device.hpp"
+#include "products/bench/sol_score.hpp"
+#include "rope2d/verify/judge/suites.hpp"
+#include "harness/testbed/timing.hpp"
 
 namespace rope2d::cli {
 

@@ -6,7 +6,7 @@
 #include "commands.hpp"
 #include "machine_outputs.hpp"
 #include "progress.hpp"
-#include "rope2d/verify/check.hpp"
+#include "rope2d/verify/judge/check.hpp"
 
 namespace rope2d::cli {
 

@@ -10,8 +10,8 @@
 #include "rope2d/ref/backward.hpp"
 #include "rope2d/ref/floats.hpp"
 #include "rope2d/ref/overflow.hpp"
-#include "rope2d/verify/flush.hpp"
-#include "rope2d/verify/tolerance.hpp"
+#include "rope2d/verify/model/flush.hpp"
+#include "rope2d/verify/model/tolerance.hpp"
 
 namespace rope2d::cli {
 

@@ -12,10 +12,10 @@
 #include "progress.hpp"
 #include "rope2d/ref/input.hpp"
 #include "rope2d/ref/layout.hpp"
-#include "rope2d/verify/atomic_file.hpp"
-#include "rope2d/verify/golden.hpp"
-#include "rope2d/verify/layout_json.hpp"
-#include "rope2d/verify/suites.hpp"
+#include "codec/atomic_file.hpp"
+#include "rope2d/verify/codec/golden.hpp"
+#include "codec/layout_json.hpp"
+#include "rope2d/verify/judge/suites.hpp"
 
 namespace rope2d::cli {
 

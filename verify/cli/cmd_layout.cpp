@@ -10,10 +10,10 @@
 #include "options.hpp"
 #include "rope2d/ref/input.hpp"
 #include "rope2d/ref/layout.hpp"
-#include "rope2d/verify/layout_json.hpp"
-#include "rope2d/verify/layout_svg.hpp"
-#include "rope2d/verify/report.hpp"
-#include "rope2d/verify/validate.hpp"
+#include "codec/layout_json.hpp"
+#include "products/report/layout_svg.hpp"
+#include "rope2d/verify/model/report.hpp"
+#include "codec/validate.hpp"
 
 namespace rope2d::cli {
 

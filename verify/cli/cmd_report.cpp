@@ -7,9 +7,9 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "rope2d/verify/nightly_site.hpp"
-#include "rope2d/verify/report.hpp"
-#include "rope2d/verify/validate.hpp"
+#include "products/nightly/nightly_site.hpp"
+#include "rope2d/verify/model/report.hpp"
+#include "codec/validate.hpp"
 
 namespace rope2d::cli {
 

@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "rope2d/verify/json_schema.hpp"
-#include "rope2d/verify/solution_schema.hpp"
+#include "codec/json_schema.hpp"
+#include "codec/solution_schema.hpp"
 
 namespace rope2d::cli {
 

@@ -16,11 +16,11 @@
 #include "commands.hpp"
 #include "progress.hpp"
 #include "rope2d/ref/floats.hpp"
-#include "rope2d/verify/nightly_shard.hpp"
-#include "rope2d/verify/report.hpp"
-#include "rope2d/verify/sweep_report.hpp"
-#include "rope2d/verify/sweep_worst.hpp"
-#include "rope2d/verify/validate.hpp"
+#include "products/nightly/nightly_shard.hpp"
+#include "rope2d/verify/model/report.hpp"
+#include "products/sweep/sweep_report.hpp"
+#include "products/sweep/sweep_worst.hpp"
+#include "codec/validate.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "rope2d/rope2d_backward.h"

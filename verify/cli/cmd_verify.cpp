@@ -30,15 +30,15 @@
 #include "verify_worker.hpp"
 #include "progress.hpp"
 #include "rope2d/ref/regimes.hpp"
-#include "rope2d/verify/atomic_file.hpp"
-#include "rope2d/verify/check.hpp"
-#include "rope2d/verify/judge.hpp"
-#include "rope2d/verify/plain_text.hpp"
-#include "rope2d/verify/report.hpp"
-#include "rope2d/verify/solution.hpp"
+#include "codec/atomic_file.hpp"
+#include "rope2d/verify/judge/check.hpp"
+#include "rope2d/verify/judge/judge.hpp"
+#include "codec/plain_text.hpp"
+#include "rope2d/verify/model/report.hpp"
+#include "harness/solution.hpp"
 #include "harness/sandbox.hpp"
 #include "harness/submission.hpp"
-#include "rope2d/verify/suites.hpp"
+#include "rope2d/verify/judge/suites.hpp"
 
 namespace rope2d::cli {
 

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "rope2d/verify/validate.hpp"
+#include "codec/validate.hpp"
 
 namespace rope2d::cli {
 

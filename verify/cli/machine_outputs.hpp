@@ -1,12 +1,12 @@
 // --trace FILE and --json of `verify` and `check`: the report as SOL-ExecBench's Trace JSON
-// lines in a file (report/trace.cpp), and report.json on stdout with everything else on stderr.
+// lines in a file (products/report/trace.cpp), and report.json on stdout with everything else on stderr.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <string>
 
-#include "rope2d/verify/report.hpp"
+#include "rope2d/verify/model/report.hpp"
 
 namespace rope2d::cli {
 

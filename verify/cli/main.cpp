@@ -11,7 +11,7 @@
 
 #include "commands.hpp"
 #include "version.hpp"
-#include "rope2d/verify/golden.hpp"
+#include "rope2d/verify/codec/golden.hpp"
 
 namespace {
 

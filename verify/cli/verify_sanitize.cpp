@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "verify_worker.hpp"
-#include "rope2d/verify/atomic_file.hpp"
-#include "rope2d/verify/sanitize.hpp"
+#include "codec/atomic_file.hpp"
+#include "harness/testbed/sanitize.hpp"
 
 namespace rope2d::cli {
 

@@ -14,20 +14,20 @@
 
 #include "commands.hpp"
 #include "verify_worker.hpp"
-#include "rope2d/verify/contract.hpp"
-#include "rope2d/verify/huge.hpp"
-#include "rope2d/verify/judge.hpp"
-#include "rope2d/verify/report.hpp"
-#include "rope2d/verify/solution.hpp"
+#include "harness/testbed/contract.hpp"
+#include "harness/testbed/huge.hpp"
+#include "rope2d/verify/judge/judge.hpp"
+#include "rope2d/verify/model/report.hpp"
+#include "harness/solution.hpp"
 #include "harness/submission.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "rope2d/rope2d_backward.h"
-#include "rope2d/verify/bench.hpp"
-#include "rope2d/verify/device_judge.hpp"
+#include "products/bench/bench.hpp"
+#include "harness/testbed/device_judge.hpp"
 #include "harness/remote_kernel.hpp"
-#include "rope2d/verify/served_solution.hpp"
-#include "rope2d/verify/worst.hpp"
+#include "harness/testbed/served_solution.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 #endif
 
 extern char** environ;
@@ -138,7 +138,7 @@ harness::BoxPolicy solution_box(const VerifyArgs& a, const std::string& scratch,
 }
 
 // A SOL-ExecBench solution: the Python host, in the box, serves the testbed's calls on the
-// judge's own device memory (rope2d/verify/served_solution.hpp).
+// judge's own device memory (verify/src/harness/testbed/served_solution.hpp).
 int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd, const DeviceInfo& dev) {
   const Solution sol = prepare_solution(a.run.submission, a.out_dir + "/solution");
   Report rep = solution_report(a, sol, gate, dev);

@@ -1,7 +1,7 @@
 // The two halves of `rope2d verify`: the supervising parent (cmd_verify.cpp: options and the
 // CPU-only fallback; verify_parent.cpp: time limits, reports of crashed runs) and the worker it
 // forks, which does all GPU work (verify_worker.cpp) and reports to the parent in the messages
-// of rope2d/verify/worker_protocol.hpp.
+// of verify/src/codec/worker_protocol.hpp.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +10,10 @@
 
 #include "commands.hpp"
 #include "harness/sandbox.hpp"
-#include "rope2d/verify/problem.hpp"
-#include "rope2d/verify/run_options.hpp"
-#include "rope2d/verify/tolerance.hpp"
-#include "rope2d/verify/worker_protocol.hpp"
+#include "rope2d/verify/model/problem.hpp"
+#include "rope2d/verify/judge/run_options.hpp"
+#include "rope2d/verify/model/tolerance.hpp"
+#include "codec/worker_protocol.hpp"
 
 namespace rope2d::cli {
 

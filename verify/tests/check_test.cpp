@@ -10,7 +10,7 @@
 #include <tuple>
 #include <unistd.h>
 
-#include "rope2d/verify/check.hpp"
+#include "rope2d/verify/judge/check.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

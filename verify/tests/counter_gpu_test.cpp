@@ -12,10 +12,10 @@
 
 #include "gpu_check_compare.hpp"  // close(): to the last bits the two sides' sincos differ by
 #include "rope2d/rope2d_backward.h"
-#include "rope2d/verify/device.hpp"
-#include "rope2d/verify/device_judge.hpp"
-#include "rope2d/verify/metrics.hpp"
-#include "rope2d/verify/problem.hpp"
+#include "harness/testbed/device.hpp"
+#include "harness/testbed/device_judge.hpp"
+#include "rope2d/verify/model/metrics.hpp"
+#include "rope2d/verify/model/problem.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

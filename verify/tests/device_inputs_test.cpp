@@ -9,8 +9,8 @@
 #include <bit>
 #include <cstring>
 
-#include "rope2d/verify/gpu_check.hpp"
-#include "rope2d/verify/judge.hpp"
+#include "rope2d/verify/judge/gpu_check.hpp"
+#include "rope2d/verify/judge/judge.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

@@ -7,7 +7,7 @@
 
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/ref/dtype.hpp"
-#include "rope2d/verify/safetensors.hpp"
+#include "rope2d/verify/codec/safetensors.hpp"
 
 using namespace rope2d::ref;
 

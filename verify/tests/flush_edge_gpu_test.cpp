@@ -14,9 +14,9 @@
 #include "rope2d/ref/random.hpp"
 #include "rope2d/ref/regimes.hpp"
 #include "rope2d/rope2d_backward.h"
-#include "rope2d/verify/gpu_check.hpp"
-#include "rope2d/verify/metrics.hpp"
-#include "rope2d/verify/worst.hpp"
+#include "rope2d/verify/judge/gpu_check.hpp"
+#include "rope2d/verify/model/metrics.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

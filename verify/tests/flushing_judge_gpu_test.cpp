@@ -1,5 +1,5 @@
 // A judge built with flush-to-zero on purpose: the GPU comparison's device code
-// (src/gpu_check/kernel.cu) compiled with -ftz=true in a test-only target, past the refusals
+// (src/judge/gpu_check/kernel.cu) compiled with -ftz=true in a test-only target, past the refusals
 // that guard rope2d_verify_device (the flag check at configure time and the PTX scan after each
 // build are not applied to it). Flushing decodes the canary's subnormal grad as zero, so the
 // canary every device pass checks first must stop the pass before any verdict, with its named
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu_check/element.hpp"
-#include "rope2d/verify/gpu_check.hpp"
+#include "judge/gpu_check/element.hpp"
+#include "rope2d/verify/judge/gpu_check.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;
@@ -25,7 +25,7 @@ float flushing_judge_probe_multiply(float a, float b);
 
 namespace {
 
-// What the canary's refusal says (gpu_check/device.cpp); the test wants this reason, not any throw.
+// What the canary's refusal says (judge/gpu_check/device.cpp); the test wants this reason, not any throw.
 constexpr const char* canary_reason = "misjudged its subnormal canary";
 
 Problem small_problem(ref::Dtype d) {

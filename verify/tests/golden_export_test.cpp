@@ -10,8 +10,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "rope2d/verify/safetensors.hpp"
-#include "rope2d/verify/sxb_rules.hpp"
+#include "rope2d/verify/codec/safetensors.hpp"
+#include "rope2d/verify/model/sxb_rules.hpp"
 
 using namespace rope2d::verify;
 

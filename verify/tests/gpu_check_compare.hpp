@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "rope2d/ref/floats.hpp"
-#include "rope2d/verify/metrics.hpp"
-#include "rope2d/verify/problem.hpp"
-#include "rope2d/verify/worst.hpp"
+#include "rope2d/verify/model/metrics.hpp"
+#include "rope2d/verify/model/problem.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 
 namespace rope2d::verify::compare_test {
 

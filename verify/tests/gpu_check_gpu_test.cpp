@@ -13,9 +13,9 @@
 #include <cstdlib>
 
 #include "gpu_check_compare.hpp"
-#include "rope2d/verify/device.hpp"
-#include "rope2d/verify/gpu_check.hpp"
-#include "rope2d/verify/sweep.hpp"
+#include "harness/testbed/device.hpp"
+#include "rope2d/verify/judge/gpu_check.hpp"
+#include "products/sweep/sweep.hpp"
 
 using namespace rope2d::verify;
 using namespace rope2d::verify::compare_test;

@@ -9,10 +9,10 @@
 #include <bit>
 #include <cmath>
 
-#include "../src/gpu_check/element.hpp"
+#include "../src/judge/gpu_check/element.hpp"
 #include "gpu_check_compare.hpp"
-#include "rope2d/verify/gpu_check.hpp"
-#include "rope2d/verify/tolerance_core.hpp"
+#include "rope2d/verify/judge/gpu_check.hpp"
+#include "rope2d/verify/model/tolerance_core.hpp"
 
 using namespace rope2d::verify;
 using namespace rope2d::verify::compare_test;

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "rope2d/verify/device.hpp"
+#include "harness/testbed/device.hpp"
 
 int main(int argc, char** argv) {
   const rope2d::verify::DeviceInfo info = rope2d::verify::probe_device();

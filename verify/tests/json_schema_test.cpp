@@ -10,13 +10,13 @@
 
 #include "rope2d/ref/dtype.hpp"
 #include "rope2d/ref/input.hpp"
-#include "rope2d/verify/disposition.hpp"
-#include "rope2d/verify/json_schema.hpp"
-#include "rope2d/verify/layout_json.hpp"
-#include "rope2d/verify/metrics.hpp"
-#include "rope2d/verify/nightly_summary.hpp"
-#include "rope2d/verify/report.hpp"
-#include "rope2d/verify/status.hpp"
+#include "rope2d/verify/model/disposition.hpp"
+#include "codec/json_schema.hpp"
+#include "codec/layout_json.hpp"
+#include "rope2d/verify/model/metrics.hpp"
+#include "products/nightly/nightly_summary.hpp"
+#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/model/status.hpp"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "rope2d/verify/judge.hpp"
-#include "rope2d/verify/suites.hpp"
-#include "rope2d/verify/worst.hpp"
+#include "rope2d/verify/judge/judge.hpp"
+#include "rope2d/verify/judge/suites.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 
 using namespace rope2d::verify;
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "rope2d/verify/kernel_records.hpp"
+#include "harness/testbed/kernel_records.hpp"
 
 using rope2d::verify::KernelRecord;
 using rope2d::verify::kernel_ms_after_lead;

@@ -1,4 +1,4 @@
-// The mismatch message (judge/mismatch.cpp) and where it is shown: indices as (b, s, d), the
+// The mismatch message (model/mismatch.cpp) and where it is shown: indices as (b, s, d), the
 // count and share of mismatched elements, the greatest absolute and relative differences at
 // their own elements beside the tier's allowance there; in the terminal summary, report.md
 // and JUnit beside the hex FAIL lines and the reproduce command, and kept through report.json.
@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "rope2d/ref/backward.hpp"
-#include "rope2d/verify/mismatch.hpp"
-#include "rope2d/verify/report.hpp"
-#include "rope2d/verify/worst.hpp"
+#include "rope2d/verify/model/mismatch.hpp"
+#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <string>
 
-#include "rope2d/verify/nightly_premise.hpp"
-#include "rope2d/verify/nightly_shard.hpp"
+#include "products/nightly/nightly_premise.hpp"
+#include "products/nightly/nightly_shard.hpp"
 
 using namespace rope2d::verify;
 using nlohmann::json;

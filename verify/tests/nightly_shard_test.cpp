@@ -17,9 +17,9 @@
 
 #include "refusal.hpp"
 #include "rope2d/ref/input.hpp"
-#include "rope2d/verify/nightly.hpp"
-#include "rope2d/verify/nightly_shard.hpp"
-#include "rope2d/verify/sweep_worst.hpp"
+#include "products/nightly/nightly.hpp"
+#include "products/nightly/nightly_shard.hpp"
+#include "products/sweep/sweep_worst.hpp"
 
 using namespace rope2d::verify;
 using nlohmann::json;

@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rope2d/verify/markdown_text.hpp"
-#include "rope2d/verify/nightly.hpp"
-#include "rope2d/verify/nightly_input.hpp"
-#include "rope2d/verify/nightly_report.hpp"
-#include "rope2d/verify/spawn.hpp"
+#include "codec/markdown_text.hpp"
+#include "products/nightly/nightly.hpp"
+#include "products/nightly/nightly_input.hpp"
+#include "products/nightly/nightly_report.hpp"
+#include "harness/spawn.hpp"
 
 using nlohmann::json;
 

@@ -11,7 +11,7 @@
 #include <set>
 #include <vector>
 
-#include "rope2d/verify/prefill.hpp"
+#include "harness/testbed/prefill.hpp"
 
 using namespace rope2d::verify;
 

@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
-#include "../src/report/xml.hpp"
-#include "rope2d/verify/layout_svg.hpp"
-#include "rope2d/verify/markdown_text.hpp"
-#include "rope2d/verify/plain_text.hpp"
-#include "rope2d/verify/report.hpp"
+#include "../src/products/report/xml.hpp"
+#include "products/report/layout_svg.hpp"
+#include "codec/markdown_text.hpp"
+#include "codec/plain_text.hpp"
+#include "rope2d/verify/model/report.hpp"
 #include "xml_check.hpp"
 
 namespace rope2d::verify {

@@ -2,7 +2,7 @@
 // dtype list keeps its order (the quoting itself: ref::shell_quote, validate_test).
 #include <gtest/gtest.h>
 
-#include "rope2d/verify/run_options.hpp"
+#include "rope2d/verify/judge/run_options.hpp"
 
 using namespace rope2d::verify;
 

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "refusal.hpp"
-#include "rope2d/verify/safetensors.hpp"
+#include "rope2d/verify/codec/safetensors.hpp"
 
 using namespace rope2d::verify;
 namespace fs = std::filesystem;

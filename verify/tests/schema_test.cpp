@@ -13,8 +13,8 @@
 #include <set>
 
 #include "rope2d/ref/input.hpp"
-#include "rope2d/verify/solution.hpp"
-#include "rope2d/verify/solution_schema.hpp"
+#include "harness/solution.hpp"
+#include "codec/solution_schema.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "rope2d/ref/input.hpp"
-#include "rope2d/verify/solution.hpp"
+#include "harness/solution.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

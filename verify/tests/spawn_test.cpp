@@ -1,4 +1,4 @@
-// Child processes (io/spawn.cpp): find_program's PATH search (absolute entries only, regular
+// Child processes (harness/spawn.cpp): find_program's PATH search (absolute entries only, regular
 // executable files only, /usr/bin and /bin last), and a child's stderr inherited as it is,
 // which starts where reopening /dev/stderr cannot (here fd 2 a socket): the cause of
 // `rope2d bench --torch` failing with "cannot run python3 ...: No such file or directory".
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 
-#include "rope2d/verify/spawn.hpp"
+#include "harness/spawn.hpp"
 
 using namespace rope2d::verify;
 namespace fs = std::filesystem;

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "rope2d/verify/report.hpp"
+#include "rope2d/verify/model/report.hpp"
 
 using namespace rope2d::verify;
 using nlohmann::json;

@@ -12,9 +12,9 @@
 
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/ref/regimes.hpp"
-#include "rope2d/verify/huge.hpp"
-#include "rope2d/verify/suites.hpp"
-#include "rope2d/verify/worst.hpp"
+#include "harness/testbed/huge.hpp"
+#include "rope2d/verify/judge/suites.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

@@ -12,8 +12,8 @@
 
 #include "gpu_check_compare.hpp"
 #include "rope2d/ref/worst_list.hpp"
-#include "rope2d/verify/sweep.hpp"
-#include "rope2d/verify/sweep_worst.hpp"
+#include "products/sweep/sweep.hpp"
+#include "products/sweep/sweep_worst.hpp"
 
 using namespace rope2d::verify;
 

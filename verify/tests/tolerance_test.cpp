@@ -8,9 +8,9 @@
 #include "rope2d/ref/floats.hpp"
 #include "rope2d/ref/overflow.hpp"
 #include "rope2d/ref/regimes.hpp"
-#include "rope2d/verify/metrics.hpp"
-#include "rope2d/verify/tolerance_core.hpp"
-#include "rope2d/verify/worst.hpp"
+#include "rope2d/verify/model/metrics.hpp"
+#include "rope2d/verify/model/tolerance_core.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

@@ -1,4 +1,4 @@
-// The Trace JSON lines (report/trace.cpp) checked against the structure of SOL-ExecBench's
+// The Trace JSON lines (products/report/trace.cpp) checked against the structure of SOL-ExecBench's
 // Trace model (core/data/trace.py) without Python: required fields and types, the status enum,
 // correctness and performance present exactly as each status demands, non-negative errors,
 // has_nan and has_inf never both; sets that were not supported leave no line.
@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "rope2d/verify/report.hpp"
+#include "rope2d/verify/model/report.hpp"
 
 using namespace rope2d::verify;
 using nlohmann::json;

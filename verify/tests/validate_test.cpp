@@ -1,4 +1,4 @@
-// The shared input rules (rope2d/ref/input.hpp, rope2d/verify/validate.hpp) and the nightly
+// The shared input rules (rope2d/ref/input.hpp, verify/src/codec/validate.hpp) and the nightly
 // configuration reader: each rule refuses what it must and names file, field, expected, found.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "rope2d/ref/input.hpp"
-#include "rope2d/verify/nightly_config.hpp"
-#include "rope2d/verify/validate.hpp"
+#include "codec/nightly_config.hpp"
+#include "codec/validate.hpp"
 
 namespace {
 

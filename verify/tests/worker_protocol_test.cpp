@@ -2,7 +2,7 @@
 // line each, and lines that are not messages are rejected.
 #include <gtest/gtest.h>
 
-#include "rope2d/verify/worker_protocol.hpp"
+#include "codec/worker_protocol.hpp"
 
 using namespace rope2d::verify::protocol;
 using rope2d::verify::Cause;

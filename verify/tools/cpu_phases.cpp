@@ -11,8 +11,8 @@
 #include <map>
 #include <string>
 
-#include "rope2d/verify/metrics.hpp"
-#include "rope2d/verify/suites.hpp"
+#include "rope2d/verify/model/metrics.hpp"
+#include "rope2d/verify/judge/suites.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

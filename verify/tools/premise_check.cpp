@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "rope2d/ref/sincosf_premise.hpp"
-#include "rope2d/verify/sincosf_measurement.hpp"
+#include "codec/sincosf_measurement.hpp"
 
 namespace {
 

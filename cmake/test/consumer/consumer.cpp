@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "rope2d/ref/backward.hpp"
-#include "rope2d/verify/check.hpp"
-#include "rope2d/verify/golden.hpp"
-#include "rope2d/verify/metrics.hpp"
-#include "rope2d/verify/mismatch.hpp"
-#include "rope2d/verify/report.hpp"
-#include "rope2d/verify/worst.hpp"
+#include "rope2d/verify/judge/check.hpp"
+#include "rope2d/verify/codec/golden.hpp"
+#include "rope2d/verify/model/metrics.hpp"
+#include "rope2d/verify/model/mismatch.hpp"
+#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 
 namespace {
 

@@ -25,7 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "rope2d/verify/plain_text.hpp"
+#include "codec/plain_text.hpp"
 
 namespace rope2d::verify::harness {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "harness/watch.hpp"
-#include "rope2d/verify/spawn.hpp"
+#include "harness/spawn.hpp"
 
 namespace rope2d::verify::harness {
 

@@ -11,9 +11,9 @@
 #include <set>
 
 #include "rope2d/ref/input.hpp"
-#include "rope2d/verify/atomic_file.hpp"
-#include "rope2d/verify/plain_text.hpp"
-#include "rope2d/verify/safetensors.hpp"
+#include "codec/atomic_file.hpp"
+#include "codec/plain_text.hpp"
+#include "rope2d/verify/codec/safetensors.hpp"
 
 namespace rope2d::verify {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "harness/sandbox.hpp"
-#include "rope2d/verify/solution.hpp"
-#include "rope2d/verify/status.hpp"
+#include "harness/solution.hpp"
+#include "rope2d/verify/model/status.hpp"
 #include "rope2d/rope2d_backward.h"
 
 namespace rope2d::verify {

@@ -3,7 +3,7 @@
 #include "harness/watch.hpp"
 
 #include "harness/host_protocol.hpp"  // wire::send_record, wire::receive_record: a descriptor over a socket
-#include "rope2d/verify/plain_text.hpp"
+#include "codec/plain_text.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,11 +1,11 @@
 // Judging output files against golden sets.
-#include "rope2d/verify/check.hpp"
+#include "rope2d/verify/judge/check.hpp"
 
 #include <cstring>
 
 #include "rope2d/ref/floats.hpp"
-#include "rope2d/verify/judge.hpp"
-#include "rope2d/verify/validate.hpp"
+#include "rope2d/verify/judge/judge.hpp"
+#include "codec/validate.hpp"
 
 namespace rope2d::verify {
 

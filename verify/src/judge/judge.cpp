@@ -1,6 +1,6 @@
 // The judging pipeline (judge.hpp): rounds of cases, each entry's call, integrity findings
 // kept once each across rounds, metrics merged.
-#include "rope2d/verify/judge.hpp"
+#include "rope2d/verify/judge/judge.hpp"
 
 #include <fmt/format.h>
 

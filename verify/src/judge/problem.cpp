@@ -1,5 +1,5 @@
 // Generating problems and computing their expected results with the certified reference.
-#include "rope2d/verify/problem.hpp"
+#include "rope2d/verify/model/problem.hpp"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include "rope2d/ref/counter_random.hpp"
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/ref/random.hpp"
-#include "rope2d/verify/layout_json.hpp"
+#include "codec/layout_json.hpp"
 
 namespace rope2d::verify {
 

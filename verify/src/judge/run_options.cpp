@@ -1,10 +1,10 @@
 // Problem selection of a verify run and the reproduce lines that replay one set.
-#include "rope2d/verify/run_options.hpp"
+#include "rope2d/verify/judge/run_options.hpp"
 
 #include <stdexcept>
 
 #include "rope2d/ref/input.hpp"
-#include "rope2d/verify/suites.hpp"
+#include "rope2d/verify/judge/suites.hpp"
 
 namespace rope2d::verify {
 

@@ -2,7 +2,7 @@
 // round's outputs compared, closed as one round and merged.
 #include <stdexcept>
 
-#include "rope2d/verify/judge.hpp"
+#include "rope2d/verify/judge/judge.hpp"
 
 namespace rope2d::verify {
 

@@ -3,7 +3,7 @@
 // boundaries), placement (each pointer offset on its own, inputs flush with their allocation
 // end), values (special grads x special angles) and grad dtype. Each set's seed comes from its
 // name, so adding a set changes no other set.
-#include "rope2d/verify/suites.hpp"
+#include "rope2d/verify/judge/suites.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "rope2d/ref/random.hpp"
-#include "rope2d/verify/worst.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 
 namespace rope2d::verify {
 

@@ -1,5 +1,5 @@
 // Problems from explicit elements and from the committed worst-case lists (see worst.hpp).
-#include "rope2d/verify/worst.hpp"
+#include "rope2d/verify/judge/worst.hpp"
 
 #include <cstring>
 #include <memory>

@@ -1,6 +1,6 @@
 // The premise of the float32 bound measured: a measurement of CUDA's sinf, cosf and sincosf
 // over every float32 input (sincosf_ulp --json, schema rope2d.sincosf_ulp/1, read by the
-// verifier: rope2d/verify/sincosf_measurement.hpp), and compared with the premise the bound is proved under (float32_bound.hpp's
+// verifier: verify/src/codec/sincosf_measurement.hpp), and compared with the premise the bound is proved under (float32_bound.hpp's
 // cuda_sincosf_bound: within k floats of the correctly rounded value, so within k + 1/2 ulp of
 // the exact value, and in [-1, 1]). premise_check and rope2d nightly both compare here.
 #pragma once
@@ -34,7 +34,7 @@ struct SincosfMeasurement {
   std::vector<SincosfFigures> functions;  // in sincosf_measured_functions' order
 };
 
-// Read through the verifier's schema of the file (rope2d/verify/sincosf_measurement.hpp).
+// Read through the verifier's schema of the file (verify/src/codec/sincosf_measurement.hpp).
 
 // Where a function's figures exceed the premise b, one sentence each naming the function, the
 // measured figure and the premise's: more than k floats from the correctly rounded value; more

@@ -2,7 +2,7 @@
 // (an angle alone, or "gc gs t"), then optionally '#' and a note on that case (a sweep's list
 // gives its error there); blank lines ignored; the '#' lines record the command that made the
 // list and what it holds (a sweep's list also heads each grad pair's cases with one).
-// Committed under reference/worst/; written by the angle sweep (verify/src/sweep/worst.cpp).
+// Committed under reference/worst/; written by the angle sweep (verify/src/products/sweep/worst.cpp).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,60 @@
+// Reading and checking the nightly configuration (nightly_config.hpp).
+#include "codec/nightly_config.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+#include "rope2d/ref/input.hpp"
+#include "codec/json_schema.hpp"
+
+namespace rope2d::verify {
+
+using nlohmann::json;
+using ref::bad_input;
+using ref::brief;
+
+NightlyConfig read_nightly_config(const std::string& path) {
+  NightlyConfig c;
+  if (path.empty()) return c;
+  // Types, ranges, known fields and dtypes once each: verify/schema/nightly-config.schema.json.
+  const json j = read_json_file(path, JsonFormat::nightly_config);
+  if (j.contains("grad_dtypes")) {
+    c.grad_dtypes = j["grad_dtypes"].get<std::vector<std::string>>();
+    // Not the schema's uniqueItems: valijson compares every pair, quadratic in a long list.
+    for (std::size_t i = 1; i < c.grad_dtypes.size(); ++i)
+      if (std::find(c.grad_dtypes.begin(), c.grad_dtypes.begin() + static_cast<std::ptrdiff_t>(i), c.grad_dtypes[i]) !=
+          c.grad_dtypes.begin() + static_cast<std::ptrdiff_t>(i))
+        bad_input(path, "grad_dtypes[" + std::to_string(i) + "]", "each dtype once", brief(j["grad_dtypes"][i]) + " twice");
+  }
+  if (j.contains("sweep")) {
+    const json& s = j["sweep"];
+    if (s.contains("angles")) {
+      if (s.contains("from") || s.contains("to")) bad_input(path, "sweep.angles", "angles or from/to, not both", "both");
+      c.sweep_all = true;
+    }
+    // Angles are float32: the sweep's ends are the float32 values of the numbers given.
+    if (s.contains("from")) c.sweep_from = static_cast<float>(s["from"].get<double>());
+    if (s.contains("to")) c.sweep_to = static_cast<float>(s["to"].get<double>());
+    if (s.contains("budget_s")) c.sweep_budget_s = s["budget_s"].get<double>();
+    if (!(c.sweep_to > c.sweep_from))
+      bad_input(path, "sweep.to", "a value above from (" + std::to_string(c.sweep_from) + ")", std::to_string(c.sweep_to));
+  }
+  if (j.contains("submissions")) {
+    const json& s = j["submissions"];
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const std::string field = "submissions[" + std::to_string(i) + "]";
+      const std::string p = s[i];
+      if (p.find('\0') != std::string::npos) bad_input(path, field, "a non-empty path", brief(s[i]));
+      if (!std::filesystem::is_regular_file(p)) bad_input(path, field, "an existing regular file", brief(s[i]));
+      if (!seen.insert(p).second) bad_input(path, field, "each submission once", brief(s[i]) + " twice");
+      c.submissions.push_back(p);
+    }
+  }
+  return c;
+}
+
+}  // namespace rope2d::verify

@@ -1,0 +1,176 @@
+// SOL-ExecBench solutions: the solution read with the rules of solution_schema.hpp, its sources
+// written out, the shapes it is called with, and the Python host's notes as the judge reads them
+// (the calls themselves: harness/testbed/served_solution.cpp).
+#include "harness/solution.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "rope2d/ref/input.hpp"
+#include "codec/json_schema.hpp"
+#include "rope2d/verify/judge/judge.hpp"
+#include "codec/solution_schema.hpp"
+#include "harness/spawn.hpp"
+#include "codec/validate.hpp"
+
+namespace rope2d::verify {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// compile_options for the runner, and the warning when the official default (fast math) applies.
+void read_compile_options(const json& spec, Solution& s) {
+  const json opts = spec.contains("compile_options") && spec["compile_options"].is_object() ? spec["compile_options"] : json::object();
+  s.compile_options = opts.dump();
+  if (s.cpp && !opts.contains("cuda_cflags"))
+    s.warnings.push_back("compile_options.cuda_cflags not given: built with SOL-ExecBench's default -O3 --use_fast_math "
+                         "(__sinf/__cosf: inaccurate beyond a few radians)");
+}
+
+// What importing the solution changed, in words (a replaced torch attribute also fails every
+// call: the runner lists it among each call's findings).
+void load_notes(const json& m, std::vector<std::string>* notes) {
+  if (!notes) return;
+  const auto list = [&](const char* key, const std::string& what) {
+    if (!m.contains(key) || !m[key].is_array() || m[key].empty()) return;
+    std::string s = what;
+    for (std::size_t i = 0; i < m[key].size(); ++i) s += (i ? ", " : " ") + (m[key][i].is_string() ? m[key][i].get<std::string>() : ref::brief(m[key][i]));
+    notes->push_back(s);
+  };
+  list("state", "importing the solution changed torch's global state:");
+  list("patched", "importing the solution replaced torch attributes:");
+  list("threads", "importing the solution left threads running:");
+}
+
+}  // namespace
+
+Solution prepare_solution(const std::string& path, const std::string& dir) {
+  json j;
+  const std::vector<SchemaProblem> problems = check_solution_file(path, j);
+  if (!problems.empty()) {
+    std::string msg = problems[0].line(path);
+    for (std::size_t i = 1; i < std::min<std::size_t>(problems.size(), 8); ++i) msg += "\n" + problems[i].line(path);
+    if (problems.size() > 8) msg += "\n(" + std::to_string(problems.size() - 8) + " more)";
+    throw std::invalid_argument(msg);
+  }
+  const json& spec = j["spec"];
+  Solution s;
+  s.path = path;
+  s.sha256 = sha256_file(path);
+  s.name = j["name"].get<std::string>();
+  s.definition = j["definition"].get<std::string>();
+  s.entry_point = spec["entry_point"].get<std::string>();
+  for (const json& l : spec["languages"]) s.languages.push_back(l.get<std::string>());
+  s.cpp = cpp_languages(spec);
+  s.binding = "torch";  // absent or null: torch, the one binding there is
+  s.destination_passing = destination_passing(spec);
+  read_compile_options(spec, s);
+  s.dir = dir;
+  make_output_folder(dir);
+  for (const json& src : j["sources"]) {
+    const fs::path out = fs::path(dir) / fs::path(src["path"].get<std::string>()).lexically_normal();
+    fs::create_directories(out.parent_path());
+    write_file_atomic(out.string(), {src["content"].get<std::string>()});
+    s.sources.push_back(fs::relative(out, dir).string());
+  }
+  return s;
+}
+
+namespace {
+
+// definition.json's grad dtype (grad_cos and grad_sin alike; each a dtype name by the schema).
+std::string definition_grad(const json& d, const std::string& where) {
+  static const std::map<std::string, std::string> names = {{"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}};
+  const std::string grad = names.at(d["inputs"]["grad_cos"]["dtype"].get<std::string>());
+  if (names.at(d["inputs"]["grad_sin"]["dtype"].get<std::string>()) != grad)
+    ref::bad_input(where, "inputs.grad_sin.dtype", "the dtype of inputs.grad_cos (" + grad + ")", ref::brief(d["inputs"]["grad_sin"]["dtype"]));
+  return grad;
+}
+
+}  // namespace
+
+DefinitionScope definition_scope(const Solution& s) {
+  // SOL-ExecBench's definition of this problem (090, upstream 8d2237d): bfloat16 grads, head_dim 128.
+  static const std::map<std::string, DefinitionScope> known = {{"090_batched_2d_rope_position_encoding_backward", {{"bf16"}, 128}}};
+  const fs::path def = fs::path(s.path).parent_path() / "definition.json";
+  std::error_code ec;
+  if (fs::exists(def, ec)) {
+    // verify/schema/definition.schema.json: any definition's shape, then what rope2d reads of its own.
+    const std::string where = def.string();
+    // The submission's folder is the submitter's: a link out of it would have the verifier read,
+    // and quote in its errors, a file the submitter cannot read.
+    std::error_code folder_ec, target_ec;
+    const fs::path folder = fs::canonical(fs::absolute(s.path).parent_path(), folder_ec);
+    const fs::path target = fs::canonical(def, target_ec);
+    const auto [end, rest] = std::mismatch(folder.begin(), folder.end(), target.begin(), target.end());
+    if (folder_ec || target_ec || end != folder.end())
+      ref::bad_input(where, "the file", "a definition inside the solution's folder (copy it there, not a link out of it)",
+                     "a link to " + target.string());
+    const json d = read_json_file(where, JsonFormat::definition);
+    if (d["name"] == s.definition) {
+      check_json(d, JsonFormat::definition, where, "rope2d_backward");
+      return {{definition_grad(d, where)}, d["axes"]["head_dim"]["value"].get<std::int64_t>()};
+    }
+  }
+  const auto it = known.find(s.definition);
+  return it == known.end() ? DefinitionScope{} : it->second;
+}
+
+std::vector<std::int64_t> solution_shape(const ProblemSpec& p, std::int64_t head_dim) {
+  if (head_dim > 0 && p.elements >= 0 && p.elements % head_dim == 0) return {1, p.elements / head_dim, head_dim};
+  return p.shape();
+}
+
+bool on_axes(const ProblemSpec& p, std::int64_t head_dim) {
+  return head_dim <= 0 || (p.elements >= 0 ? p.elements % head_dim == 0 : p.head_dim == head_dim);
+}
+
+bool within_definition(const ProblemSpec& p, const std::vector<std::string>& grad_dtypes, std::int64_t head_dim) {
+  return on_axes(p, head_dim) && (grad_dtypes.empty() || std::find(grad_dtypes.begin(), grad_dtypes.end(),
+                                                                   std::string(ref::name(p.grad_dtype))) != grad_dtypes.end());
+}
+
+namespace {
+
+std::string text_field(const json& m, const char* key) {
+  return m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : std::string();
+}
+
+}  // namespace
+
+void read_host_note(const std::string& text, HostStart& into) {
+  const json m = json::parse(text, nullptr, false);
+  if (!m.is_object()) return;
+  const std::string type = text_field(m, "type");
+  if (type == "load_error") {
+    into.load_error = text_field(m, "message");
+    if (into.load_error.empty()) into.load_error = "the solution could not be loaded (the host gave no message)";
+    into.load_cause = text_field(m, "kind") == "build" ? Cause::build : Cause::runtime;
+  } else if (type == "load") {
+    load_notes(m, &into.notes);
+  } else if (type == "build" && !text_field(m, "how").empty()) {
+    into.notes.push_back("built " + text_field(m, "how"));
+  }
+}
+
+double fold_call_note(const std::string& text, CallResult& c) {
+  const json m = json::parse(text, nullptr, false);
+  if (!m.is_object()) return 0;
+  if (const std::string e = text_field(m, "error"); !e.empty()) {
+    c.error = e;
+    const std::string kind = text_field(m, "kind");
+    c.error_cause = kind == "shape" ? Cause::shape : kind == "dtype" ? Cause::dtype : Cause::runtime;
+  }
+  if (m.contains("findings") && m["findings"].is_array())
+    for (const json& f : m["findings"]) {
+      const std::string w = f.is_string() ? f.get<std::string>() : ref::brief(f);
+      if (std::find(c.findings.begin(), c.findings.end(), w) == c.findings.end()) c.findings.push_back(w);
+    }
+  return m.contains("wall_s") && m["wall_s"].is_number() ? std::max(0.0, m["wall_s"].get<double>()) : 0.0;
+}
+
+}  // namespace rope2d::verify
