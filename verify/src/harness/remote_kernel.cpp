@@ -25,7 +25,7 @@
 #include "harness/host_protocol.hpp"
 #include "harness/driver_api.hpp"
 #include "harness/edge_memory.hpp"
-#include "rope2d/verify/plain_text.hpp"
+#include "codec/plain_text.hpp"
 
 namespace rope2d::verify::harness {
 
