@@ -1,7 +1,7 @@
 # `cmake --install build --prefix P`: the rope2d program in P/bin (with CUDA, its helper
 # sincosf_ulp in P/libexec/rope2d), the libraries and public
 # headers in P/lib and P/include, the data the program reads (golden smoke set, worst-case
-# lists, ABI headers for submission builds, Python runner scripts) in P/share/rope2d under their
+# lists, ABI headers for submission builds, the Python package's sources) in P/share/rope2d under their
 # repository paths, the JSON Schemas in P/share/rope2d/schemas, and the CMake package (find_package(rope2d): rope2d::verify, rope2d::capi...).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -92,11 +92,12 @@ install(FILES ${ROPE2D_GENERATED_INCLUDE}/rope2d/ref/bound_formulas.hpp DESTINAT
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/data/golden-smoke DESTINATION ${ROPE2D_INSTALL_DATADIR}/data)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/reference/worst DESTINATION ${ROPE2D_INSTALL_DATADIR}/reference)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/cuda/include DESTINATION ${ROPE2D_INSTALL_DATADIR}/cuda)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/verify/python DESTINATION ${ROPE2D_INSTALL_DATADIR}/verify
-        FILES_MATCHING PATTERN "*.py")
-# The solution runner's call checks are the Python package's (verify/python/solution_runner.py
-# reads the file by its path in the repository and hands its source to the neutral host).
-install(FILES ${PROJECT_SOURCE_DIR}/python/rope2d/_call_checks.py DESTINATION ${ROPE2D_INSTALL_DATADIR}/python/rope2d)
+# The Python package's sources (not its library: the program needs none), for the modules the
+# program runs with the package's folder first on sys.path (verify/cli/commands.hpp,
+# python_module_command): the solution runner (python3 -m rope2d.runner) and the torch peers of
+# `rope2d bench --torch` (rope2d.bench_torch).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/rope2d DESTINATION ${ROPE2D_INSTALL_DATADIR}/python
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 # The JSON Schemas of every file the verifier reads, for users to validate their files with
 # (docs/schemas.md); the program itself uses the copies embedded at build time.
 install(FILES ${ROPE2D_SCHEMA_FILES} DESTINATION ${ROPE2D_INSTALL_DATADIR}/schemas)

@@ -122,7 +122,7 @@ for name in BF16 FP16 FP32; do
     fail "python/rope2d/_lib.py: DTYPE_CODE[\"$lower\"] is not $code (ROPE2D_GRAD_$name)"
 done
 grep -Eq "^GRAD_BF16 = $(grep -o 'ROPE2D_GRAD_BF16 = [0-9]*' "$src/cuda/include/rope2d/rope2d_backward.h" | grep -o '[0-9]*$') " \
-  "$src/verify/python/bench_torch.py" || fail "verify/python/bench_torch.py: GRAD_BF16 is not ROPE2D_GRAD_BF16"
+  "$src/python/rope2d/bench_torch.py" || fail "python/rope2d/bench_torch.py: GRAD_BF16 is not ROPE2D_GRAD_BF16"
 
 [ "$fails" -eq 0 ] && echo "change table: every missing entry is a compile error"
 exit $((fails > 0))

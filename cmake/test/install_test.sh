@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # `cmake --install` into a temporary prefix, then as a user of the installed tree would: the
+# installed solution runner (python3 -m rope2d.runner) finds the modules it hands its host, the
 # installed rope2d run from / (not the repository) finds its own golden set and passes, in
 # `verify` and in `nightly` (its --golden default), its schemas are the ones it reads with,
 # its --version is the build's, and a
@@ -19,8 +20,9 @@ for f in bin/rope2d bin/rope2d-kernel-host lib/librope2d_py.so lib/librope2d_ver
          include/rope2d/rope2d_backward.h include/rope2d/verify/products/capi.h include/rope2d/ref/backward.hpp \
          include/rope2d/verify/model/report.hpp include/rope2d/verify/judge/judge.hpp include/rope2d/verify/codec/golden.hpp \
          share/rope2d/data/golden-smoke/manifest.json share/rope2d/reference/worst/known.txt \
-         share/rope2d/verify/python/solution_runner.py share/rope2d/verify/python/host_serve.py \
-         share/rope2d/python/rope2d/_call_checks.py \
+         share/rope2d/python/rope2d/runner/__main__.py share/rope2d/python/rope2d/runner/host_serve.py \
+         share/rope2d/python/rope2d/runner/neutral_main.py share/rope2d/python/rope2d/_call_checks.py \
+         share/rope2d/python/rope2d/bench_torch.py \
          lib/cmake/rope2d/rope2dConfig.cmake lib/cmake/rope2d/rope2dConfigVersion.cmake share/doc/rope2d/LICENSE; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
@@ -38,6 +40,19 @@ if [ -e "$build/verify/sincosf_ulp" ]; then
 else
   [ -z "$helper" ] || fail "a build without CUDA installed a sincosf_ulp: $helper"
 fi
+
+# The installed solution runner, from /, as the program starts it (the package's folder first on
+# sys.path): it finds every module it hands the neutral host, and without the judge's socket
+# refuses to start.
+(cd / && python3 -c "import sys; sys.path.insert(0, sys.argv[1]); from rope2d.runner import relay
+assert relay.host_main() and all(relay.module_source(m) for m in relay.HOST_MODULES)
+assert relay.HIDDEN == (__import__('pathlib').Path(sys.argv[1]).resolve(),)" "$prefix/share/rope2d/python") ||
+  fail "the installed rope2d.runner does not find its modules"
+(cd / && PYTHONPATH="$prefix/share/rope2d/python" python3 -m rope2d.runner "$tmp" f.py::run 1 "$tmp" 3<&-) 2>"$tmp/runner.log"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "no socket to the judge on descriptor 3" "$tmp/runner.log" ||
+  fail "the installed python3 -m rope2d.runner without a socket: exit $rc, $(cat "$tmp/runner.log")"
+[ ! -e "$prefix/share/rope2d/verify/python" ] || fail "a second Python home installed: share/rope2d/verify/python"
 
 # The installed program, from /, with no checkout in sight: its golden set is the installed one.
 (cd / && "$prefix/bin/rope2d" verify --out "$tmp/verify") >"$tmp/verify.log" 2>&1

@@ -27,7 +27,8 @@ case "$(basename "$whl")" in
   *) fail "unexpected wheel tag: $whl" ;;
 esac
 listing=$("$py" -m zipfile -l "$whl")
-for f in rope2d/librope2d_py.so rope2d/libmpfr.so.6 rope2d/libgmp.so.10 rope2d/worst/known.txt rope2d/pytest_plugin.py; do
+for f in rope2d/librope2d_py.so rope2d/libmpfr.so.6 rope2d/libgmp.so.10 rope2d/worst/known.txt rope2d/pytest_plugin.py \
+         rope2d/runner/__main__.py rope2d/runner/neutral_main.py rope2d/bench_torch.py; do
   grep -q "^$f " <<<"$listing" || fail "not in the wheel: $f"
 done
 

@@ -1,9 +1,8 @@
 """The call contract of a Python submission, as pure functions over NumPy bit patterns and
 array-like outputs: varied pre-fills that still reveal unwritten elements, the output's type,
 placement and aliasing rules. Shared by rope2d.verify (NumPy or torch callables, in process) and
-verify/python/solution_runner.py (solution.json, out of process), which reads this file by path
-and hands its source to the neutral host;
-needs only NumPy (torch is only looked at when an output is a torch tensor)."""
+the runner rope2d.runner (solution.json, out of process), whose relay hands this module's source
+to the neutral host; needs only NumPy (torch is only looked at when an output is a torch tensor)."""
 import numpy as np
 
 POISON = 0x7FC0DEAD  # what the judge counts as unwritten: a quiet NaN with a payload

@@ -1,4 +1,4 @@
-"""Finds and loads the host library's C ABI (librope2d_py.so, verify/include/rope2d/verify/capi.h)
+"""Finds and loads the host library's C ABI (librope2d_py.so, verify/include/rope2d/verify/products/capi.h)
 with ctypes. Looked for, in order: $ROPE2D_LIBRARY (the file, or a folder holding it), beside
 this package, then a source tree's build/python/lib/. All numerics live in that library."""
 import ctypes

@@ -1,15 +1,10 @@
-"""verify/python/process_watch.py without torch: a torch-like namespace stands in, so that the
+"""rope2d.runner.process_watch without torch: a torch-like namespace stands in, so that the
 monkey-patch, global-state and thread rules the solution runner applies are tested on the CPU."""
-import importlib.util
 import threading
 import time
 import types
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("process_watch", REPO / "verify" / "python" / "process_watch.py")
-pw = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(pw)
+from rope2d.runner import process_watch as pw
 
 
 def fake_torch():

@@ -1,8 +1,7 @@
-"""verify/python/solution_build.py on the CPU, with torch's cpp_extension replaced by a recorder:
+"""rope2d.runner.solution_build on the CPU, with torch's cpp_extension replaced by a recorder:
 which sources are compiled, with which flags (the official fast-math default when cuda_cflags
 is absent, the solution's own otherwise), and the binding generated when a solution has none.
 The real build runs on the device (step `solution`)."""
-import importlib.util
 import json
 import os
 import sys
@@ -10,6 +9,8 @@ import types
 from pathlib import Path
 
 import pytest
+
+from rope2d.runner import solution_build  # torch is imported at the build, here the recorder
 
 REPO = Path(os.environ.get("ROPE2D_REPO", Path(__file__).resolve().parents[2]))
 
@@ -34,10 +35,7 @@ def build(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setitem(sys.modules, "torch.utils", utils)
     monkeypatch.setitem(sys.modules, "torch.utils.cpp_extension", ext)
-    spec = importlib.util.spec_from_file_location("solution_build", REPO / "verify" / "python" / "solution_build.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod, calls
+    return solution_build, calls
 
 
 def unpack(tmp_path, name):

@@ -22,7 +22,7 @@ struct BenchArgs {
 // librope2d_kernel.so beside the program (a device bundle), in the build tree's cuda/, or in an
 // installed tree's lib/; "" when none.
 std::string find_kernel_library();
-// The torch peers' timings of the 16 workloads (verify/python/bench_torch.py); throws
+// The torch peers' timings of the 16 workloads (rope2d.bench_torch); throws
 // std::runtime_error when the script fails.
 nlohmann::json run_torch(const BenchArgs& a);
 // A figure of the torch peers' JSON, NaN where absent.

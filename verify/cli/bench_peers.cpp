@@ -1,4 +1,4 @@
-// The PyTorch peers of `rope2d bench --torch` (verify/python/bench_torch.py, run as a child
+// The PyTorch peers of `rope2d bench --torch` (the package's rope2d.bench_torch, run as a child
 // process) and the paired comparison of the project's kernel with torch.compile (bench_cli.hpp).
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <utility>
+#include <vector>
 
 #include "bench_cli.hpp"
 #include "commands.hpp"
@@ -30,9 +30,10 @@ std::string find_kernel_library() {
 
 namespace {
 
-// The interpreter (--python: a path, or a name looked up on PATH as the verify worker does)
-// and the script, each checked before anything runs, so a failure names what is missing.
-std::pair<std::string, std::string> torch_peers_programs(const BenchArgs& a) {
+// The command of the torch peers: the interpreter (--python: a path, or a name looked up on
+// PATH as the verify worker does) running the package's module rope2d.bench_torch, each checked
+// before anything runs, so a failure names what is missing.
+std::vector<std::string> torch_peers_command(const BenchArgs& a) {
   std::string python = a.python;
   if (python.find('/') == std::string::npos) {
     python = find_program(a.python);
@@ -42,12 +43,12 @@ std::pair<std::string, std::string> torch_peers_programs(const BenchArgs& a) {
                                            path ? path : "unset"));
     }
   }
-  const std::string script = repo_file("verify/python/bench_torch.py");
+  const std::string module = repo_file("python/rope2d/bench_torch.py");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(script, ec))
-    throw std::runtime_error("--torch: the torch peers' script " + script +
+  if (!std::filesystem::is_regular_file(module, ec))
+    throw std::runtime_error("--torch: the torch peers' module " + module +
                              " is missing (looked up beside the program: <prefix>/share/rope2d/, else the source tree)");
-  return {python, script};
+  return python_module_command(python, "rope2d.bench_torch");
 }
 
 }  // namespace
@@ -55,9 +56,8 @@ std::pair<std::string, std::string> torch_peers_programs(const BenchArgs& a) {
 nlohmann::json run_torch(const BenchArgs& a) {
   std::string list;
   for (const Workload& w : benchmark_workloads()) list += (list.empty() ? "" : ",") + fmt::format("{}x{}", w.batch, w.seq_len);
-  const auto [python, script] = torch_peers_programs(a);
-  std::vector<std::string> argv{python, script, "--workloads", list, "--runs", std::to_string(a.runs), "--warmup",
-                                std::to_string(a.warmup)};
+  std::vector<std::string> argv = torch_peers_command(a);
+  argv.insert(argv.end(), {"--workloads", list, "--runs", std::to_string(a.runs), "--warmup", std::to_string(a.warmup)});
   if (!a.library.empty()) argv.insert(argv.end(), {"--library", a.library});
   std::string text;
   // Its progress lines go to our stderr as they come (inherited, never reopened by a name:

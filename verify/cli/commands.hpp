@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace rope2d::cli {
 
@@ -30,6 +31,17 @@ inline std::string repo_file(const std::string& rel) {
     if (fs::exists(installed, ec)) return installed.string();
   }
   return (fs::path(ROPE2D_SOURCE_DIR) / rel).string();
+}
+
+// The command that runs a module of the Python package rope2d (`python3 -m rope2d.runner`, say)
+// from the verifier's own copy of the package (repo_file("python"): <prefix>/share/rope2d/python,
+// or the source tree's python/): that folder first on sys.path and the working folder not on it,
+// so that neither a rope2d planted in the current folder nor another installed version runs.
+inline std::vector<std::string> python_module_command(const std::string& python, const std::string& module) {
+  return {python, "-c",
+          "import runpy, sys; d = sys.argv.pop(1); sys.path[:] = [d] + [p for p in sys.path if p]; "
+          "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)",
+          repo_file("python"), module};
 }
 
 Action add_eval(CLI::App& app);

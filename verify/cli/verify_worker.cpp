@@ -56,11 +56,9 @@ harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratc
   if (!a.out_dir.empty() && !fs::exists(fs::symlink_status(a.out_dir, ec))) fs::create_directories(a.out_dir, ec);
   for (const std::string& h : {a.out_dir, a.golden, std::string(std::getenv("HOME") ? std::getenv("HOME") : "")})
     if (!h.empty()) p.hide.push_back(fs::absolute(h, ec).string());
-  // What the box needs where it may lie under a hidden folder: the Python runner and the call
-  // checks it reads (the kernel host and the ABI header are copied into the scratch folder).
-  for (const std::string& r : {fs::path(repo_file("verify/python/solution_runner.py")).parent_path().string(),
-                               fs::path(repo_file("python/rope2d/_call_checks.py")).parent_path().string()})
-    p.reveal.push_back(r);
+  // What the box needs where it may lie under a hidden folder: the Python package, whose runner
+  // the box runs (the kernel host and the ABI header are copied into the scratch folder).
+  p.reveal.push_back(repo_file("python/rope2d"));
   p.limits.wall_s = 0;  // each use sets its own
   if (p.confine) p.watcher = kernel_host_program(scratch);  // counts what the box refuses (harness/watch.hpp)
   return p;
@@ -112,7 +110,7 @@ Report solution_report(const VerifyArgs& a, const Solution& sol, Tier gate, cons
                              (sol.destination_passing ? "destination-passing" : "returns its output") + ")"},
                 {"sha256", sol.sha256}};
   for (const auto& line : machine_lines(dev, a)) rep.header.push_back(line);
-  rep.warnings.push_back("called by the Python host (verify/python/host_serve.py) on the verifier's own device memory, "
+  rep.warnings.push_back("called by the Python host (rope2d.runner.host_serve) on the verifier's own device memory, "
                          "under the call contract of docs/python-solutions.md: each problem's calls on the testbed "
                          "(outputs pre-filled, guard bands, inputs, a call behind a busy stream, a repeat call bit for bit), "
                          "the host's words on errors, the stream and device it left, threads, torch attributes and memory held");
@@ -150,12 +148,13 @@ int verify_solution(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, 
   std::filesystem::copy(sol.dir, dir, std::filesystem::copy_options::recursive);
   harness::give_to_box(dir);
   rep.header.push_back({"confinement", harness::describe(box)});
+  std::vector<std::string> command = python_module_command(python, "rope2d.runner");
+  command.insert(command.end(), {dir, sol.entry_point, sol.destination_passing ? "1" : "0", scratch.path(),
+                                 json{{"cpp", sol.cpp}, {"compile_options", json::parse(sol.compile_options)}}.dump()});
   const harness::RemoteOptions o{
-      .command = {python, repo_file("verify/python/solution_runner.py"), dir, sol.entry_point,
-                  sol.destination_passing ? "1" : "0", scratch.path(),
-                  json{{"cpp", sol.cpp}, {"compile_options", json::parse(sol.compile_options)}}.dump()},
+      .command = command,
       .name = "Python host",
-      .processes = 2,  // the relay and the host (solution_runner.py)
+      .processes = 2,  // the relay and the host (rope2d.runner)
       .box = box,
       .start_timeout_s = a.build_timeout + 120,  // the import, or a C++ solution's build
       .call_timeout_s = a.call_timeout};

@@ -12,7 +12,7 @@
 #   cp build/verify/flushing_judge_gpu_test .device/bin/   # for the ftzjudge step
 # then run this script there with .device carried. Each step's log is kept even if one fails.
 set -uo pipefail
-# The project's files (.device/bin, verify/python, data/golden-smoke) are the checkout's this
+# The project's files (.device/bin, python/rope2d, data/golden-smoke) are the checkout's this
 # script is in, whatever the working directory; $OUT and $SOLX_HARNESS as given.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(realpath -m "${OUT:-$root/reports/device}")
@@ -40,7 +40,7 @@ import json, sys
 print(",".join("%dx%d" % (w["batch"], w["seq_len"]) for w in json.load(open(sys.argv[1]))["workloads"]))
 PY
 )
-            python3 verify/python/bench_torch.py --library $bin/librope2d_kernel.so --workloads "$list" --runs ${PAIRED_RUNS:-100} \
+            PYTHONPATH=python python3 -m rope2d.bench_torch --library $bin/librope2d_kernel.so --workloads "$list" --runs ${PAIRED_RUNS:-100} \
               >"$out/paired.json" 2>"$out/paired.log"; tail -n 16 "$out/paired.log" ;;
     verify) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet ${VERIFY_FLAGS:-} --out "$out/verify" 2>&1 | tail -n 60 | tee "$out/verify.log" ;;
     verifycpu) # The full run again with every set judged on the CPU; samejudge compares the two reports.
@@ -48,7 +48,7 @@ PY
     samejudge) python3 verify/scripts/same_judgement.py "$out/verify/report.json" "$out/verifycpu/report.json" 2>&1 | tail -n 40 | tee "$out/samejudge.log" ;;
     verify3) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet --grad-dtypes bf16,fp16,fp32 --out "$out/tolerance" 2>&1 | tail -n 20 | tee "$out/tolerance.log" ;;
     defective) PATH=/usr/local/cuda/bin:$PATH verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective 2>&1 | tee "$out/defective${DEFECTIVE_PART:-}.log" ;;
-    interop) python3 verify/python/golden_interop.py data/golden-smoke /tmp/torch_outputs.safetensors 2>&1 | tee "$out/interop.log"
+    interop) PYTHONPATH=python python3 -m rope2d.golden_interop data/golden-smoke /tmp/torch_outputs.safetensors 2>&1 | tee "$out/interop.log"
              for t in float32-bound solexecbench; do $bin/rope2d check --golden data/golden-smoke --outputs /tmp/torch_outputs.safetensors --tier $t 2>&1 | tail -n 1 | sed "s/^/torch eager float32, $t: /"; done | tee -a "$out/interop.log" ;;
     nightly) echo '{"sweep": {"from": 0, "to": 16384, "budget_s": '"${SWEEP_BUDGET:-600}"'}}' >/tmp/nightly.json
              # The root is the repository's reports/nightly, so the run compares with the last committed one.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Unit tests of the torch bench script's bookkeeping, which runs without a GPU: the sign test
-and the reading of kernel durations from a profiler trace. PyTorch is not needed (a stub
-stands in for the import)."""
+"""Unit tests of the torch bench's bookkeeping (rope2d.bench_torch), which runs without a GPU:
+the sign test and the reading of kernel durations from a profiler trace. PyTorch is not needed
+(a stub stands in for the import)."""
 import json
 import math
 import os
@@ -11,8 +11,8 @@ import types
 import unittest
 
 sys.modules.setdefault("torch", types.ModuleType("torch"))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import bench_torch  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from rope2d import bench_torch  # noqa: E402
 
 
 def kernel(name, ts, dur):

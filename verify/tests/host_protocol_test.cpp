@@ -104,7 +104,7 @@ TEST(HostProtocol, AShapedCallReadsBackAsSent) {
 }
 
 // A note is a reply header (stage note, rc = the text's length) and its text in one record, as
-// the Python host (verify/python/host_serve.py, note_record) writes it.
+// the Python host (python/rope2d/runner/host_serve.py, note_record) writes it.
 std::vector<unsigned char> note(std::uint64_t seq, const std::string& text, int rc) {
   wire::Reply h;
   h.stage = wire::Stage::note;
@@ -135,7 +135,7 @@ TEST(HostProtocol, NotesAreReadWholeOrNotAtAll) {
   EXPECT_FALSE(wire::parse_reply(note(7, "", 0)).has_value()) << "a note is no reply";
 }
 
-// The Python host's reader (verify/python/host_wire.py) on records the C++ side wrote: every
+// The Python host's reader (python/rope2d/runner/host_wire.py) on records the C++ side wrote: every
 // field where the C++ struct has it, and the notes it writes read back by parse_note.
 TEST(HostProtocol, ThePythonHostReadsTheSameRecords) {
   wire::Request q = call();
@@ -146,12 +146,13 @@ TEST(HostProtocol, ThePythonHostReadsTheSameRecords) {
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/request.bin", std::ios::binary).write(reinterpret_cast<const char*>(&q), sizeof q);
   const std::string program =
-      "import sys; sys.path.insert(0, sys.argv[1]); import host_wire as w\n"
+      "import sys; sys.path.insert(0, sys.argv[1]); from rope2d.runner import host_wire as w\n"
       "q = w.parse_request(open(sys.argv[2] + '/request.bin', 'rb').read())\n"
       "print(q['op'], q['seq'], q['region'], q['capture'], q['bytes'], q['grad_dtype'], q['count'], q['head_dim'], q['slot'],"
       " q['args'], q['rank'], q['shape'])\n"
       "open(sys.argv[2] + '/note.bin', 'wb').write(w.note_record(42, {'error': 'x', 'kind': 'shape'}))\n";
-  const std::string command = "python3 -c \"" + program + "\" " + ROPE2D_TEST_DIR "/../python " + dir + " > " + dir + "/out.txt";
+  const std::string command =
+      "python3 -c \"" + program + "\" " + ROPE2D_TEST_DIR "/../../python " + dir + " > " + dir + "/out.txt";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   std::ifstream in(dir + "/out.txt");
   const std::string got((std::istreambuf_iterator<char>(in)), {});

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The neutral host of Python solutions (verify/python/solution_runner.py, neutral_main.py,
-host_calls.py, host_wire.py) on the CPU, without torch: the relay and the host run for real,
-with a stand-in for the host's work (host_serve.py needs torch and a GPU) that imports and
+"""The neutral host of Python solutions (the package's rope2d.runner: relay, neutral_main.py,
+host_calls, host_wire) on the CPU, without torch: the relay and the host run for real,
+with a stand-in for the host's work (host_serve needs torch and a GPU) that imports and
 calls the solution through the host's main frame and writes a note per call on the judge's
 socket, and a probe solution that records what it can see of its process (argv, environment,
 sys.modules, the call stack, the runner's code objects, its file descriptors) and forges
@@ -20,13 +20,16 @@ import time
 import unittest
 from pathlib import Path
 
-RUNNER_DIR = Path(__file__).resolve().parents[1] / "python"
-sys.path.insert(0, str(RUNNER_DIR))
-import host_wire as wire  # noqa: E402
-import process_watch as pw  # noqa: E402
-import solution_runner as relay  # noqa: E402
+PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"  # where the package rope2d is imported from
+RUNNER_DIR = PYTHON_DIR / "rope2d"
+sys.path.insert(0, str(PYTHON_DIR))
+from rope2d.runner import host_wire as wire  # noqa: E402
+from rope2d.runner import process_watch as pw  # noqa: E402
+from rope2d.runner import relay  # noqa: E402
 
-RUNNER_MODULES = ("solution_runner", "neutral_main", "host_calls", "process_watch", "solution_build", "_call_checks",
+# Besides every module of the package rope2d (any name "rope2d" or "rope2d.*"), the runner's
+# modules by their short names and the test's stand-in.
+RUNNER_MODULES = ("relay", "neutral_main", "host_calls", "process_watch", "solution_build", "_call_checks",
                   "host_wire", "host_serve", "probe_steps")
 
 # The host's work, stood in for: the solution imported and called CALLS times through the
@@ -34,8 +37,8 @@ RUNNER_MODULES = ("solution_runner", "neutral_main", "host_calls", "process_watc
 # after the import and after each call, as host_serve writes them.
 PROBE_STEPS = '''
 import socket
-import host_wire as wire
-from host_calls import import_solution, invoke
+from rope2d.runner import host_wire as wire
+from rope2d.runner.host_calls import import_solution, invoke
 
 
 def steps(cfg):
@@ -74,7 +77,7 @@ def look(when):
         "environ": dict(os.environ), "cwd": os.getcwd(), "path0": sys.path[0],
         "main_file": getattr(sys.modules["__main__"], "__file__", None), "main_doc": sys.modules["__main__"].__doc__,
         "my_name": __name__,
-        "runner_modules": sorted(m for m in sys.modules if m in RUNNER_MODULES),
+        "runner_modules": sorted(m for m in sys.modules if m in RUNNER_MODULES or m.split(".")[0] == "rope2d"),
         "runner_files": sorted(m for m, mod in list(sys.modules.items()) if RUNNER_DIR in str(getattr(mod, "__file__", None))),
         "runner_code": [f for f in code_files if RUNNER_DIR in f],
         "frames": frames, "fds": fds, "stdin": os.read(0, 16).decode(errors="replace"),
@@ -118,13 +121,12 @@ def write_case(tmp, act="    pass", calls=3):
     driver = Path(tmp) / "driver.py"
     driver.write_text(textwrap.dedent(f'''
         import sys
-        sys.path.insert(0, {str(RUNNER_DIR)!r})
-        import solution_runner as r
-        sys.exit(r.main(sys.argv[1:], modules=[r.HOST_MODULES[0], ("host_wire", {str(RUNNER_DIR / "host_wire.py")!r}),
-                                              ("probe_steps", {str(Path(tmp) / "probe_steps.py")!r})]))
+        sys.path[:0] = [{str(PYTHON_DIR)!r}, {str(tmp)!r}]
+        from rope2d.runner import relay as r
+        sys.exit(r.main(sys.argv[1:], modules=[r.HOST_MODULES[0], "rope2d.runner.host_wire", "probe_steps"]))
     '''))
     env = dict(os.environ, ROPE2D_REQUIRE_GPU="1", ROPE2D_ANYTHING="x", _="/opt/rope2d/bin/rope2d",
-               PYTHONPATH=f"{RUNNER_DIR}{os.pathsep}/keep/this", OLDPWD="/somewhere")
+               PYTHONPATH=f"{PYTHON_DIR}{os.pathsep}/keep/this", OLDPWD="/somewhere")
     argv = [sys.executable, str(driver), str(sol), "kernel.py::run", "1", str(work)]
     return sol, work, argv, env
 
@@ -212,7 +214,7 @@ class HostRun(unittest.TestCase):
             self.assertFalse([k for k in env if "ROPE2D" in k])
             self.assertNotIn("_", env)
             self.assertNotIn("OLDPWD", env)
-            self.assertEqual(env["PYTHONPATH"], "/keep/this")  # the runner's folder left out, the rest kept
+            self.assertEqual(env["PYTHONPATH"], "/keep/this")  # the package's folder left out, the rest kept
             self.assertEqual(env["PATH"], os.environ["PATH"])
             self.assertEqual(env["PWD"], str(self.sol))
             self.assertEqual(s["cwd"], str(self.sol))
@@ -244,8 +246,8 @@ class HostRun(unittest.TestCase):
             self.assertTrue(fds["1"].startswith("pipe:") and fds["1"] == fds["2"], fds)
             self.assertTrue(fds["3"].startswith("socket:"), fds)
             self.assertEqual(sorted(fds, key=int)[:4], ["0", "1", "2", "3"])
-            # nothing of the work folder or the runner's folder open
-            self.assertFalse([v for v in fds.values() if str(self.work) in v or str(RUNNER_DIR) in v], fds)
+            # nothing of the work folder or the package's folder open
+            self.assertFalse([v for v in fds.values() if str(self.work) in v or str(PYTHON_DIR) in v], fds)
 
 
 class HostEnds(unittest.TestCase):
@@ -319,16 +321,29 @@ class HostEnds(unittest.TestCase):
             self.assertEqual(p.returncode, 2)
             self.assertIn("no socket to the judge on descriptor 3", p.stderr)
 
+    def test_the_relay_is_the_packages_module(self):
+        # as the verifier starts it: `python3 -m rope2d.runner`, the package from its own folder
+        with tempfile.TemporaryDirectory() as tmp:
+            sol, work, _, env = write_case(tmp)
+            p = subprocess.run([sys.executable, "-m", "rope2d.runner", str(sol), "kernel.py::run", "1", str(work)],
+                               env=dict(env, PYTHONPATH=str(PYTHON_DIR)), cwd=tmp, capture_output=True, text=True, timeout=60,
+                               close_fds=True)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("rope2d.runner: no socket to the judge on descriptor 3", p.stderr)
+        self.assertEqual(relay.HIDDEN, (PYTHON_DIR,))
+        self.assertEqual([relay.module_source(m).count("\n") > 10 for m in relay.HOST_MODULES], [True] * len(relay.HOST_MODULES))
+
 
 class Rules(unittest.TestCase):
     def test_environment(self):
-        hidden = ("/r/verify/python", "/r/python/rope2d")
+        hidden = ("/r/python",)
         env = {"ROPE2D_REQUIRE_GPU": "1", "rope2d_x": "1", "_": "/r/build/rope2d", "OLDPWD": "/r", "HOME": "/home/u",
-               "PATH": "/usr/bin:/r/verify/python:/bin", "PYTHONPATH": "/r/verify/python", "CUDA_VISIBLE_DEVICES": "0",
+               "PATH": "/usr/bin:/r/python:/r/python-venv/bin:/bin", "PYTHONPATH": "/r/python/", "CUDA_VISIBLE_DEVICES": "0",
                "TRITON_CACHE_DIR": "/tmp/t", "OTHER": "uses /r/python/rope2d/x.py"}
+        # a folder whose name merely begins with the package's folder's (a venv beside it) is kept
         self.assertEqual(relay.neutral_environ(env, hidden, "/sol"),
-                         {"HOME": "/home/u", "PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": "0", "TRITON_CACHE_DIR": "/tmp/t",
-                          "PWD": "/sol"})
+                         {"HOME": "/home/u", "PATH": "/usr/bin:/r/python-venv/bin:/bin", "CUDA_VISIBLE_DEVICES": "0",
+                          "TRITON_CACHE_DIR": "/tmp/t", "PWD": "/sol"})
 
     def test_quoted_output(self):
         self.assertEqual(relay.quoted(b'{"type": "called"}\nok\n'), '| {"type": "called"}\n| ok\n')

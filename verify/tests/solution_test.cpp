@@ -128,7 +128,7 @@ TEST(Solution, EverySampleSolutionLoads) {
   fs::remove_all(tmp("samples"));
 }
 
-// The Python host's notes (verify/python/host_serve.py), read as untrusted JSON: its errors and
+// The Python host's notes (python/rope2d/runner/host_serve.py), read as untrusted JSON: its errors and
 // findings fail a call, with the cause it names; anything else is ignored.
 TEST(HostNotes, ACallsErrorReplacesTheTestbedsWordsWithItsCause) {
   CallResult c;

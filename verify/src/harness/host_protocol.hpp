@@ -63,7 +63,7 @@ struct Reply {
 };
 
 static_assert(sizeof(Request) == 168 && sizeof(Reply) == 24,
-              "the records are the protocol: change both sides (verify/python/host_serve.py too)");
+              "the records are the protocol: change both sides (python/rope2d/runner/host_serve.py too)");
 
 // The record in `bytes`, when it is one whole valid record; nothing otherwise.
 std::optional<Request> parse_request(std::span<const unsigned char> bytes);

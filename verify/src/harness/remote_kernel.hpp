@@ -32,7 +32,7 @@ struct RemoteOptions {
   std::string host_program;  // rope2d-kernel-host
   std::string library;       // the submission's shared object, readable inside the box
   // The host's command when it is not the kernel host (the Python host of a solution: its
-  // relay, verify/python/solution_runner.py); it finds the socket on descriptor 3.
+  // relay, python3 -m rope2d.runner); it finds the socket on descriptor 3.
   std::vector<std::string> command;
   std::string name = "kernel host";  // in messages
   int processes = 1;                 // the host's own processes in the box (the Python host: its relay too)

@@ -1,6 +1,6 @@
 // SOL-ExecBench solutions (solution.json: spec.entry_point "file.py::run", spec.binding torch,
 // spec.destination_passing_style, sources as path + content), verified out of process: the
-// sources are written out, and the Python host (verify/python/host_serve.py, needing only
+// sources are written out, and the Python host (python/rope2d/runner/host_serve.py, needing only
 // PyTorch) calls the entry point on the judge's own device memory in the box, as the kernel
 // host does for a C ABI submission (verify/src/harness/testbed/served_solution.hpp).
 #pragma once
@@ -61,7 +61,7 @@ struct ByteCompile {
   std::string error;
 };
 
-// ---- The Python host's notes (verify/python/host_serve.py), read as untrusted JSON --------
+// ---- The Python host's notes (python/rope2d/runner/host_serve.py), read as untrusted JSON --------
 // A note is the host's word: a finding or an error it reports fails the call (a submission that
 // says it failed only harms itself); its silence proves nothing, the judge's own checks do.
 

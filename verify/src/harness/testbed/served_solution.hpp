@@ -1,4 +1,4 @@
-// A SOL-ExecBench solution judged on the testbed: the Python host (verify/python/host_serve.py,
+// A SOL-ExecBench solution judged on the testbed: the Python host (python/rope2d/runner/host_serve.py,
 // started in the box by the judge's RemoteKernel) maps the judge's device memory and makes each
 // call on it, as the kernel host does for a C ABI submission. So the judge allocates, pre-fills,
 // guards and reads every buffer itself, and every check of the testbed (outputs poisoned, guard

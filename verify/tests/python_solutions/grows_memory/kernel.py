@@ -15,8 +15,8 @@ _kept = []
 def _judged():
     frames = [f for f in inspect.stack()[1:] if f.filename != __file__ and not f.filename.startswith("<frozen")]
     return (len(sys.argv) > 1 or any(k.startswith("ROPE2D") for k in os.environ)
-            or any(m in sys.modules for m in ("solution_runner", "call", "process_watch"))
-            or any("/verify/python/" in f.filename or "_call" in f.function for f in frames))
+            or any(m in sys.modules for m in ("solution_runner", "call", "process_watch", "rope2d", "rope2d.runner"))
+            or any("/verify/python/" in f.filename or "/rope2d/runner/" in f.filename or "_call" in f.function for f in frames))
 
 
 def run(grad_cos, grad_sin, idx_theta, grad_idx_theta):

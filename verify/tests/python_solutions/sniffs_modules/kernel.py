@@ -1,5 +1,5 @@
 # DEFECTIVE: accurate only while it believes it is judged: when sys.modules holds a module of
-# the verifier (solution_runner, call, process_watch, anything rope2d) or one loaded from a
+# the verifier (a runner, call, process_watch, anything rope2d) or one loaded from a
 # verifier's folder, else a fast half-precision path. Must fail: incorrect (the neutral host
 # keeps none of its modules there).
 # languages: pytorch
@@ -7,13 +7,16 @@ import sys
 
 import torch
 
-RUNNER = {"solution_runner", "host_serve", "host_wire", "process_watch", "solution_build", "host_calls", "_call_checks"}
+RUNNER = {"solution_runner", "neutral_main", "host_serve", "host_wire", "process_watch", "solution_build", "host_calls",
+          "_call_checks"}
+
+VERIFIER_DIRS = ("/verify/python/", "/rope2d/runner/")
 
 
 def _judged():
     for name, module in list(sys.modules.items()):
         top = name.split(".")[0]
-        if top in RUNNER or "rope2d" in top.lower() or "/verify/python/" in str(getattr(module, "__file__", None)):
+        if top in RUNNER or "rope2d" in top.lower() or any(d in str(getattr(module, "__file__", None)) for d in VERIFIER_DIRS):
             return True
     return False
 

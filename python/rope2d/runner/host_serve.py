@@ -1,4 +1,4 @@
-"""The Python host's work for the judge (solution_runner.py starts it): the solution
+"""The Python host's work for the judge (the relay, rope2d.runner, hands it to the host): the solution
 imported or built, then the judge's requests served on its socket (descriptor given in the
 config), in the records of verify/src/harness/host_protocol.hpp: map the judge's device memory
 (POSIX descriptors of the driver's virtual memory API), make each call on the GPU between the
@@ -22,11 +22,11 @@ import traceback
 
 import torch
 
-import _call_checks as cc
-import host_wire as wire
-import process_watch as pw
-import solution_build
-from host_calls import import_solution, invoke
+from rope2d import _call_checks as cc
+from rope2d.runner import host_wire as wire
+from rope2d.runner import process_watch as pw
+from rope2d.runner import solution_build
+from rope2d.runner.host_calls import import_solution, invoke
 
 GRAD_DTYPES = {0: torch.bfloat16, 1: torch.float16, 2: torch.float32}
 THREAD_SETTLE_S = 2.0

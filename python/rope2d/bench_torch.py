@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Times the PyTorch peers of the rope2d kernel the way `rope2d bench` times it: PyTorch eager
 (the SOL-ExecBench reference) and torch.compile of it, L2 flushed before every call, inputs at
 shifted addresses, medians of the timed runs, on two clocks at once:
@@ -18,8 +17,8 @@ Prints one JSON object on stdout; progress on stderr.
 With --configs, configurations of rope2d_backward_config (rope2d_tuning.h) join the loop too,
 each paired with torch.compile: NAME=ELEMS_PER_THREAD/THREADS_PER_BLOCK/FLAGS, comma-separated.
 
-usage: bench_torch.py --workloads 2x773,1x1801,... [--library librope2d_kernel.so]
-                      [--configs v2p=2/256/2,...] [--warmup 10] [--runs 50]"""
+usage: python3 -m rope2d.bench_torch --workloads 2x773,1x1801,... [--library librope2d_kernel.so]
+                                      [--configs v2p=2/256/2,...] [--warmup 10] [--runs 50]"""
 import argparse
 import ctypes
 import json
@@ -91,7 +90,7 @@ def kernel_durations(trace_path, calls):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(prog="python3 -m rope2d.bench_torch")
     ap.add_argument("--workloads", required=True)
     ap.add_argument("--library", help="librope2d_kernel.so: time the project's kernel in the same loop")
     ap.add_argument("--configs", help="also time these configurations (needs --library)")

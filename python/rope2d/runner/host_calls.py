@@ -1,6 +1,6 @@
 """The runner's side of the neutral host (neutral_main.py is the other): how a call into the
 solution, its import too, is handed to the host's main frame. Plain Python: the CPU test
-(tests/python_solutions_host_test.py) runs it in a host without torch."""
+(verify/tests/python_solutions_host_test.py) runs it in a host without torch."""
 import importlib.util
 import sys
 from pathlib import Path

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """Interoperability check of golden sets with another safetensors implementation (the
 safetensors Python package and PyTorch): loads every file of a set, recomputes the result in
 float64 and compares it with the stored correctly rounded float32, then writes the float32
 outputs of PyTorch's eager reference to a safetensors file that `rope2d check --outputs` reads.
 
-usage: golden_interop.py GOLDEN_DIR OUTPUTS_FILE"""
+usage: python3 -m rope2d.golden_interop GOLDEN_DIR OUTPUTS_FILE"""
 import json
 import os
 import sys

@@ -1,12 +1,13 @@
-# The neutral host's main program. solution_runner.py starts "python3 -" in the solution's
+# The neutral host's main program. The relay (rope2d.runner) starts "python3 -" in the solution's
 # folder and writes this program on its standard input, after a first line "CONFIG_FD = n": the
 # pipe that brings the runner's inputs and code. Like a user's program read from standard input
 # (its frames are "<stdin>", sys.argv is ["-"]), it takes the solution's folder as sys.path[0],
 # reads its inputs once and closes them, points its standard input at /dev/null, loads the
-# runner's code from the sources it was given under the name "<stdin>" (no module of the runner
-# stays in sys.modules), and makes every call into the solution, the import included, from its
-# own main(). See docs/python-solutions.md, "The neutral host". Comments, not a docstring: the
-# solution can read __main__'s.
+# runner's modules from the sources it was given under the name "<stdin>" (registered under their
+# package names only while they load, so that they import each other as in the package; no module
+# of the runner stays in sys.modules), and makes every call into the solution, the import
+# included, from its own main(). See docs/python-solutions.md, "The neutral host". Comments, not a
+# docstring: the solution can read __main__'s. Never imported: the relay sends it as text.
 import os
 import sys
 
@@ -38,8 +39,15 @@ def _setup():
     names, module = [], None
     for name, source in config.pop("modules"):
         module = types.ModuleType("__main__")
-        sys.modules[name] = module  # for the imports of the modules loaded after it
-        names.append(name)
+        parts, parent = name.split("."), None
+        for k in range(len(parts)):  # the module and its packages, for the imports of those loaded after it
+            full = ".".join(parts[:k + 1])
+            if full not in sys.modules:
+                sys.modules[full] = module if full == name else types.ModuleType(full)
+                names.append(full)
+            if parent is not None:
+                setattr(parent, parts[k], sys.modules[full])
+            parent = sys.modules[full]
         exec(compile(source, "<stdin>", "exec", dont_inherit=True), module.__dict__)
     for name in names:
         del sys.modules[name]

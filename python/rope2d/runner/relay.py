@@ -1,25 +1,26 @@
-#!/usr/bin/env python3
 """Runs a SOL-ExecBench solution for `rope2d verify solution.json`, out of the judge's process,
 under the same call contract as a .cu kernel (see docs/python-solutions.md), in a neutral host.
 
-usage: solution_runner.py SOLUTION_DIR ENTRY_POINT DPS WORK_DIR [BUILD_JSON]
+usage: python3 -m rope2d.runner SOLUTION_DIR ENTRY_POINT DPS WORK_DIR [BUILD_JSON]
 
 Descriptor 3 is a socket to the judge (the verifier's worker, harness/remote_kernel.hpp): the
-host serves its requests there (host_serve.py). The judge owns every buffer; the host maps
+host serves its requests there (host_serve). The judge owns every buffer; the host maps
 them, makes the calls and says what it saw in notes; nothing it says is a result.
 ENTRY_POINT is "file.py::function", or "kernel.cu::function" for C++ solutions (BUILD_JSON
-{"cpp": true, "compile_options": {...}}: built through the torch binding by solution_build.py).
+{"cpp": true, "compile_options": {...}}: built through the torch binding by solution_build).
 DPS is 1 for run(grad_cos, grad_sin, idx_theta, grad_idx_theta), 0 for run(...) returning the
 output. WORK_DIR takes output.log, the only file written.
 
 This process is the relay. The solution runs in a second one, the host: "python3 -" started in
 the solution's folder with the environment less the verifier's variables, reading its program
 (neutral_main.py) from its standard input and then, on a pipe of its own, its inputs and the
-runner's code (host_serve.py, host_wire.py, ...). The judge's socket is passed to the host and
+sources of the runner's modules (host_serve, host_wire, ...), read here through the import
+system by module name and never imported there. The judge's socket is passed to the host and
 closed here: the host alone speaks with the judge. The host's stdout and stderr (the solution's
 prints) go to WORK_DIR/output.log; when the host ends early, their last lines go to the relay's
 stderr. The host is killed when the relay dies."""
 import ctypes
+import importlib.util
 import json
 import os
 import select
@@ -29,34 +30,47 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-# The runner's code the host loads, in order (each may import those before it by these names);
-# the last one's steps(config) is the run.
-HOST_MODULES = (("host_calls", HERE / "host_calls.py"),
-                ("process_watch", HERE / "process_watch.py"),
-                ("_call_checks", HERE.parents[1] / "python" / "rope2d" / "_call_checks.py"),
-                ("solution_build", HERE / "solution_build.py"),
-                ("host_wire", HERE / "host_wire.py"),
-                ("host_serve", HERE / "host_serve.py"))
+# The modules the host loads, in order (each may import those before it by these names); the
+# last one's steps(config) is the run. The host's main program, read as text, is not a module.
+HOST_MODULES = ("rope2d.runner.host_calls", "rope2d.runner.process_watch", "rope2d._call_checks",
+                "rope2d.runner.solution_build", "rope2d.runner.host_wire", "rope2d.runner.host_serve")
+HOST_MAIN = ("rope2d.runner", "neutral_main.py")
 JUDGE_FD = 3
-# The verifier's folders: an environment variable's entries naming them are left out.
-HIDDEN = (HERE, HERE.parents[1] / "python" / "rope2d")
+# The folder the package rope2d is imported from (the verifier's copy: <prefix>/share/rope2d/python
+# or the source tree's python/): an environment variable's entries naming it are left out.
+HIDDEN = (Path(__file__).resolve().parents[2],)
 TAIL_BYTES = 4000
+
+
+def module_source(name):
+    """The source text of the module `name`, found as an import would find it (not run)."""
+    spec = importlib.util.find_spec(name)
+    source = spec.loader.get_source(name) if spec is not None and spec.loader is not None else None
+    if source is None:
+        raise ImportError(f"no source for the runner's module {name}")
+    return source
+
+
+def host_main():
+    """The host's main program (neutral_main.py of this package), as text."""
+    from importlib.resources import files
+    return files(HOST_MAIN[0]).joinpath(HOST_MAIN[1]).read_bytes()
 
 
 def neutral_environ(env, hidden, folder):
     """The host's environment: env less every variable named ROPE2D_*, the shell's record of the
     last command ("_", the verifier's own path) and OLDPWD, less every entry (between ':') that
-    names a folder in `hidden` (a variable left with none is dropped); PWD is the solution's
-    folder, the host's working folder. Everything else (PATH, HOME, CUDA_VISIBLE_DEVICES, what
-    torch and Triton read) as given."""
-    marks = sorted({str(h) for h in hidden} | {os.path.realpath(h) for h in hidden})
+    names a folder in `hidden` or a path under it (a variable left with none is dropped; a folder
+    whose name merely begins with the same letters is kept); PWD is the solution's folder, the
+    host's working folder. Everything else (PATH, HOME, CUDA_VISIBLE_DEVICES, what torch and
+    Triton read) as given."""
+    marks = sorted({str(h).rstrip("/") + "/" for h in hidden} | {os.path.realpath(h) + "/" for h in hidden})
     out = {}
     for k, v in env.items():
         if "ROPE2D" in k.upper() or k in ("_", "OLDPWD"):
             continue
         parts = v.split(os.pathsep)
-        kept = [p for p in parts if not any(m in p for m in marks)]
+        kept = [p for p in parts if not any(m in p + "/" for m in marks)]
         if len(kept) == len(parts):
             out[k] = v
         elif kept:
@@ -122,10 +136,10 @@ def main(argv=None, modules=HOST_MODULES):
     try:
         os.fstat(JUDGE_FD)
     except OSError:
-        sys.stderr.write(f"solution_runner.py: no socket to the judge on descriptor {JUDGE_FD} (run by rope2d verify)\n")
+        sys.stderr.write(f"rope2d.runner: no socket to the judge on descriptor {JUDGE_FD} (run by rope2d verify)\n")
         return 2
     config = {"sol_dir": sol_dir, "entry": entry, "dps": dps, "build": build, "socket_fd": JUDGE_FD,
-              "modules": [[name, Path(path).read_text()] for name, path in modules]}
+              "modules": [[name, module_source(name)] for name in modules]}
     tail = bytearray()
     log_path = os.path.join(work, "output.log")
     signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))  # the finally below still kills the host
@@ -145,7 +159,7 @@ def main(argv=None, modules=HOST_MODULES):
                 for fd in (cfg_r, out_w, JUDGE_FD):  # the judge's socket is the host's alone
                     os.close(fd)
             try:  # the program, read to its end before it runs; then its inputs, on their own pipe
-                proc.stdin.write(f"CONFIG_FD = {cfg_r}\n".encode() + (HERE / "neutral_main.py").read_bytes())
+                proc.stdin.write(f"CONFIG_FD = {cfg_r}\n".encode() + host_main())
                 proc.stdin.close()
                 with os.fdopen(cfg_w, "wb") as f:
                     f.write(json.dumps(config).encode())

@@ -1,5 +1,5 @@
 """The records of the judge and a host (verify/src/harness/host_protocol.hpp), as the Python host
-(host_serve.py) reads and writes them: the same layouts, checked against the C++ side's by
+(host_serve) reads and writes them: the same layouts, checked against the C++ side's by
 HostProtocol.ThePythonHostReadsTheSameRecords. No torch here."""
 import json
 import struct
