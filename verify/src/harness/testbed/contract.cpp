@@ -13,6 +13,7 @@
 
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/model/metrics.hpp"
+#include "harness/remote_kernel.hpp"
 #include "harness/testbed/buffers.hpp"
 #include "harness/testbed/device_kernels.hpp"
 
@@ -215,23 +216,36 @@ SetResult judged(const std::string& check, ref::Dtype d, Tier gate, Subnormals s
 std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, Subnormals subnormals, std::uint64_t seed,
                                        const std::function<void(const std::string&, bool)>& watch) {
   std::vector<SetResult> out;
+  // A boxed kernel whose host died or faulted in a check (harness/remote_kernel.hpp): that check
+  // failed to run, for the host's reason, and no later check calls it (each would only read
+  // "the host is gone" as a broken contract).
+  std::string host_lost;
   // n: the elements of the check's call (its trace line's axes, a flat problem).
   auto guarded = [&](const std::string& check, std::int64_t n, auto&& body) {
     const std::string name = "contract/" + check + "/" + std::string(ref::name(d));
-    try {
-      if (watch) watch(name, true);
-      SetResult r = body();
+    SetResult r{name, "contract", std::string(ref::name(d))};
+    if (!host_lost.empty()) {
+      r.fail("not run: the kernel host was lost earlier (" + host_lost + ")");
+    } else {
+      try {
+        if (watch) watch(name, true);
+        r = body();
+      } catch (const std::exception& e) {
+        r = SetResult{name, "contract", std::string(ref::name(d))};
+        r.fail(e.what());
+        cudaGetLastError();
+      }
       if (watch) watch(name, false);
-      r.shape = {n};
-      out.push_back(r);
-    } catch (const std::exception& e) {
-      if (watch) watch(name, false);
-      SetResult r{"contract/" + check + "/" + std::string(ref::name(d)), "contract", std::string(ref::name(d))};
-      r.error = e.what();
-      r.shape = {n};
-      cudaGetLastError();
-      out.push_back(r);
+      bool lost = false, late = false;
+      const std::string why = harness::settle_remote_call(&lost, &late);
+      if (lost) {
+        host_lost = why.empty() ? "the kernel host ended" : why;
+        r = SetResult{name, "contract", std::string(ref::name(d))};
+        r.fail(host_lost, late ? Cause::timeout : Cause::runtime);
+      }
     }
+    r.shape = {n};
+    out.push_back(r);
   };
   ExpectedCache cache;
   guarded("n0", 0, [&] { return judged("n0", d, gate, subnormals, check_n_zero(fn, d, seed), "", cache); });
