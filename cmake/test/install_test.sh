@@ -28,7 +28,7 @@ for f in bin/rope2d bin/rope2d-kernel-host lib/librope2d_py.so lib/librope2d_ver
 done
 # Only the public headers: those of a floor's own folder under include/rope2d/verify/<floor>/,
 # never a private one of verify/src (the nightly's, the testbed's, the box's).
-for f in spawn.hpp nightly.hpp harness/testbed/device.hpp testbed/device.hpp products/nightly/nightly.hpp; do
+for f in spawn.hpp nightly.hpp harness/spawn.hpp harness/sandbox.hpp harness/testbed/device.hpp testbed/device.hpp products/nightly/nightly.hpp codec/plain_text.hpp; do
   [ ! -e "$prefix/include/rope2d/verify/$f" ] || fail "a private header installed: include/rope2d/verify/$f"
 done
 stray=$(find "$prefix/include/rope2d/verify" -maxdepth 1 -type f)

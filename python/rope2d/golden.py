@@ -1,7 +1,7 @@
 """rope2d.golden: a golden set (docs/golden.md) read into NumPy arrays, and a kernel's outputs
 written for `rope2d check --outputs`, with NumPy and the standard library alone (no torch, no
 safetensors package, no native library). Every file read is untrusted and checked as the C++
-reader checks it (verify/src/io/golden.cpp, safetensors.cpp): anything wrong raises ValueError
+reader checks it (verify/src/codec/golden.cpp, safetensors.cpp): anything wrong raises ValueError
 naming the file, the field, what was expected and what was found. bf16 tensors come as uint16
 bit patterns, the package's convention (rope2d.bf16_to_float32 widens them exactly)."""
 import hashlib

@@ -5,10 +5,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -66,6 +69,12 @@ struct Watch {
   }
 };
 
+// A signal that ends the run (Ctrl-C, SIGTERM, a closed terminal): noted by the handler, acted
+// on by supervise(), which ends the worker; the run folder goes, then the signal takes its course.
+volatile std::sig_atomic_t ending_signal = 0;
+extern "C" void note_ending_signal(int sig) { ending_signal = sig; }
+constexpr int ending_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
 // The worker makes its temporary files (the box's scratch folders among them) in `run_folder`,
 // which the parent removes, however the worker ended.
 pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, const std::string& run_folder,
@@ -75,6 +84,9 @@ pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, T
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    // Ended with the parent, however the parent ends: its boxes end with it (--die-with-parent).
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1) _exit(3);
+    for (int sig : ending_signals) std::signal(sig, SIG_DFL);
     setpgid(0, 0);  // its own process group: a kill reaches a Python runner it started too
     close(fds[0]);
     setenv("TMPDIR", run_folder.c_str(), 1);
@@ -97,10 +109,15 @@ bool supervise(int fd, pid_t pid, double call_timeout, Watch& w, Progress& progr
   std::string buffer;
   auto last = std::chrono::steady_clock::now();
   for (;;) {
+    if (ending_signal) {
+      kill(-pid, SIGKILL);
+      return true;
+    }
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, 200) > 0) {
       char buf[65536];
       const ssize_t k = read(fd, buf, sizeof buf);
+      if (k < 0 && errno == EINTR) continue;  // a signal: the check below
       if (k <= 0) return false;
       buffer.append(buf, static_cast<std::size_t>(k));
       for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
@@ -139,14 +156,38 @@ int report_broken(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Wa
   return Exit::submission_failed;
 }
 
+// What the worker started (its boxes: bubblewrap and the processes of their namespaces) comes
+// back to this process, a subreaper, as the worker dies; all reaped before the run folder goes,
+// so that nothing writes there while it is removed. At most `limit_s`: a process the GPU's
+// driver still holds may take long to end.
+void reap_descendants(double limit_s) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  for (;;) {
+    const pid_t p = waitpid(-1, nullptr, WNOHANG);
+    if (p < 0 && errno != EINTR) return;  // ECHILD: none left
+    if (p == 0) {
+      if (std::chrono::steady_clock::now() > until) return;
+      usleep(20000);
+    }
+  }
+}
+
 }  // namespace
 
 int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate) {
   int fds[2];
-  // Destroyed after the worker is reaped: what the worker or its box left there goes with it,
-  // also when a call overran and the worker was killed before its own clean-up.
-  const harness::Scratch run_folder(harness::Scratch::Use::for_run);
-  const pid_t pid = start_worker(a, specs, gate, run_folder.path(), fds);
+  // Removed after the worker and everything it started are reaped: what the worker or its box
+  // left there goes with it, also when a call overran and the worker was killed before its own
+  // clean-up, or the run was interrupted.
+  std::optional<harness::Scratch> run_folder(std::in_place, harness::Scratch::Use::for_run);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  struct sigaction note {}, previous[std::size(ending_signals)];
+  note.sa_handler = note_ending_signal;  // no SA_RESTART: supervise()'s poll returns at once
+  for (std::size_t i = 0; i < std::size(ending_signals); ++i) {
+    sigaction(ending_signals[i], nullptr, &previous[i]);
+    if (previous[i].sa_handler != SIG_IGN) sigaction(ending_signals[i], &note, nullptr);  // nohup's SIGHUP stays ignored
+  }
+  const pid_t pid = start_worker(a, specs, gate, run_folder->path(), fds);
   Progress progress(a.quiet);
   Watch w;
   w.partial.gate = gate;
@@ -154,8 +195,15 @@ int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier 
   const bool killed = supervise(fds[0], pid, a.call_timeout, w, progress);
   int status = 0;
   waitpid(pid, &status, 0);
+  reap_descendants(30);
   close(fds[0]);
   progress.done();
+  run_folder.reset();
+  for (std::size_t i = 0; i < std::size(ending_signals); ++i) sigaction(ending_signals[i], &previous[i], nullptr);
+  if (const int sig = ending_signal) {
+    std::cerr << "rope2d verify: ended by signal " << sig << " (" << strsignal(sig) << "): the worker and its box ended, no report written\n";
+    std::raise(sig);
+  }
   if (!w.nogpu.empty()) {
     if (a.out_default) {
       a.out_dir += "-no-gpu";

@@ -119,6 +119,34 @@ else
   check forge_at_load forge_at_load.cu "1|3" "Verdict: (incorrect|failed)"
   ALSO="refused by the box.*[0-9]+ write\(s\) outside .*rope2d-attack" check forge_in_call forge_in_call.cu "1|3" "Verdict: (incorrect|failed)"
   check hang_in_call hang_in_call.cu 3 "did not return within"
+  # Interrupted while a call hangs (SIGTERM, a closed terminal): the worker and its box end at
+  # once, the run's temporary folder goes, and the verifier ends by the signal itself. (SIGINT
+  # as a terminal sends it: a script's background job ignores SIGINT, which the verifier keeps.)
+  for sig in TERM HUP; do
+    name=interrupted_$sig
+    if [ -n "${ATTACK_ONLY:-}" ] && ! [[ $name =~ $ATTACK_ONLY ]]; then continue; fi
+    tmp=$work/tmp/$name
+    rm -rf "$tmp" && mkdir -p "$tmp" && chmod 755 "$tmp"
+    TMPDIR=$tmp "$rope2d" verify "$attacks/hang_in_call.cu" --quick --rounds 1 --quiet --call-timeout 300 \
+      --out "$work/$name" >"$work/$name.log" 2>&1 &
+    vpid=$!
+    sleep 25  # built, started, and hanging in its first call
+    kill -"$sig" "$vpid"
+    t0=$SECONDS
+    wait "$vpid"
+    rc=$? took=$((SECONDS - t0))
+    sleep 2
+    left=$(ps -u 65534 -o ppid=,stat= 2>/dev/null | awk '$2 !~ /^Z/' | wc -l)
+    want=$((128 + $(kill -l "$sig")))
+    bad=""
+    [ "$rc" = "$want" ] || bad="exit $rc, expected $want (ended by SIG$sig)"
+    [ -z "$bad" ] && ! grep -q "ended by signal" "$work/$name.log" && bad="the output does not say it was ended by the signal"
+    [ -z "$bad" ] && [ "$took" -gt 40 ] && bad="it took $took s to end after the signal"
+    [ -z "$bad" ] && [ -n "$(ls -A "$tmp")" ] && bad="left in the temporary folder: $(ls -A "$tmp" | tr '\n' ' ')"
+    [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of the box's user left running"
+    if [ -n "$bad" ]; then echo "FAIL $name: $bad"; tail -n 5 "$work/$name.log"; fails=$((fails + 1))
+    else echo "ok   $name (exit $rc, $took s after the signal)"; passes=$((passes + 1)); fi
+  done
   check crash_in_call crash_in_call.cu 3 "kernel host"
   check exit_in_call exit_in_call.cu 3 "kernel host"
   # Its forks take the box's process limit; the host, short of threads, may then fail.

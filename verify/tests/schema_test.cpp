@@ -249,7 +249,8 @@ TEST(DefinitionScope, TheDefinitionsGradDtypes) {
 // definition.json as a link: read when it stays in the solution's folder, refused (naming the
 // file and the link) when it leads out of it, as to a file the submitter could not read.
 TEST(DefinitionScope, ALinkOutOfTheSolutionsFolderIsRefused) {
-  const fs::path dir = tmp("definition-link"), outside = tmp("definition-outside");
+  // `outside` begins with the folder's name: a check by string prefix would let it through.
+  const fs::path dir = tmp("definition-link"), outside = tmp("definition-link-out");
   fs::create_directories(dir / "defs");
   fs::create_directories(outside);
   Solution s;

@@ -28,17 +28,18 @@ for name in "${names[@]}"; do
 done
 # The report folder's name: the default (reports/verify/<the source's stem>) and --out.
 printf '%s\n' "$src" >plain.cu
+private_tmp=$tmp/private-tmp  # the runs' own temporary folder: whatever they leave there is seen
+mkdir -p "$private_tmp" && chmod 755 "$tmp" "$private_tmp"
 for o in 'o$(touch PWNED_h)' 'o`touch PWNED_i`' $'o\n"$(touch PWNED_j)"' '-o$(touch PWNED_k)'; do
-  out=$(timeout -k 5 300 "$rope2d" verify --nvcc "$nvcc" --quick --quiet --out "./$o" plain.cu 2>&1); rc=$?
+  out=$(TMPDIR=$private_tmp timeout -k 5 300 "$rope2d" verify --nvcc "$nvcc" --quick --quiet --out "./$o" plain.cu 2>&1); rc=$?
   shown=$(printf '%q' "$o")
   [ $rc = 3 ] && grep -q "missing symbol rope2d_backward" <<<"$out" && ok "--out $shown: built, exit 3" ||
     { bad "--out $shown: exit $rc"; tail -3 <<<"$out"; }
   pwned && ok "--out $shown: nothing ran" || bad "--out $shown: a command ran ($(find "$tmp" -name 'PWNED*'))"
   [ -s "./$o/build/submission.so" ] && ok "--out $shown: the build moved into the report folder" || bad "--out $shown: no build/submission.so"
 done
-# No private build folder is left behind.
-[ -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'rope2d-build-*' -newer plain.cu -print -quit)" ] &&
-  ok "no private build folder left" || bad "left: $(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'rope2d-build-*' -newer plain.cu)"
+# No build or scratch folder is left behind.
+[ -z "$(ls -A "$private_tmp")" ] && ok "nothing left in the temporary folder" || bad "left in the temporary folder: $(ls -A "$private_tmp")"
 # A nightly config entry: its stem names the verifier child's report folder; a leading dash
 # must stay a path, not become an option of the child.
 printf '%s\n' "$src" >'n$(touch PWNED_l).cu'

@@ -1,6 +1,6 @@
 // Text that someone else wrote (a submission's build and load output, the paths it named, a
 // runner's messages) made safe to show: on a terminal, in a log, in a report. The one UTF-8
-// check of every writer that takes untrusted text (Markdown and XML in report/ use it too).
+// check of every writer that takes untrusted text (Markdown and XML in products/report/ use it too).
 #pragma once
 
 #include <cstddef>

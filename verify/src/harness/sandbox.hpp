@@ -57,7 +57,7 @@ struct SandboxProbe {
 };
 const SandboxProbe& probe_sandbox();
 
-// A program's path from the PATH: the io wing's find_program (spawn.hpp), the one lookup.
+// A program's path from the PATH: find_program (harness/spawn.hpp), the one lookup.
 using verify::find_program;
 
 // Shows read-only in the box the folder of a program it runs (found on the PATH: bin/PROG's

@@ -10,6 +10,7 @@
 
 #include "rope2d/ref/input.hpp"
 #include "codec/json_schema.hpp"
+#include "codec/plain_text.hpp"
 #include "rope2d/verify/judge/judge.hpp"
 #include "codec/solution_schema.hpp"
 #include "harness/spawn.hpp"
@@ -107,9 +108,12 @@ DefinitionScope definition_scope(const Solution& s) {
     const fs::path folder = fs::canonical(fs::absolute(s.path).parent_path(), folder_ec);
     const fs::path target = fs::canonical(def, target_ec);
     const auto [end, rest] = std::mismatch(folder.begin(), folder.end(), target.begin(), target.end());
-    if (folder_ec || target_ec || end != folder.end())
+    if (folder_ec || target_ec)
+      ref::bad_input(where, "the file", "a definition that resolves inside the solution's folder",
+                     "a path that does not resolve (" + (folder_ec ? folder_ec : target_ec).message() + ")");
+    if (end != folder.end())
       ref::bad_input(where, "the file", "a definition inside the solution's folder (copy it there, not a link out of it)",
-                     "a link to " + target.string());
+                     "a link to " + plain_line(target.string()));
     const json d = read_json_file(where, JsonFormat::definition);
     if (d["name"] == s.definition) {
       check_json(d, JsonFormat::definition, where, "rope2d_backward");

@@ -3,7 +3,7 @@
 // the GPU cannot settle copied back; the CPU judge (metrics.cpp) settles those, so the result
 // is the Metrics compare() gives on the same inputs.
 //
-// Contract of the device pass (gpu_check_device, gpu_check.cu). Given device arrays gc, gs
+// Contract of the device pass (gpu_check_device, verify/src/judge/gpu_check/kernel.cu). Given device arrays gc, gs
 // (grad dtype bf16/fp16/fp32), theta and out (float32) of n elements, for each element it
 // computes the certified float32 reference (certified_enclosure.hpp, CUDA's double sincos;
 // the margin covers its documented error 4 times over), S = |a| + |b| of the enclosure's
@@ -67,7 +67,7 @@ struct CheckOptions {
 };
 
 
-// The device pass (gpu_check.cu). Synchronises `stream` (a cudaStream_t, or null for the
+// The device pass (judge/gpu_check/kernel.cu). Synchronises `stream` (a cudaStream_t, or null for the
 // default stream); throws std::runtime_error on a CUDA error. Needs CUDA: a build without it
 // has no definition.
 CheckPass gpu_check_device(const DeviceArrays& a, const CheckOptions& o, void* stream = nullptr);

@@ -2,7 +2,7 @@
 // device from one source (ROPE2D_HD): each tier's coefficients, the allowance of one element,
 // the ulp of a float32 reference, the histogram bins of the error and of the angle, and the
 // cheap test for subnormal values. tolerance.cpp, flush.cpp and metrics.cpp use these; so does
-// the GPU judge (gpu_check.cu) and its host twin.
+// the GPU judge (verify/src/judge/gpu_check/kernel.cu) and its host twin.
 #pragma once
 
 #include <math.h>
