@@ -18,7 +18,8 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 "$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "cmake --install"; exit 1; }
 for f in bin/rope2d bin/rope2d-kernel-host lib/librope2d_py.so lib/librope2d_verify.a lib/librope2d_reference.a \
          include/rope2d/rope2d_backward.h include/rope2d/verify/products/capi.h include/rope2d/ref/backward.hpp \
-         include/rope2d/verify/model/report.hpp include/rope2d/verify/judge/judge.hpp include/rope2d/verify/codec/golden.hpp \
+         include/rope2d/verify/model/report.hpp include/rope2d/verify/products/report_files.hpp \
+         include/rope2d/verify/judge/judge.hpp include/rope2d/verify/codec/golden.hpp \
          share/rope2d/data/golden-smoke/manifest.json share/rope2d/reference/worst/known.txt \
          share/rope2d/python/rope2d/runner/__main__.py share/rope2d/python/rope2d/runner/host_serve.py \
          share/rope2d/python/rope2d/runner/neutral_main.py share/rope2d/python/rope2d/_call_checks.py \

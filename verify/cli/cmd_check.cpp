@@ -7,6 +7,7 @@
 #include "machine_outputs.hpp"
 #include "progress.hpp"
 #include "rope2d/verify/judge/check.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 
 namespace rope2d::cli {
 

@@ -8,7 +8,7 @@
 
 #include "commands.hpp"
 #include "products/nightly/nightly_site.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "codec/validate.hpp"
 
 namespace rope2d::cli {

@@ -34,7 +34,7 @@
 #include "rope2d/verify/judge/check.hpp"
 #include "rope2d/verify/judge/judge.hpp"
 #include "codec/plain_text.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "harness/solution.hpp"
 #include "harness/sandbox.hpp"
 #include "harness/submission.hpp"

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "codec/validate.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 
 namespace rope2d::cli {
 

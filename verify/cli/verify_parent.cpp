@@ -20,7 +20,7 @@
 
 #include "harness/sandbox.hpp"
 #include "progress.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "verify_worker.hpp"
 
 namespace rope2d::cli {

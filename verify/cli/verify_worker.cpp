@@ -17,7 +17,7 @@
 #include "harness/testbed/contract.hpp"
 #include "harness/testbed/huge.hpp"
 #include "rope2d/verify/judge/judge.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "harness/solution.hpp"
 #include "harness/submission.hpp"
 

@@ -14,6 +14,7 @@
 #include "rope2d/verify/judge/run_options.hpp"
 #include "rope2d/verify/model/tolerance.hpp"
 #include "codec/worker_protocol.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 
 namespace rope2d::cli {
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rope2d/verify/judge/check.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "xml_check.hpp"
 
 namespace rope2d::verify {

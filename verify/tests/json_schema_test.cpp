@@ -15,7 +15,7 @@
 #include "codec/layout_json.hpp"
 #include "rope2d/verify/model/metrics.hpp"
 #include "products/nightly/nightly_summary.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "rope2d/verify/model/status.hpp"
 
 namespace {

@@ -13,7 +13,7 @@
 
 #include "rope2d/ref/backward.hpp"
 #include "rope2d/verify/model/mismatch.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "rope2d/verify/judge/worst.hpp"
 
 using namespace rope2d;

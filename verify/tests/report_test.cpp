@@ -14,7 +14,7 @@
 #include "products/report/layout_svg.hpp"
 #include "codec/markdown_text.hpp"
 #include "codec/plain_text.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "xml_check.hpp"
 
 namespace rope2d::verify {

@@ -15,6 +15,7 @@
 #include "rope2d/ref/input.hpp"
 #include "harness/solution.hpp"
 #include "codec/solution_schema.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 
 using namespace rope2d;
 using namespace rope2d::verify;

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 
 using namespace rope2d::verify;
 using nlohmann::json;

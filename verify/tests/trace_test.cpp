@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 
 using namespace rope2d::verify;
 using nlohmann::json;

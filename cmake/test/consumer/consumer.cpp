@@ -15,7 +15,7 @@
 #include "rope2d/verify/codec/golden.hpp"
 #include "rope2d/verify/model/metrics.hpp"
 #include "rope2d/verify/model/mismatch.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "rope2d/verify/judge/worst.hpp"
 
 namespace {

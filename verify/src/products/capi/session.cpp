@@ -12,7 +12,7 @@
 #include "products/capi/common.hpp"
 #include "rope2d/verify/products/capi.h"
 #include "rope2d/verify/judge/judge.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "rope2d/verify/judge/suites.hpp"
 #include "rope2d/verify/judge/worst.hpp"
 

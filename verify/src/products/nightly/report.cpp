@@ -15,7 +15,7 @@
 #include "products/nightly/nightly_input.hpp"
 #include "products/nightly/nightly_premise.hpp"
 #include "products/nightly/nightly_shard.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "rope2d/verify/model/tolerance.hpp"
 #include "codec/validate.hpp"
 

@@ -19,7 +19,7 @@
 #include "products/nightly/nightly_premise.hpp"
 #include "products/nightly/nightly_run.hpp"
 #include "products/nightly/nightly_summary.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "harness/spawn.hpp"
 #include "products/sweep/sweep_report.hpp"
 

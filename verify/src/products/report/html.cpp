@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "codec/markdown_text.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "xml.hpp"
 
 namespace rope2d::verify {

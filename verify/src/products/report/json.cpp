@@ -12,7 +12,7 @@
 #include "rope2d/ref/floats.hpp"
 #include "rope2d/ref/input.hpp"
 #include "codec/json_schema.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 
 namespace rope2d::verify {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "rope2d/verify/model/mismatch.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "xml.hpp"
 
 namespace rope2d::verify {

@@ -7,7 +7,7 @@
 
 #include "codec/markdown_text.hpp"
 #include "rope2d/verify/model/mismatch.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 
 namespace rope2d::verify {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <map>
 
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 #include "rope2d/verify/model/tolerance.hpp"
 #include "svg.hpp"
 

@@ -1,10 +1,9 @@
-// Verification reports: the verdict of a run, its terminal summary, and the list of writers
-// (one per format, each in verify/src/products/report/) that write_report runs.
-#include "rope2d/verify/model/report.hpp"
+// A report's terminal summary, and the list of writers (one per format, each in
+// verify/src/products/report/) that write_report runs.
+#include "rope2d/verify/products/report_files.hpp"
 
 #include <fmt/format.h>
 
-#include <ctime>
 #include <filesystem>
 #include <sstream>
 
@@ -32,47 +31,6 @@ constexpr ReportWriter writers[] = {
 }  // namespace
 
 std::span<const ReportWriter> report_writers() { return writers; }
-
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-Disposition Report::verdict() const {
-  bool incorrect = false, skipped = false, judged = false;
-  for (const auto& r : results) {
-    if (!r.supported() || r.beyond_definition) continue;
-    const Disposition d = r.disposition(gate);
-    if (d == Disposition::failed) return Disposition::failed;
-    skipped |= d == Disposition::skipped;
-    judged |= d != Disposition::skipped;
-    incorrect |= d == Disposition::incorrect;
-  }
-  // Nothing judged because there was no GPU: never "passed" on nothing.
-  return incorrect ? Disposition::incorrect : skipped && !judged ? Disposition::skipped : Disposition::passed;
-}
-
-int Report::exit_code() const {
-  switch (verdict()) {
-    case Disposition::passed: return 0;
-    case Disposition::incorrect: return 1;
-    case Disposition::skipped: return 4;  // as `rope2d verify --require-gpu` without a GPU
-    case Disposition::failed:
-    case Disposition::not_supported: break;
-  }
-  return 3;
-}
-
-Metrics overall(const Report& r) {
-  Metrics all;
-  for (const auto& x : r.results)
-    if (x.ran()) all.merge(x.metrics, 0);
-  return all;
-}
 
 std::string summary(const Report& r) {
   std::ostringstream s;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rope2d/verify/codec/golden.hpp"
-#include "rope2d/verify/model/report.hpp"
+#include "rope2d/verify/products/report_files.hpp"
 
 namespace rope2d::verify {
 
