@@ -5,8 +5,8 @@
 // the products floor: rope2d/verify/products/report_files.hpp.
 #pragma once
 
+#include <cstdint>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
