@@ -148,6 +148,10 @@ std::vector<SchemaProblem> cross_field_problems(const json& sol, const SolutionL
   return p;
 }
 
+bool inside_folder(const fs::path& base, const fs::path& real) {
+  return std::mismatch(base.begin(), base.end(), real.begin(), real.end()).first == base.end();
+}
+
 std::vector<SchemaProblem> fill_sources(json& sol, const std::string& dir, const SolutionLimits& limits) {
   std::vector<SchemaProblem> p;
   if (!has(sol, "sources") || !sol["sources"].is_array()) return p;
@@ -167,8 +171,7 @@ std::vector<SchemaProblem> fill_sources(json& sol, const std::string& dir, const
     if (!fs::exists(file, ec)) continue;  // stays empty: the model refuses it
     const std::string where = "sources[" + std::to_string(i) + "].content";
     const fs::path real = fs::canonical(file, ec);
-    const auto [end, _] = std::mismatch(base.begin(), base.end(), real.begin(), real.end());
-    if (ec || end != base.end()) {
+    if (ec || !inside_folder(base, real)) {
       p.push_back({where, "a file inside the solution's folder (" + rel + " leads out of it)", "a link out", true});
       continue;
     }

@@ -107,11 +107,10 @@ DefinitionScope definition_scope(const Solution& s) {
     std::error_code folder_ec, target_ec;
     const fs::path folder = fs::canonical(fs::absolute(s.path).parent_path(), folder_ec);
     const fs::path target = fs::canonical(def, target_ec);
-    const auto [end, rest] = std::mismatch(folder.begin(), folder.end(), target.begin(), target.end());
     if (folder_ec || target_ec)
       ref::bad_input(where, "the file", "a definition that resolves inside the solution's folder",
                      "a path that does not resolve (" + (folder_ec ? folder_ec : target_ec).message() + ")");
-    if (end != folder.end())
+    if (!inside_folder(folder, target))
       ref::bad_input(where, "the file", "a definition inside the solution's folder (copy it there, not a link out of it)",
                      "a link to " + plain_line(target.string()));
     const json d = read_json_file(where, JsonFormat::definition);
