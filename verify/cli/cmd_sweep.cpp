@@ -110,7 +110,8 @@ int run(const SweepArgs& a) {
                                                        .build_dir = a.out + "/build", .box = box});
     if (sub.error.empty()) {
       remote = std::make_unique<harness::RemoteKernel>(
-          harness::RemoteOptions{.host_program = kernel_host_program(scratch->path()), .library = sub.library, .box = box});
+          harness::RemoteOptions{.host_program = kernel_host_program(scratch->path()), .library = sub.library, .symbol = sub.symbol,
+                                 .fused_symbol = sub.fused_symbol, .box = box});
       if (!remote->ready()) sub.error = remote->error();
     }
     if (!sub.error.empty()) {

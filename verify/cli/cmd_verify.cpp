@@ -38,6 +38,7 @@
 #include "harness/solution.hpp"
 #include "harness/sandbox.hpp"
 #include "harness/submission.hpp"
+#include "harness/kinds.hpp"
 #include "rope2d/verify/judge/suites.hpp"
 
 namespace rope2d::cli {
@@ -98,7 +99,8 @@ struct Unbuilt {
 // (harness/sandbox.hpp, never in this process), its symbol looked up. What it did goes to the
 // report's header and warnings; its failure, if it failed. `shown` names it on the terminal.
 std::optional<Unbuilt> build_without_gpu(const VerifyArgs& a, Report& rep, const std::string& shown) {
-  const bool source = a.run.submission.size() >= 3 && a.run.submission.compare(a.run.submission.size() - 3, 3, ".cu") == 0;
+  const harness::SubmissionKind* kind = harness::kind_of(a.run.submission);
+  const bool source = kind && kind->preparation == harness::Preparation::nvcc_build;
   const bool have_nvcc =
       !source || (a.run.nvcc.find('/') != std::string::npos ? fs::exists(a.run.nvcc) : !find_program(a.run.nvcc).empty());
   if (!have_nvcc) {

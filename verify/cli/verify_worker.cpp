@@ -19,6 +19,7 @@
 #include "rope2d/verify/judge/judge.hpp"
 #include "rope2d/verify/products/report_files.hpp"
 #include "harness/solution.hpp"
+#include "harness/kinds.hpp"
 #include "harness/submission.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
@@ -38,7 +39,10 @@ using namespace rope2d::verify;
 namespace proto = rope2d::verify::protocol;
 using nlohmann::json;
 
-bool is_solution(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0; }
+bool is_solution(const std::string& path) {
+  const harness::SubmissionKind* k = harness::kind_of(path);
+  return k && k->host == harness::Host::python;
+}
 
 harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratch, bool gpu) {
   namespace fs = std::filesystem;
@@ -215,8 +219,8 @@ Opened open_submission(const VerifyArgs& a) {
                  .build_dir = a.out_dir + "/build", .box = o.box, .timeout_s = a.build_timeout};
   sub = prepare_submission(a.run.submission, b);
   if (!sub.error.empty()) return o;
-  harness::RemoteOptions r{.host_program = kernel_host_program(o.scratch->path()), .library = sub.library, .box = o.box,
-                           .call_timeout_s = a.call_timeout};
+  harness::RemoteOptions r{.host_program = kernel_host_program(o.scratch->path()), .library = sub.library, .symbol = sub.symbol,
+                           .fused_symbol = sub.fused_symbol, .box = o.box, .call_timeout_s = a.call_timeout};
   o.remote = std::make_unique<harness::RemoteKernel>(r);
   if (!o.remote->ready()) {
     sub.error = o.remote->error();

@@ -44,17 +44,24 @@ struct Loaded {
   rope2d_backward_fused_fn fused = nullptr;
 };
 
-// 0 loaded with rope2d_backward, 3 without it, 4 not loadable (the message on stderr).
-int load(const char* path, Loaded& l) {
+// The entry points' names: the submission kind's (harness/kinds.hpp), rope2d_backward and
+// rope2d_backward_fused unless the command line names others.
+struct Symbols {
+  const char* backward = "rope2d_backward";
+  const char* fused = "rope2d_backward_fused";
+};
+
+// 0 loaded with the backward entry point, 3 without it, 4 not loadable (the message on stderr).
+int load(const char* path, const Symbols& names, Loaded& l) {
   l.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!l.handle) {
     std::fprintf(stderr, "cannot load: %s\n", dlerror());
     return 4;
   }
-  l.backward = reinterpret_cast<rope2d_backward_fn>(dlsym(l.handle, "rope2d_backward"));
-  l.fused = reinterpret_cast<rope2d_backward_fused_fn>(dlsym(l.handle, "rope2d_backward_fused"));
+  l.backward = reinterpret_cast<rope2d_backward_fn>(dlsym(l.handle, names.backward));
+  l.fused = reinterpret_cast<rope2d_backward_fused_fn>(dlsym(l.handle, names.fused));
   if (!l.backward) {
-    std::fprintf(stderr, "missing symbol rope2d_backward (extern \"C\", see cuda/include/rope2d/rope2d_backward.h)\n");
+    std::fprintf(stderr, "missing symbol %s (extern \"C\", see cuda/include/rope2d/rope2d_backward.h)\n", names.backward);
     return 3;
   }
   return 0;
@@ -220,7 +227,7 @@ class Host {
   std::map<std::uint32_t, cudaStream_t> slots_;
 };
 
-int serve(const char* path) {
+int serve(const char* path, const Symbols& names) {
   if (cudaSetDevice(0) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
     std::fprintf(stderr, "kernel host: no usable CUDA device\n");
     return 5;
@@ -231,7 +238,7 @@ int serve(const char* path) {
     return 5;
   }
   Loaded l;
-  if (const int rc = load(path, l)) return rc;
+  if (const int rc = load(path, names, l)) return rc;
   return Host(3, l).run();
 }
 #endif
@@ -249,19 +256,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cannot run %s: %s\n", argv[4], std::strerror(errno));
     return 127;
   }
-  if (argc == 3 && std::strcmp(argv[1], "probe") == 0) {
+  // probe|serve LIB [BACKWARD FUSED]: the entry points' names where the kind has its own.
+  Symbols names;
+  if (argc == 5) names = {argv[3], argv[4]};
+  if ((argc == 3 || argc == 5) && std::strcmp(argv[1], "probe") == 0) {
     Loaded l;
-    const int rc = load(argv[2], l);
-    if (rc == 0) std::printf("loaded: rope2d_backward%s\n", l.fused ? ", rope2d_backward_fused" : "");
+    const int rc = load(argv[2], names, l);
+    if (rc == 0) std::printf("loaded: %s%s%s\n", names.backward, l.fused ? ", " : "", l.fused ? names.fused : "");
     return rc;
   }
 #ifdef ROPE2D_HAVE_CUDA
-  if (argc == 3 && std::strcmp(argv[1], "serve") == 0) {
-    const int rc = serve(argv[2]);
+  if ((argc == 3 || argc == 5) && std::strcmp(argv[1], "serve") == 0) {
+    const int rc = serve(argv[2], names);
     std::fflush(stderr);
     ::_exit(rc);  // no destructors of the submission's after the judge said bye
   }
 #endif
-  std::fprintf(stderr, "usage: rope2d-kernel-host probe|serve LIB.so, or watch FD -- PROG ARGS... (run by rope2d verify, inside its box)\n");
+  std::fprintf(stderr, "usage: rope2d-kernel-host probe|serve LIB.so [BACKWARD FUSED], or watch FD -- PROG ARGS... (run by rope2d verify, inside its box)\n");
   return 2;
 }

@@ -311,7 +311,7 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
   BoxPolicy p = o.box;
   p.keep_fds = {sv[1]};
   m.box = std::make_unique<BoxedProcess>(
-      o.command.empty() ? std::vector<std::string>{o.host_program, "serve", o.library} : o.command, p);
+      o.command.empty() ? std::vector<std::string>{o.host_program, "serve", o.library, o.symbol, o.fused_symbol} : o.command, p);
   ::close(sv[1]);
   m.sock = sv[0];
   // A host that stops reading makes a send fail after the call time limit, never block for ever.

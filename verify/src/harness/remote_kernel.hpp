@@ -31,6 +31,8 @@ namespace rope2d::verify::harness {
 struct RemoteOptions {
   std::string host_program;  // rope2d-kernel-host
   std::string library;       // the submission's shared object, readable inside the box
+  // Its entry points' names (its kind's, harness/kinds.hpp).
+  std::string symbol = "rope2d_backward", fused_symbol = "rope2d_backward_fused";
   // The host's command when it is not the kernel host (the Python host of a solution: its
   // relay, python3 -m rope2d.runner); it finds the socket on descriptor 3.
   std::vector<std::string> command;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <set>
 
+#include "harness/kinds.hpp"
 #include "rope2d/ref/input.hpp"
 #include "codec/atomic_file.hpp"
 #include "codec/plain_text.hpp"
@@ -173,8 +174,14 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
   s.sha256 = sha256_file(path);
   const fs::path lib = fs::path(o.box.scratch) / "submission.so";
   std::error_code ec;
-  if (ends_with(path, ".cu")) {
-    s.kind = "cuda-source";
+  const harness::SubmissionKind* kind = harness::kind_of(path);
+  if (!kind || kind->host != harness::Host::kernel) {
+    s.error = path + ": expected a C ABI submission (" + harness::kind_suffixes() + ", by the ending of its name)";
+    return s;
+  }
+  s.kind = std::string(kind->name);
+  s.symbol = std::string(kind->symbol), s.fused_symbol = std::string(kind->fused_symbol);
+  if (kind->preparation == harness::Preparation::nvcc_build) {
     if (!build_in_box(s, path, o)) return s;
     if (!fs::is_regular_file(fs::symlink_status(lib, ec))) {
       s.error = "nvcc left no regular submission.so";
@@ -190,15 +197,11 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
       s.error = o.build_dir + ": cannot store the built submission.so there (" + e.what() + ")";
       return s;
     }
-  } else if (ends_with(path, ".so")) {
-    s.kind = "shared-object";
+  } else {  // Preparation::copy_library
     if (const std::string why = into_box(path, lib); !why.empty()) {
       s.error = path + ": cannot copy it into the box (" + why + ")";
       return s;
     }
-  } else {
-    s.error = path + ": expected a CUDA source (.cu) or a shared object (.so)";
-    return s;
   }
   fs::permissions(lib, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read, ec);
   s.library = lib.string();
@@ -208,7 +211,7 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
 std::string probe_submission(Submission& s, const std::string& host_program, const harness::BoxPolicy& box) {
   harness::BoxPolicy p = box;
   if (p.limits.wall_s <= 0) p.limits.wall_s = 120;
-  const harness::BoxResult r = harness::run_boxed({host_program, "probe", s.library}, p);
+  const harness::BoxResult r = harness::run_boxed({host_program, "probe", s.library, s.symbol, s.fused_symbol}, p);
   s.refused.add(r.refused);
   if (r.ok()) return "";
   const std::string said = plain_text(r.output.substr(0, 4000));

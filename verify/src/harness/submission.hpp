@@ -18,12 +18,13 @@ namespace rope2d::verify {
 
 struct Submission {
   std::string path;            // as given
-  std::string kind;            // "builtin", "cuda-source", "shared-object"
+  std::string kind;            // "builtin", or its kind's name (harness/kinds.hpp)
   std::string sha256;          // of the file given
   std::string compile_command; // for sources
   std::string compile_log;
   std::vector<std::string> warnings;
   std::string library;         // the shared object to load, in the box's scratch folder
+  std::string symbol = "rope2d_backward", fused_symbol = "rope2d_backward_fused";  // its kind's entry points
   rope2d_backward_fn backward = nullptr;
   rope2d_backward_fused_fn fused = nullptr;  // optional entry point
   std::string error;           // why it cannot be run (build, load, symbol)
