@@ -119,6 +119,9 @@ else
   check forge_at_load forge_at_load.cu "1|3" "Verdict: (incorrect|failed)"
   ALSO="refused by the box.*[0-9]+ write\(s\) outside .*rope2d-attack" check forge_in_call forge_in_call.cu "1|3" "Verdict: (incorrect|failed)"
   check hang_in_call hang_in_call.cu 3 "did not return within"
+  # The host's own "finished" record, forged for a call whose kernel never ends: the judge
+  # watches its own stream, not the record, and the call is killed at --call-timeout.
+  check forge_finished forge_finished.cu 3 "did not finish within"
   # Interrupted while a call hangs (SIGTERM, a closed terminal): the worker and its box end at
   # once, the run's temporary folder goes, and the verifier ends by the signal itself. (SIGINT
   # as a terminal sends it: a script's background job ignores SIGINT, which the verifier keeps.)

@@ -64,7 +64,12 @@ struct RemoteKernel::Impl {
   std::set<std::uint32_t> awaiting_map;
   std::set<std::uint64_t> unfinished;        // calls whose "finished" has not come
   std::set<std::uint64_t> captured;          // captured calls: done when the judge's graph is replayed
-  std::map<std::uint64_t, std::chrono::steady_clock::time_point> running;  // launched, not finished: since when
+  // Launched and not yet over, since when. A call is over when the judge's own stream has gone
+  // past its wait for "done" (its event in `resumed`), not when the host says "finished": a
+  // host's record is a claim, and one forged for a call still running would take it off the watch.
+  std::map<std::uint64_t, std::chrono::steady_clock::time_point> running;
+  std::map<std::uint64_t, cudaEvent_t> resumed;  // recorded on the judge's stream after its wait for "done"
+  std::vector<cudaEvent_t> spare_events;
   std::vector<std::string> errors;           // reported since the last settle
   std::vector<wire::Note> notes;             // since the last take_notes
   int notes_dropped = 0;
@@ -91,30 +96,61 @@ struct RemoteKernel::Impl {
   }
   std::uint32_t* done_word(std::uint64_t s) const { return go_word(s) + 1; }
 
-  // Writes the done word of every call still waited for (captured ones too): the judge's
-  // streams and graphs go on.
+  // Writes the done word of every call still waited for (captured ones too, and those the host
+  // called finished whose "done" the judge's stream has not seen): the judge's streams and
+  // graphs go on.
   void release_waiters() {
     const detail::DriverApi& d = detail::driver_api();
     cudaSetDevice(device);
+    const auto release = [&](std::uint64_t s) {
+      d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)),
+                    static_cast<std::uint32_t>(s), 0);
+    };
     for (const auto* set : {&unfinished, &captured})
-      for (std::uint64_t s : *set)
-        d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)),
-                      static_cast<std::uint32_t>(s), 0);
+      for (std::uint64_t s : *set) release(s);
+    for (const auto& [s, since] : running) release(s);
     cudaStreamSynchronize(rescue);
+  }
+
+  // A call the host has called finished leaves the watch once the judge's stream is past its
+  // wait for "done"; true when it has.
+  bool retire_if_resumed(std::uint64_t s) {
+    const auto it = resumed.find(s);
+    if (it != resumed.end()) {
+      if (cudaEventQuery(it->second) == cudaErrorNotReady) return false;
+      spare_events.push_back(it->second);
+      resumed.erase(it);
+    }
+    running.erase(s);
+    return true;
+  }
+
+  // Retires every call the host has called finished whose "done" the judge's stream has seen;
+  // true when none is left.
+  bool retire_resumed() {
+    bool all = true;
+    for (auto it = running.begin(); it != running.end();) {
+      const std::uint64_t s = (it++)->first;
+      if (!unfinished.count(s)) all = retire_if_resumed(s) && all;
+    }
+    return all;
   }
 
   // A call whose "finished" has not come within the call time limit after its launch (a kernel
   // that never ends, a host that never writes "done"): the host is killed, and the reader's end
   // of file releases every wait. Nothing of the judge's then waits for ever.
   void watch() {
+    cudaSetDevice(device);
     std::unique_lock lk(m);
     while (!stopping && !dead) {
       cv.wait_for(lk, std::chrono::milliseconds(200));
+      retire_resumed();
       const auto now = std::chrono::steady_clock::now();
       for (const auto& [seq, since] : running)
         if (std::chrono::duration<double>(now - since).count() > opt.call_timeout_s) {
           if (death.empty())
-            death = "a call did not finish within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s (killed)";
+            death = "a call did not finish within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s (killed)",
+            death_for_time = true;
           if (box) ::kill(-box->pid(), SIGKILL);
           return;
         }
@@ -132,6 +168,7 @@ struct RemoteKernel::Impl {
 
   void read_replies() {
     std::vector<unsigned char> buf(sizeof(wire::Reply) + wire::max_note_bytes);
+    cudaSetDevice(device);
     for (;;) {
       int fd = -1;
       const long k = wire::receive_record(sock, buf.data(), buf.size(), &fd);
@@ -150,7 +187,7 @@ struct RemoteKernel::Impl {
           r && (r->stage == wire::Stage::hello ? !hello
                 : r->stage == wire::Stage::mapped ? awaiting_map.erase(static_cast<std::uint32_t>(r->seq)) > 0
                 : r->stage == wire::Stage::launched ? awaiting_launch.erase(r->seq) > 0
-                                                    : running.count(r->seq) > 0);
+                                                    : running.count(r->seq) > 0 && unfinished.count(r->seq) > 0);
       if (!expected) {  // not the protocol: the host is not to be talked to any more, and is killed
         dead = true;
         death = "the " + opt.name + " sent a record that is not a reply the judge awaited (" + std::to_string(k) + " bytes)";
@@ -169,8 +206,8 @@ struct RemoteKernel::Impl {
           if (unfinished.count(r->seq)) running[r->seq] = std::chrono::steady_clock::now();
           break;
         case wire::Stage::finished:
-          running.erase(r->seq);
-          if (unfinished.erase(r->seq) && r->cuda_error) {
+          unfinished.erase(r->seq);
+          if (r->cuda_error) {
             errors.push_back(cuda_error_name(r->cuda_error) + " after the call (reported by the " + opt.name + ")");
             faulted = true;
             // The host's stream is broken: its "done" will never be written.
@@ -180,6 +217,7 @@ struct RemoteKernel::Impl {
                           static_cast<std::uint32_t>(r->seq), 0);
             cudaStreamSynchronize(rescue);
           }
+          retire_if_resumed(r->seq);  // else the watchdog retires it, or kills the host at the time limit
           break;
       }
       cv.notify_all();
@@ -233,6 +271,13 @@ struct RemoteKernel::Impl {
     const auto v = static_cast<std::uint32_t>(me);
     d.write_value(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(go_word(me)), v, 0);
     d.wait_value(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(done_word(me)), v, CU_STREAM_WAIT_VALUE_EQ);
+    if (!req.capture) {
+      cudaEvent_t e = nullptr;
+      if (!spare_events.empty()) e = spare_events.back(), spare_events.pop_back();
+      else cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+      if (e && cudaEventRecord(e, s) == cudaSuccess) resumed[me] = e;
+      else if (e) spare_events.push_back(e);
+    }
     (req.capture ? captured : unfinished).insert(me);
     awaiting_launch.insert(me);
     if (!wire::send_record(sock, &req, sizeof req)) {
@@ -428,7 +473,13 @@ int RemoteKernel::fused(const void* gc, const void* gs, const std::int32_t* posi
 std::string RemoteKernel::settle(bool* timed_out) {
   Impl& m = *impl_;
   std::unique_lock lk(m.m);
-  const bool in_time = m.wait(lk, m.opt.call_timeout_s, [&] { return m.unfinished.empty(); });
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(m.opt.call_timeout_s);
+  bool in_time = m.wait(lk, m.opt.call_timeout_s, [&] { return m.unfinished.empty(); });
+  // The host's "finished" is a claim: the calls are over when the judge's stream is past them.
+  while (in_time && !m.dead && !m.retire_resumed()) {
+    if (std::chrono::steady_clock::now() > until) in_time = false;
+    else m.cv.wait_for(lk, std::chrono::microseconds(100));
+  }
   std::string e = m.errors.empty() ? "" : m.errors.front();
   m.errors.clear();
   if (e.empty() && m.dead) {
@@ -474,6 +525,9 @@ RemoteKernel::End RemoteKernel::finish() {
   m.box.reset();
   if (m.rescue) cudaStreamDestroy(m.rescue);
   m.rescue = nullptr;
+  for (const auto& [s, e] : m.resumed) cudaEventDestroy(e);
+  for (cudaEvent_t e : m.spare_events) cudaEventDestroy(e);
+  m.resumed.clear(), m.spare_events.clear();
   return e;
 }
 
