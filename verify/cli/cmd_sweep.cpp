@@ -5,7 +5,8 @@
 // the worst-case list sweep_worst.txt under --out. Without a GPU the kernel runs are SKIPPED
 // and the sweep's machinery runs on the host over the first 2^20 patterns of the range, with
 // a float32 evaluation standing in for the kernel. Exit 0 passed, 1 over the bound or time box
-// reached, 2 bad input, 3 the submission failed to build or load.
+// reached, 2 bad input, 3 the submission failed to build, load or run (a call that returned an
+// error, faulted or did not finish within --call-timeout).
 #include <memory>
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "progress.hpp"
 #include "rope2d/ref/floats.hpp"
 #include "products/nightly/nightly_shard.hpp"
@@ -40,7 +42,7 @@ namespace {
 struct SweepArgs {
   std::string submission, out = "reports/sweep", range, shard, nvcc = "nvcc";
   bool all = false, quiet = false, quick = false;
-  double budget_s = 600;
+  double budget_s = 600, call_timeout = 60, build_timeout = 600;
 };
 
 // Decimal (leading zeros are still decimal, never octal) or 0x hex; no sign, no spaces.
@@ -107,11 +109,11 @@ int run(const SweepArgs& a) {
     scratch = std::make_unique<harness::Scratch>();
     const harness::BoxPolicy box = submission_box(v, scratch->path(), true);
     Submission sub = prepare_submission(a.submission, {.nvcc = a.nvcc, .include_dir = repo_file("cuda/include"),
-                                                       .build_dir = a.out + "/build", .box = box});
+                                                       .build_dir = a.out + "/build", .box = box, .timeout_s = a.build_timeout});
     if (sub.error.empty()) {
       remote = std::make_unique<harness::RemoteKernel>(
           harness::RemoteOptions{.host_program = kernel_host_program(scratch->path()), .library = sub.library, .symbol = sub.symbol,
-                                 .fused_symbol = sub.fused_symbol, .box = box});
+                                 .fused_symbol = sub.fused_symbol, .box = box, .call_timeout_s = a.call_timeout});
       if (!remote->ready()) sub.error = remote->error();
     }
     if (!sub.error.empty()) {
@@ -122,7 +124,15 @@ int run(const SweepArgs& a) {
   }
   if (dev.available) {
     device = dev.name;
-    r = sweep_angles(fn, o, show);
+    try {
+      r = sweep_angles(fn, o, show);
+    } catch (const std::runtime_error& e) {
+      if (!remote) throw;
+      // The submission's call failed: returned an error, faulted, or did not finish in time.
+      progress.done();
+      std::cout << "rope2d sweep: submission " << a.submission << " failed: " << std::string(e.what()).substr(0, 4000) << "\n";
+      return Exit::submission_failed;
+    }
   }
 #endif
   if (!r.ran) {
@@ -154,6 +164,10 @@ Action add_sweep(CLI::App& app) {
   app.add_option("--out", a->out, "folder for sweep.json and sweep_worst.txt")->capture_default_str();
   app.add_option("--nvcc", a->nvcc, "nvcc to compile a .cu submission")->capture_default_str();
   app.add_flag("--quick", a->quick, "a sample: the first 2^16 patterns of each of the range's 16 shards");
+  app.add_option("--call-timeout", a->call_timeout, "seconds a call of a submission may take")->capture_default_str()
+      ->check(seconds_range(86400));
+  app.add_option("--build-timeout", a->build_timeout, "seconds a submission's build may take")->capture_default_str()
+      ->check(seconds_range(86400));
   app.add_flag("--quiet", a->quiet, "no progress display");
   return [a] { return run(*a); };
 }

@@ -33,6 +33,7 @@ markup_lines() {
 check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output or the report
   local name=$1 file=$2 want=$3 pattern=$4; shift 4
   # ATTACK_ONLY=REGEX runs only the matching attacks.
+  checked+=" $name "
   if [ -n "${ATTACK_ONLY:-}" ] && ! [[ $name =~ $ATTACK_ONLY ]]; then return; fi
   local t0=$SECONDS
   case $file in /*) ;; *) file=$attacks/$file ;; esac
@@ -73,6 +74,7 @@ check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output 
 # checks above can see an escape. With a GPU, the one that escapes in the call: forge_at_load's
 # forged records on the host's socket end the host before its constructor reaches its escape.
 control=forge_at_load.cu
+checked=""
 [ $gpu = 1 ] && control=forge_in_call.cu
 timeout 300 "$rope2d" verify "$attacks/$control" --quick --rounds 1 --quiet --no-sandbox --out "$work/control" \
   >"$work/control.log" 2>&1
@@ -114,6 +116,12 @@ if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
   # A solution verified from its own folder (which holds linecache.py and a .python-version
   # that picks Python 3.13 under pyenv): byte-compiled in the box, nothing of the folder imported.
   IN=$attacks/byte_compile ALSO="refused by the box: nothing" check byte_compile byte_compile/solution.json 0 "byte-compiled"
+  # Every other attack (those of the call, run on a GPU) at least builds and loads in the box, so
+  # that a GPU run never finds one that does not compile.
+  for f in "$attacks"/*.cu; do
+    n=$(basename "$f" .cu)
+    [[ $checked == *" $n "* ]] || check "$n" "$n.cu" 0 "loaded in the box"
+  done
 else
   # Forged records on its own socket end its host: failed, never passed.
   check forge_at_load forge_at_load.cu "1|3" "Verdict: (incorrect|failed)"
@@ -121,7 +129,27 @@ else
   check hang_in_call hang_in_call.cu 3 "did not return within"
   # The host's own "finished" record, forged for a call whose kernel never ends: the judge
   # watches its own stream, not the record, and the call is killed at --call-timeout.
-  check forge_finished forge_finished.cu 3 "did not finish within"
+  # (verify's parent times the whole call out first; `rope2d sweep`, without a parent, relies
+  # on the judge's own watch.)
+  check forge_finished forge_finished.cu 3 "did not (return|finish) within"
+  if [ -z "${ATTACK_ONLY:-}" ] || [[ forge_finished_sweep =~ $ATTACK_ONLY ]]; then
+    tmp=$work/tmp/forge_finished_sweep
+    rm -rf "$tmp" && mkdir -p "$tmp" && chmod 755 "$tmp"
+    t0=$SECONDS
+    TMPDIR=$tmp timeout 300 "$rope2d" sweep "$attacks/forge_finished.cu" --range 0:65536 --call-timeout 10 --quiet \
+      --out "$work/forge_finished_sweep" >"$work/forge_finished_sweep.log" 2>&1
+    rc=$? took=$((SECONDS - t0))
+    sleep 2
+    left=$(ps -u 65534 -o ppid=,stat= 2>/dev/null | awk '$2 !~ /^Z/' | wc -l)
+    bad=""
+    [ "$rc" = 3 ] || bad="exit $rc, expected 3"
+    [ -z "$bad" ] && ! grep -q "did not finish within 10 s" "$work/forge_finished_sweep.log" && bad="the output does not say 'did not finish within 10 s'"
+    [ -z "$bad" ] && [ "$took" -gt 120 ] && bad="it took $took s"
+    [ -z "$bad" ] && [ -n "$(ls -A "$tmp")" ] && bad="left in the temporary folder: $(ls -A "$tmp" | tr '\n' ' ')"
+    [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of the box's user left running"
+    if [ -n "$bad" ]; then echo "FAIL forge_finished_sweep: $bad"; tail -n 5 "$work/forge_finished_sweep.log"; fails=$((fails + 1))
+    else echo "ok   forge_finished_sweep (exit $rc, $took s)"; passes=$((passes + 1)); fi
+  fi
   # Interrupted while a call hangs (SIGTERM, a closed terminal): the worker and its box end at
   # once, the run's temporary folder goes, and the verifier ends by the signal itself. (SIGINT
   # as a terminal sends it: a script's background job ignores SIGINT, which the verifier keeps.)

@@ -4,6 +4,7 @@
 // believed the record would stop watching the call and wait on its stream for ever.
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
