@@ -33,6 +33,13 @@ const DriverApi& driver_api() {
     get("cuMemImportFromShareableHandle", t.import_handle);
     get("cuStreamWaitValue32", t.wait_value);
     get("cuStreamWriteValue32", t.write_value);
+    get("cuCtxCreate", t.ctx_create);
+    get("cuCtxDestroy", t.ctx_destroy);
+    get("cuCtxPushCurrent", t.ctx_push);
+    get("cuCtxPopCurrent", t.ctx_pop);
+    get("cuDeviceGet", t.device_get);
+    get("cuStreamCreate", t.stream_create);
+    get("cuStreamSynchronize", t.stream_sync);
     return t;
   }();
   return d;

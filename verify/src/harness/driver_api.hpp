@@ -22,6 +22,15 @@ struct DriverApi {
   decltype(&cuMemImportFromShareableHandle) import_handle = nullptr;
   decltype(&cuStreamWaitValue32) wait_value = nullptr;
   decltype(&cuStreamWriteValue32) write_value = nullptr;
+  // A context of its own (remote_kernel.cpp's release of the judge's waits): cuCtxCreate as of
+  // CUDA 12.0 (flags, device), which the entry-point query gives at that version.
+  CUresult (*ctx_create)(CUcontext*, unsigned int, CUdevice) = nullptr;
+  decltype(&cuCtxDestroy) ctx_destroy = nullptr;
+  decltype(&cuCtxPushCurrent) ctx_push = nullptr;
+  decltype(&cuCtxPopCurrent) ctx_pop = nullptr;
+  decltype(&cuDeviceGet) device_get = nullptr;
+  decltype(&cuStreamCreate) stream_create = nullptr;
+  decltype(&cuStreamSynchronize) stream_sync = nullptr;
   std::string missing;  // the first entry point the driver lacks ("" when all are there)
 };
 

@@ -89,6 +89,8 @@ struct RemoteKernel::Impl {
   std::uint64_t seq = 0;
   std::map<cudaStream_t, std::uint32_t> slots;
   cudaStream_t rescue = nullptr;
+  CUcontext apart = nullptr;  // a context of its own for writing "done" words (write_done)
+  CUstream apart_stream = nullptr;
   int device = 0;
 
   std::uint32_t* go_word(std::uint64_t s) const {
@@ -96,20 +98,42 @@ struct RemoteKernel::Impl {
   }
   std::uint32_t* done_word(std::uint64_t s) const { return go_word(s) + 1; }
 
+  // Writes the "done" words of calls the host will not end, so that the judge's streams waiting
+  // for them go on. From a context of its own: a stream of the judge's context may share its
+  // hardware queue with the very stream that waits for the word, and a write queued behind
+  // that wait would never run. Where that context cannot be had, the rescue stream does it.
+  void write_done(const std::vector<std::uint64_t>& seqs) {
+    const detail::DriverApi& d = detail::driver_api();
+    cudaSetDevice(device);
+    CUdevice dev = 0;
+    if (!apart && d.device_get(&dev, device) == CUDA_SUCCESS && d.ctx_create(&apart, 0, dev) == CUDA_SUCCESS) {
+      if (d.stream_create(&apart_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) apart_stream = nullptr;
+      CUcontext popped = nullptr;
+      d.ctx_pop(&popped);
+    }
+    bool written = false;
+    if (apart && apart_stream && d.ctx_push(apart) == CUDA_SUCCESS) {
+      written = true;
+      for (std::uint64_t s : seqs)
+        written = written && d.write_value(apart_stream, reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0) == CUDA_SUCCESS;
+      written = written && d.stream_sync(apart_stream) == CUDA_SUCCESS;
+      CUcontext popped = nullptr;
+      d.ctx_pop(&popped);
+    }
+    if (written) return;
+    for (std::uint64_t s : seqs)
+      d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0);
+    cudaStreamSynchronize(rescue);
+  }
+
   // Writes the done word of every call still waited for (captured ones too, and those the host
   // called finished whose "done" the judge's stream has not seen): the judge's streams and
   // graphs go on.
   void release_waiters() {
-    const detail::DriverApi& d = detail::driver_api();
-    cudaSetDevice(device);
-    const auto release = [&](std::uint64_t s) {
-      d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)),
-                    static_cast<std::uint32_t>(s), 0);
-    };
-    for (const auto* set : {&unfinished, &captured})
-      for (std::uint64_t s : *set) release(s);
-    for (const auto& [s, since] : running) release(s);
-    cudaStreamSynchronize(rescue);
+    std::vector<std::uint64_t> seqs(unfinished.begin(), unfinished.end());
+    seqs.insert(seqs.end(), captured.begin(), captured.end());
+    for (const auto& [s, since] : running) seqs.push_back(s);
+    write_done(seqs);
   }
 
   // A call the host has called finished leaves the watch once the judge's stream is past its
@@ -211,11 +235,7 @@ struct RemoteKernel::Impl {
             errors.push_back(cuda_error_name(r->cuda_error) + " after the call (reported by the " + opt.name + ")");
             faulted = true;
             // The host's stream is broken: its "done" will never be written.
-            const detail::DriverApi& d = detail::driver_api();
-            cudaSetDevice(device);
-            d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(r->seq)),
-                          static_cast<std::uint32_t>(r->seq), 0);
-            cudaStreamSynchronize(rescue);
+            write_done({r->seq});
           }
           retire_if_resumed(r->seq);  // else the watchdog retires it, or kills the host at the time limit
           break;
@@ -525,6 +545,8 @@ RemoteKernel::End RemoteKernel::finish() {
   m.box.reset();
   if (m.rescue) cudaStreamDestroy(m.rescue);
   m.rescue = nullptr;
+  if (m.apart) detail::driver_api().ctx_destroy(m.apart);  // its stream with it
+  m.apart = nullptr, m.apart_stream = nullptr;
   for (const auto& [s, e] : m.resumed) cudaEventDestroy(e);
   for (cudaEvent_t e : m.spare_events) cudaEventDestroy(e);
   m.resumed.clear(), m.spare_events.clear();
