@@ -39,7 +39,7 @@ const DriverApi& driver_api() {
     get("cuCtxPopCurrent", t.ctx_pop);
     get("cuDeviceGet", t.device_get);
     get("cuStreamCreate", t.stream_create);
-    get("cuStreamSynchronize", t.stream_sync);
+    get("cuStreamQuery", t.stream_query);
     return t;
   }();
   return d;

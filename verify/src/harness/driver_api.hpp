@@ -30,7 +30,7 @@ struct DriverApi {
   decltype(&cuCtxPopCurrent) ctx_pop = nullptr;
   decltype(&cuDeviceGet) device_get = nullptr;
   decltype(&cuStreamCreate) stream_create = nullptr;
-  decltype(&cuStreamSynchronize) stream_sync = nullptr;
+  decltype(&cuStreamQuery) stream_query = nullptr;
   std::string missing;  // the first entry point the driver lacks ("" when all are there)
 };
 

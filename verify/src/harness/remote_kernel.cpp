@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -35,6 +37,9 @@ std::atomic<RemoteKernel*> current{nullptr};
 
 // cudaErrorLaunchFailure: what a call of a host that is gone returns (the testbed names it).
 constexpr int host_gone_rc = 719;
+
+// How long the release of the judge's waits for a host that is gone may take on the GPU.
+constexpr int release_limit_s = 30;
 
 std::string cuda_error_name(int e) {
   const char* n = cudaGetErrorName(static_cast<cudaError_t>(e));
@@ -111,19 +116,33 @@ struct RemoteKernel::Impl {
       CUcontext popped = nullptr;
       d.ctx_pop(&popped);
     }
-    bool written = false;
+    // Waits for `done` at most release_limit_s: true when it came.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(release_limit_s);
+    const auto in_time = [&](auto done) {
+      while (!done())
+        if (std::chrono::steady_clock::now() > until) return false;
+        else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return true;
+    };
+    CUresult apart_end = CUDA_ERROR_NOT_READY;
     if (apart && apart_stream && d.ctx_push(apart) == CUDA_SUCCESS) {
-      written = true;
+      bool sent = true;
       for (std::uint64_t s : seqs)
-        written = written && d.write_value(apart_stream, reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0) == CUDA_SUCCESS;
-      written = written && d.stream_sync(apart_stream) == CUDA_SUCCESS;
+        sent = sent && d.write_value(apart_stream, reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0) == CUDA_SUCCESS;
+      if (sent) in_time([&] { return (apart_end = d.stream_query(apart_stream)) != CUDA_ERROR_NOT_READY; });
       CUcontext popped = nullptr;
       d.ctx_pop(&popped);
     }
-    if (written) return;
+    if (apart_end == CUDA_SUCCESS) return;
     for (std::uint64_t s : seqs)
       d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0);
-    cudaStreamSynchronize(rescue);
+    if (in_time([&] { return cudaStreamQuery(rescue) != cudaErrorNotReady; })) return;
+    // The GPU runs none of this process's work any more: nothing of the judge's can go on, and
+    // waiting would be for ever. The run ends here, as a failed submission.
+    std::fprintf(stderr, "rope2d: the %s is gone, but the GPU did not run this process's release of its waits within %d s: "
+                 "the run stops (the submission failed)\n", opt.name.c_str(), release_limit_s);
+    std::fflush(stderr);
+    std::_Exit(3);
   }
 
   // Writes the done word of every call still waited for (captured ones too, and those the host

@@ -10,6 +10,10 @@
 //
 // What the host sends back is a claim about its own calls (the entry point's return, an error
 // after its synchronisation), never a result: the outputs are read from the judge's memory.
+// Its "finished" is a claim too: a call is over when the judge's own stream has passed its
+// wait for "done". A call not over within the call time limit gets its host killed, and the
+// judge writes the "done" words itself (from a CUDA context of its own); where the GPU does
+// not run even that within 30 s, this process ends with exit 3 rather than wait for ever.
 #pragma once
 
 #include <cstdint>
