@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -355,6 +356,25 @@ TEST(Sandbox, HidesFoldersItCannotReach) {
 // The verify parent's run folder: a worker killed in a call (its destructors never run) leaves
 // its scratch folder, with what its box wrote there, inside the run folder; the parent's removal
 // of the run folder takes it.
+// A process that must end at once (_Exit: no destructor runs) first removes every scratch
+// folder it holds, whatever is in it; the owners' destructors, if they run later, leave
+// alone what is gone (and any folder made since by that name, which is not theirs).
+TEST(Sandbox, ScratchFoldersAreRemovedAtOnceForAnAbruptEnd) {
+  auto a = std::make_unique<Scratch>();
+  auto b = std::make_unique<Scratch>();
+  std::ofstream(fs::path(a->path()) / "left") << "x";
+  fs::create_directories(fs::path(b->path()) / "deep" / "er");
+  const std::string pa = a->path(), pb = b->path();
+  remove_scratch_folders_now();
+  EXPECT_FALSE(fs::exists(pa));
+  EXPECT_FALSE(fs::exists(pb));
+  fs::create_directory(pa);  // the name taken again by someone else
+  a.reset();
+  b.reset();
+  EXPECT_TRUE(fs::exists(pa)) << "a destructor removed a folder that was no longer its own";
+  fs::remove(pa);
+}
+
 TEST(Sandbox, TheRunFolderTakesTheScratchFolderOfAKilledWorker) {
   std::string run_path, scratch_path;
   {

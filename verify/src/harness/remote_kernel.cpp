@@ -142,6 +142,8 @@ struct RemoteKernel::Impl {
     std::fprintf(stderr, "rope2d: the %s is gone, but the GPU did not run this process's release of its waits within %d s: "
                  "the run stops (the submission failed)\n", opt.name.c_str(), release_limit_s);
     std::fflush(stderr);
+    if (box) ::kill(-box->pid(), SIGKILL);
+    remove_scratch_folders_now();
     std::_Exit(3);
   }
 

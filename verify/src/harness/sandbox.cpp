@@ -22,7 +22,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "codec/plain_text.hpp"
@@ -406,6 +409,20 @@ std::string describe(const BoxPolicy& p) {
   return s;
 }
 
+namespace {
+
+// The scratch folders alive in this process (remove_scratch_folders_now).
+std::mutex live_scratch_mutex;
+std::set<std::string> live_scratch;
+
+}  // namespace
+
+void remove_scratch_folders_now() {
+  std::lock_guard lk(live_scratch_mutex);
+  for (const std::string& path : live_scratch) remove_tree(path);
+  live_scratch.clear();
+}
+
 Scratch::Scratch(Use use) {
   std::error_code ec;
   std::string base = fs::temp_directory_path(ec).string();
@@ -413,6 +430,10 @@ Scratch::Scratch(Use use) {
   std::string tmpl = base + "/tmp.XXXXXXXXXX";
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a scratch folder under " + base + ": " + std::strerror(errno));
   path_ = tmpl;
+  {
+    std::lock_guard lk(live_scratch_mutex);
+    live_scratch.insert(path_);
+  }
   if (use == Use::for_run) {
     if (::chmod(path_.c_str(), 0711) != 0) throw std::runtime_error("cannot open the run's folder " + path_ + " to the box: " + std::strerror(errno));
     return;
@@ -503,6 +524,10 @@ bool remove_tree(const std::string& path) {
 }
 
 Scratch::~Scratch() {
+  {
+    std::lock_guard lk(live_scratch_mutex);
+    if (!live_scratch.erase(path_)) return;  // removed already, by remove_scratch_folders_now
+  }
   if (!remove_tree(path_))
     std::fprintf(stderr, "rope2d: could not remove the scratch folder %s: %s\n", path_.c_str(), std::strerror(errno));
 }

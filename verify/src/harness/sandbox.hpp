@@ -97,6 +97,10 @@ class Scratch {
   std::string path_;
 };
 
+// Removes every scratch folder of this process now (each Scratch alive), for a process that
+// must end at once (_Exit) and so runs no destructor: remote_kernel.cpp's last resort.
+void remove_scratch_folders_now();
+
 // Removes the folder `path` with everything in it, whatever the box left there: a chain of
 // folders deeper than any path or table of open descriptors, folders made unreadable (as an
 // ordinary user the verifier holds no right to enter those), millions of names. Each folder
