@@ -71,6 +71,22 @@ std::string tmp(const std::string& name) {
   return (fs::temp_directory_path() / ("rope2d_schema_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
+// A solution named `definition` whose solution.json would sit in `dir`.
+Solution solution_of(const std::string& definition, const fs::path& dir) {
+  Solution s;
+  s.path = (dir / "solution.json").string();
+  s.definition = definition;
+  return s;
+}
+
+// The committed definition.json renamed, with grads of `dtype` ("float32", ...).
+json definition_of(const std::string& name, const char* dtype) {
+  json def = read_json_file(std::string(ROPE2D_TEST_DIR) + "/../../data/golden-smoke/solexecbench/definition.json", JsonFormat::definition);
+  def["name"] = name;
+  def["inputs"]["grad_cos"]["dtype"] = def["inputs"]["grad_sin"]["dtype"] = dtype;
+  return def;
+}
+
 // Exchanges two names for ever (renameat2 RENAME_EXCHANGE: each always exists) until destroyed:
 // a file the verifier checks and then opens by name is, now and then, the other one.
 class Swapper {
@@ -311,12 +327,8 @@ TEST(DefinitionScope, ALinkOutOfTheSolutionsFolderIsRefused) {
   const fs::path dir = tmp("definition-link"), outside = tmp("definition-link-out");
   fs::create_directories(dir / "defs");
   fs::create_directories(outside);
-  Solution s;
-  s.path = (dir / "solution.json").string();
-  s.definition = "091_something_else";
-  json def = read_json_file(std::string(ROPE2D_TEST_DIR) + "/../../data/golden-smoke/solexecbench/definition.json", JsonFormat::definition);
-  def["name"] = s.definition;
-  def["inputs"]["grad_cos"]["dtype"] = def["inputs"]["grad_sin"]["dtype"] = "float32";
+  const Solution s = solution_of("091_something_else", dir);
+  const json def = definition_of(s.definition, "float32");
   std::ofstream((dir / "defs" / "definition.json").string()) << def.dump();
   std::ofstream((outside / "definition.json").string()) << def.dump();
   fs::create_symlink("defs/definition.json", dir / "definition.json");
@@ -344,15 +356,9 @@ TEST(DefinitionScope, AFileSwappedForALinkOutIsNeverRead) {
   const fs::path dir = tmp("definition-swap"), outside = tmp("definition-swap-out");
   fs::create_directories(dir);
   fs::create_directories(outside);
-  Solution s;
-  s.path = (dir / "solution.json").string();
-  s.definition = "091_something_else";
-  json def = read_json_file(std::string(ROPE2D_TEST_DIR) + "/../../data/golden-smoke/solexecbench/definition.json", JsonFormat::definition);
-  def["name"] = s.definition;
-  def["inputs"]["grad_cos"]["dtype"] = def["inputs"]["grad_sin"]["dtype"] = "float32";
-  std::ofstream((dir / "definition.json").string()) << def.dump();
-  def["inputs"]["grad_cos"]["dtype"] = def["inputs"]["grad_sin"]["dtype"] = "float16";  // the one out there
-  std::ofstream((outside / "definition.json").string()) << def.dump();
+  const Solution s = solution_of("091_something_else", dir);
+  std::ofstream((dir / "definition.json").string()) << definition_of(s.definition, "float32").dump();
+  std::ofstream((outside / "definition.json").string()) << definition_of(s.definition, "float16").dump();  // the one out there
   fs::create_symlink(outside / "definition.json", dir / "swap");
   int inside = 0, refused = 0, escaped = 0;
   {
