@@ -43,7 +43,6 @@ int run(const GoldenArgs& a) {
   std::vector<ProblemSpec> specs;
   if (!a.layout_file.empty()) {
     const ref::Layout layout = verify::read_layout_file(a.layout_file);
-    const std::string text = verify::layout_to_json(layout);
     for (ref::Dtype d : o.grad_dtypes) {
       ProblemSpec p;
       p.set = "layout";
@@ -53,7 +52,7 @@ int run(const GoldenArgs& a) {
       p.seq_len = layout.seq_len();
       p.head_dim = layout.rope.head_dim;
       p.seed = a.seed;
-      p.layout_json = text;
+      p.layout = layout;
       specs.push_back(p);
     }
   } else if (a.suite == "smoke") {

@@ -6,11 +6,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <stdio.h>
+
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "rope2d/ref/input.hpp"
 #include "harness/solution.hpp"
@@ -65,6 +70,42 @@ std::string dump(const std::vector<SchemaProblem>& p) {
 std::string tmp(const std::string& name) {
   return (fs::temp_directory_path() / ("rope2d_schema_" + std::to_string(::getpid()) + "_" + name)).string();
 }
+
+// A solution named `definition` whose solution.json would sit in `dir`.
+Solution solution_of(const std::string& definition, const fs::path& dir) {
+  Solution s;
+  s.path = (dir / "solution.json").string();
+  s.definition = definition;
+  return s;
+}
+
+// The committed definition.json renamed, with grads of `dtype` ("float32", ...).
+json definition_of(const std::string& name, const char* dtype) {
+  json def = read_json_file(std::string(ROPE2D_TEST_DIR) + "/../../data/golden-smoke/solexecbench/definition.json", JsonFormat::definition);
+  def["name"] = name;
+  def["inputs"]["grad_cos"]["dtype"] = def["inputs"]["grad_sin"]["dtype"] = dtype;
+  return def;
+}
+
+// Exchanges two names for ever (renameat2 RENAME_EXCHANGE: each always exists) until destroyed:
+// a file the verifier checks and then opens by name is, now and then, the other one.
+class Swapper {
+ public:
+  Swapper(const fs::path& a, const fs::path& b)
+      : thread_([this, a, b] {
+          while (!stop_)
+            if (::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) != 0) return void(failed_ = true);
+        }) {}
+  ~Swapper() {
+    stop_ = true;
+    thread_.join();
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  std::atomic<bool> stop_{false}, failed_{false};
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -185,6 +226,38 @@ TEST(SolutionSchema, PathOnlySourcesAreFilledFromBesideTheFile) {
   fs::remove_all(outside);
 }
 
+// A source file swapped, between the verifier's looks, for a link out of the folder: never
+// read (its text would be written out for the box, and quoted in errors).
+TEST(SolutionSchema, ASourceSwappedForALinkOutIsNeverRead) {
+  const fs::path dir = tmp("fill-swap"), outside = tmp("fill-swap-out");
+  fs::create_directories(dir);
+  fs::create_directories(outside);
+  std::ofstream(dir / "kernel.py") << "def run(a, b, c):\n    return a\n";
+  std::ofstream(outside / "secret.py") << "S = 1\n";
+  fs::create_symlink(outside / "secret.py", dir / "swap");
+  json doc = corpus()["bases"]["triton"];
+  doc["sources"] = json::array({{{"path", "kernel.py"}}});
+  const std::string path = (dir / "solution.json").string();
+  std::ofstream(path) << doc.dump();
+  int inside = 0, refused = 0, escaped = 0;
+  {
+    const Swapper swap(dir / "kernel.py", dir / "swap");
+    for (int i = 0; i < 4000 && !escaped; ++i) {
+      json read;
+      const std::vector<SchemaProblem> p = check_solution_file(path, read);
+      const std::string text = read["sources"][0].value("content", "");
+      if (text.find("S = 1") != std::string::npos) ++escaped;
+      else if (p.empty() && text.find("def run") == 0) ++inside;
+      else if (dump(p).find("leads out of it") != std::string::npos) ++refused;
+      else ADD_FAILURE() << dump(p);
+    }
+    ASSERT_FALSE(swap.failed()) << "renameat2(RENAME_EXCHANGE) failed here";
+  }
+  EXPECT_EQ(escaped, 0) << "read a source out of the folder; " << inside << " read inside, " << refused << " refused";
+  fs::remove_all(dir);
+  fs::remove_all(outside);
+}
+
 TEST(SolutionSchema, VerifyReadsTheOfficialShapes) {
   // prepare_solution: binding null, dps false, LOCAL; the entry file and the sources written out.
   const fs::path dir = tmp("prepare");
@@ -254,12 +327,8 @@ TEST(DefinitionScope, ALinkOutOfTheSolutionsFolderIsRefused) {
   const fs::path dir = tmp("definition-link"), outside = tmp("definition-link-out");
   fs::create_directories(dir / "defs");
   fs::create_directories(outside);
-  Solution s;
-  s.path = (dir / "solution.json").string();
-  s.definition = "091_something_else";
-  json def = read_json_file(std::string(ROPE2D_TEST_DIR) + "/../../data/golden-smoke/solexecbench/definition.json", JsonFormat::definition);
-  def["name"] = s.definition;
-  def["inputs"]["grad_cos"]["dtype"] = def["inputs"]["grad_sin"]["dtype"] = "float32";
+  const Solution s = solution_of("091_something_else", dir);
+  const json def = definition_of(s.definition, "float32");
   std::ofstream((dir / "defs" / "definition.json").string()) << def.dump();
   std::ofstream((outside / "definition.json").string()) << def.dump();
   fs::create_symlink("defs/definition.json", dir / "definition.json");
@@ -276,6 +345,34 @@ TEST(DefinitionScope, ALinkOutOfTheSolutionsFolderIsRefused) {
   fs::remove(dir / "definition.json");
   fs::create_symlink("../" + outside.filename().string() + "/definition.json", dir / "definition.json");  // relative, out
   EXPECT_THROW(definition_scope(s), std::invalid_argument);
+  fs::remove_all(dir);
+  fs::remove_all(outside);
+}
+
+// definition.json swapped, between the verifier's looks, for a link out of the folder: it is
+// opened once, beneath the folder, so each read is the file inside or a refusal, never the file
+// out there (checked, then reopened by name, it was read now and then).
+TEST(DefinitionScope, AFileSwappedForALinkOutIsNeverRead) {
+  const fs::path dir = tmp("definition-swap"), outside = tmp("definition-swap-out");
+  fs::create_directories(dir);
+  fs::create_directories(outside);
+  const Solution s = solution_of("091_something_else", dir);
+  std::ofstream((dir / "definition.json").string()) << definition_of(s.definition, "float32").dump();
+  std::ofstream((outside / "definition.json").string()) << definition_of(s.definition, "float16").dump();  // the one out there
+  fs::create_symlink(outside / "definition.json", dir / "swap");
+  int inside = 0, refused = 0, escaped = 0;
+  {
+    const Swapper swap(dir / "definition.json", dir / "swap");
+    for (int i = 0; i < 4000 && !escaped; ++i) try {
+        const std::vector<std::string> d = definition_scope(s).grad_dtypes;
+        (d == std::vector<std::string>{"fp32"} ? inside : escaped)++;
+      } catch (const std::invalid_argument& e) {
+        ++refused;
+        EXPECT_NE(std::string(e.what()).find((dir / "definition.json").string()), std::string::npos) << e.what();
+      }
+    ASSERT_FALSE(swap.failed()) << "renameat2(RENAME_EXCHANGE) failed here";
+  }
+  EXPECT_EQ(escaped, 0) << "read the definition out of the folder; " << inside << " read inside, " << refused << " refused";
   fs::remove_all(dir);
   fs::remove_all(outside);
 }

@@ -537,9 +537,11 @@ void check_json(const json& doc, JsonFormat f, const std::string& where, std::st
   if (!p.empty()) throw std::invalid_argument(p.front().line(where));
 }
 
-json read_json_file(const std::string& path, JsonFormat f) {
-  json j = ref::parse_json(ref::read_file(path), path, json_max_depth(f));
-  check_json(j, f, path);
+json read_json_file(const std::string& path, JsonFormat f) { return read_json_text(ref::read_file(path), path, f); }
+
+json read_json_text(const std::string& text, const std::string& where, JsonFormat f) {
+  json j = ref::parse_json(text, where, json_max_depth(f));
+  check_json(j, f, where);
   return j;
 }
 

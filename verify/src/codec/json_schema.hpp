@@ -71,6 +71,9 @@ void check_json(const nlohmann::json& doc, JsonFormat f, const std::string& wher
 // The one reader: the file's JSON, checked against its format's schema, or bad input naming
 // file, field, expected and found. The ordered form keeps the keys in the file's order.
 nlohmann::json read_json_file(const std::string& path, JsonFormat f);
+// The same for text already read (a file opened beneath a submitter's folder, folder_file.hpp);
+// `where` names it.
+nlohmann::json read_json_text(const std::string& text, const std::string& where, JsonFormat f);
 nlohmann::ordered_json read_ordered_json_file(const std::string& path, JsonFormat f);
 
 }  // namespace rope2d::verify

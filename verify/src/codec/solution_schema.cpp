@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "codec/folder_file.hpp"
 #include "rope2d/ref/input.hpp"
 
 namespace rope2d::verify {
@@ -148,16 +149,12 @@ std::vector<SchemaProblem> cross_field_problems(const json& sol, const SolutionL
   return p;
 }
 
-bool inside_folder(const fs::path& base, const fs::path& real) {
-  return std::mismatch(base.begin(), base.end(), real.begin(), real.end()).first == base.end();
-}
-
 std::vector<SchemaProblem> fill_sources(json& sol, const std::string& dir, const SolutionLimits& limits) {
   std::vector<SchemaProblem> p;
   if (!has(sol, "sources") || !sol["sources"].is_array()) return p;
+  const std::string folder = dir.empty() ? "." : dir;
   std::error_code ec;
-  const fs::path base = fs::canonical(dir.empty() ? "." : dir, ec);
-  if (ec) return {{"(file)", "a readable folder holding the solution", dir}};
+  if (!fs::is_directory(folder, ec)) return {{"(file)", "a readable folder holding the solution", dir}};
   std::uint64_t budget = limits.max_source_bytes;
   for (std::size_t i = 0; i < sol["sources"].size(); ++i) {
     json& s = sol["sources"][i];
@@ -167,31 +164,32 @@ std::vector<SchemaProblem> fill_sources(json& sol, const std::string& dir, const
     // Absolute paths and ".." are the model's refusals: nothing is read for them.
     if (rel.empty() || rel[0] == '/' || std::count(parts.begin(), parts.end(), "..") || rel.find('\0') != std::string::npos)
       continue;
-    const fs::path file = base / rel;
-    if (!fs::exists(file, ec)) continue;  // stays empty: the model refuses it
     const std::string where = "sources[" + std::to_string(i) + "].content";
-    const fs::path real = fs::canonical(file, ec);
-    if (ec || !inside_folder(base, real)) {
-      p.push_back({where, "a file inside the solution's folder (" + rel + " leads out of it)", "a link out", true});
-      continue;
+    // Opened once beneath the folder and read from that descriptor (folder_file.hpp).
+    FolderFile f = read_inside_folder(folder, rel, budget);
+    switch (f.found) {
+      case FolderFile::Found::missing: continue;  // stays empty: the model refuses it
+      case FolderFile::Found::outside:
+        p.push_back({where, "a file inside the solution's folder (" + rel + " leads out of it)", "a link out", true});
+        continue;
+      case FolderFile::Found::not_regular:
+        p.push_back({where, "the text of the regular file " + rel + " beside the solution", "not a regular file"});
+        continue;
+      case FolderFile::Found::too_big:
+        p.push_back({where, "at most " + std::to_string(limits.max_source_bytes) + " bytes of source in all",
+                     rel + " of " + std::to_string(f.size) + " bytes", true});
+        continue;
+      case FolderFile::Found::unreadable:
+        p.push_back({where, "the text of the readable file " + rel + " beside the solution", f.error});
+        continue;
+      case FolderFile::Found::file: break;
     }
-    if (!fs::is_regular_file(real, ec)) {
-      p.push_back({where, "the text of the regular file " + rel + " beside the solution", "not a regular file"});
-      continue;
-    }
-    const std::uint64_t size = fs::file_size(real, ec);
-    if (ec || size > budget) {
-      p.push_back({where, "at most " + std::to_string(limits.max_source_bytes) + " bytes of source in all",
-                   rel + " of " + std::to_string(size) + " bytes", true});
-      continue;
-    }
-    std::string text = ref::read_file(real.string(), budget);
-    if (!utf8(text)) {
+    if (!utf8(f.text)) {
       p.push_back({where, "UTF-8 text in " + rel, "bytes that are not UTF-8"});
       continue;
     }
-    budget -= text.size();
-    s["content"] = std::move(text);
+    budget -= f.text.size();
+    s["content"] = std::move(f.text);
   }
   return p;
 }

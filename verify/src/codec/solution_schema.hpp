@@ -36,12 +36,9 @@ std::vector<SchemaProblem> cross_field_problems(const nlohmann::json& sol, const
 // As SOL-ExecBench's CLI loads a solution file: a source whose content is absent or empty (any
 // Python-falsy value) takes the text of the file of that path beside the solution.json, where
 // it exists; here only a regular file inside that folder (no symlink out of it), within the
-// caps. Problems of reading a file are returned; the model's rules are not checked here.
+// caps, opened once beneath the folder (folder_file.hpp). Problems of reading a file are
+// returned; the model's rules are not checked here.
 std::vector<SchemaProblem> fill_sources(nlohmann::json& sol, const std::string& dir, const SolutionLimits& limits = {});
-
-// Whether the canonical path `real` lies in the folder `base` (canonical too), compared by
-// whole components: a file a submission's folder names, not one a link out of it leads to.
-bool inside_folder(const std::filesystem::path& base, const std::filesystem::path& real);
 
 // Everything, in order: the source count cap first (a huge list is refused before anything is
 // walked), then filling from `dir` (empty: no filling), the schema and the cross-field rules.

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "rope2d/ref/input.hpp"
+#include "codec/folder_file.hpp"
 #include "codec/json_schema.hpp"
 #include "codec/plain_text.hpp"
 #include "rope2d/verify/judge/judge.hpp"
@@ -97,24 +98,28 @@ std::string definition_grad(const json& d, const std::string& where) {
 DefinitionScope definition_scope(const Solution& s) {
   // SOL-ExecBench's definition of this problem (090, upstream 8d2237d): bfloat16 grads, head_dim 128.
   static const std::map<std::string, DefinitionScope> known = {{"090_batched_2d_rope_position_encoding_backward", {{"bf16"}, 128}}};
-  const fs::path def = fs::path(s.path).parent_path() / "definition.json";
-  std::error_code ec;
-  if (fs::exists(def, ec)) {
-    // verify/schema/definition.schema.json: any definition's shape, then what rope2d reads of its own.
-    const std::string where = def.string();
-    // The submission's folder is the submitter's: a link out of it would have the verifier read,
-    // and quote in its errors, a file the submitter cannot read.
-    std::error_code folder_ec, target_ec;
-    const fs::path folder = fs::canonical(fs::absolute(s.path).parent_path(), folder_ec);
-    const fs::path target = fs::canonical(def, target_ec);
-    if (folder_ec || target_ec)
-      ref::bad_input(where, "the file", "a definition that resolves inside the solution's folder",
-                     "a path that does not resolve (" + (folder_ec ? folder_ec : target_ec).message() + ")");
-    if (!inside_folder(folder, target))
+  const fs::path folder = fs::path(s.path).parent_path();
+  const fs::path def = folder / "definition.json";
+  const std::string where = def.string();
+  // The submission's folder is the submitter's: a link out of it would have the verifier read,
+  // and quote in its errors, a file the submitter cannot read. Opened once, beneath the folder,
+  // and read from that descriptor: a file swapped for a link after a check would escape it.
+  const FolderFile f = read_inside_folder(folder.empty() ? "." : folder.string(), "definition.json", ref::max_json_file_bytes);
+  switch (f.found) {
+    case FolderFile::Found::missing: break;
+    case FolderFile::Found::outside: {
+      std::error_code ec;  // for the message only: what was read is decided above
       ref::bad_input(where, "the file", "a definition inside the solution's folder (copy it there, not a link out of it)",
-                     "a link to " + plain_line(target.string()));
-    const json d = read_json_file(where, JsonFormat::definition);
-    if (d["name"] == s.definition) {
+                     "a link to " + plain_line(fs::weakly_canonical(def, ec).string()));
+    }
+    case FolderFile::Found::not_regular: ref::bad_input(where, "the file", "a regular file", "not a regular file");
+    case FolderFile::Found::too_big:
+      ref::bad_input(where, "the file", "at most " + std::to_string(ref::max_json_file_bytes) + " bytes", std::to_string(f.size));
+    case FolderFile::Found::unreadable: ref::bad_input(where, "the file", "a readable file", f.error);
+    case FolderFile::Found::file: {
+      // verify/schema/definition.schema.json: any definition's shape, then what rope2d reads of its own.
+      const json d = read_json_text(f.text, where, JsonFormat::definition);
+      if (d["name"] != s.definition) break;
       check_json(d, JsonFormat::definition, where, "rope2d_backward");
       return {{definition_grad(d, where)}, d["axes"]["head_dim"]["value"].get<std::int64_t>()};
     }

@@ -13,6 +13,7 @@
 #include "harness/kinds.hpp"
 #include "rope2d/ref/input.hpp"
 #include "codec/atomic_file.hpp"
+#include "codec/folder_file.hpp"
 #include "codec/plain_text.hpp"
 #include "rope2d/verify/codec/safetensors.hpp"
 
@@ -85,17 +86,16 @@ void copy_headers(const std::string& source, const fs::path& to, Submission& s) 
     for (const std::string& name : included_names(text)) {
       for (const fs::path& rel : {(folder / name).lexically_normal(), fs::path(name).lexically_normal()}) {
         if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") continue;  // not beside the source
-        const fs::path file = root / rel;
-        if (!fs::is_regular_file(fs::symlink_status(file, ec))) continue;
-        const fs::path real = fs::canonical(file, ec);
-        if (ec || real != file) continue;  // through a linked folder
-        if (!copied.insert(rel.string()).second) break;
-        std::string header;
-        try {
-          header = ref::read_file(file.string(), 32u << 20);
-        } catch (const std::invalid_argument&) {
-          break;
-        }
+        if (copied.count(rel.string())) break;  // a regular file when it was copied
+        // Opened once beneath the folder, through no link, and read from that descriptor: a
+        // check of the name and then an open of it would let a file swapped in between escape.
+        FolderFile f = read_inside_folder(root.string(), rel.string(), 32u << 20, FolderLinks::none);
+        if (f.found == FolderFile::Found::missing || f.found == FolderFile::Found::outside ||
+            f.found == FolderFile::Found::not_regular)
+          continue;  // not a regular file reached through no link
+        copied.insert(rel.string());
+        if (f.found != FolderFile::Found::file) break;  // too big or unreadable
+        std::string header = std::move(f.text);
         if (copied.size() > 512 || (bytes += header.size()) > (32u << 20)) {
           s.warnings.push_back("only the first headers the source includes were copied for its build (at most 512 files, 32 MiB)");
           return;

@@ -6,11 +6,13 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "rope2d/ref/backward.hpp"
 #include "rope2d/ref/dtype.hpp"
+#include "rope2d/ref/layout.hpp"
 #include "rope2d/ref/regimes.hpp"
 
 namespace rope2d::verify {
@@ -34,7 +36,9 @@ struct ProblemSpec {
   bool flush_end = false;  // every input ends exactly at the end of its own allocation
   bool light = false;      // one member of a wide sweep: the testbed skips the stream and repeat calls
   std::uint64_t seed = 0;
-  std::string layout_json;     // AngleSource::layout: this layout instead of a random one
+  // AngleSource::layout: this layout instead of a random one (a file's, read by codec's
+  // layout_json.hpp before the spec is made: the model reads nothing).
+  std::optional<ref::Layout> layout;
 
   std::int64_t n() const { return elements >= 0 ? elements : batch * seq_len * head_dim; }
   // [n] for flat problems, else [batch, seq_len, head_dim] as the benchmark shapes its tensors.

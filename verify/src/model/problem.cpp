@@ -1,4 +1,5 @@
-// Generating problems and computing their expected results with the certified reference.
+// Generating problems and computing their expected results with the certified reference; no I/O
+// (a layout read from a file comes in the spec, parsed by codec/layout_json.hpp).
 #include "rope2d/verify/model/problem.hpp"
 
 #include <algorithm>
@@ -14,7 +15,6 @@
 #include "rope2d/ref/counter_random.hpp"
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/ref/random.hpp"
-#include "codec/layout_json.hpp"
 
 namespace rope2d::verify {
 
@@ -185,9 +185,8 @@ void make_problem(const ProblemSpec& spec, Problem& p, bool host_inputs) {
   p.theta_table.clear();
   if (spec.source == AngleSource::layout) {
     const ref::Layout layout =
-        spec.layout_json.empty()
-            ? ref::random_layout(spec.seed, {.batch = static_cast<int>(spec.batch), .seq_len = spec.seq_len, .max_image_side = 128})
-            : layout_from_json(spec.layout_json, "problem " + spec.name() + ": layout");
+        spec.layout ? *spec.layout
+                    : ref::random_layout(spec.seed, {.batch = static_cast<int>(spec.batch), .seq_len = spec.seq_len, .max_image_side = 128});
     ref::validate(layout);
     if (layout.batch.size() != static_cast<std::size_t>(spec.batch) || layout.seq_len() != spec.seq_len ||
         layout.rope.head_dim != spec.head_dim)

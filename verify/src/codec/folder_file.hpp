@@ -1,0 +1,41 @@
+// A file read out of a folder a submitter owns (a solution's definition.json and sources, a
+// .cu submission's headers), opened once beneath that folder and read from that descriptor:
+// no check of a path followed by an open of the same name, which a file swapped in between
+// would escape. The one way the verifier reads such a file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rope2d::verify {
+
+struct FolderFile {
+  enum class Found {
+    file,         // a regular file beneath the folder: `text` holds it
+    missing,      // no such file (or a component of the path is not a folder)
+    outside,      // the path or a link on it leads out of the folder (an absolute link does)
+    not_regular,  // a folder, FIFO, device or socket
+    too_big,      // larger than the cap: `size` says how large
+    unreadable,   // anything else: `error` says why
+  };
+  Found found = Found::missing;
+  std::string text;
+  std::uint64_t size = 0;
+  std::string error;
+};
+
+// How links on the path are taken: followed while they stay beneath the folder (a relative
+// link inside it to a file inside it is read), or none at all (any link: `outside`).
+enum class FolderLinks { beneath, none };
+// How the path is resolved: by the kernel (openat2 with RESOLVE_BENEATH and
+// RESOLVE_NO_MAGICLINKS, Linux 5.6) where it has that call, else by `walk`; `walk`: one
+// component at a time, each opened with O_NOFOLLOW from the folder above it and each link's
+// text resolved the same way (for kernels without openat2, and for its tests).
+enum class FolderResolve { best, walk };
+
+// `rel` (a relative path) beneath `folder`, at most max_bytes read. Never throws for what the
+// folder holds; std::bad_alloc aside.
+FolderFile read_inside_folder(const std::string& folder, const std::string& rel, std::uint64_t max_bytes,
+                              FolderLinks links = FolderLinks::beneath, FolderResolve how = FolderResolve::best);
+
+}  // namespace rope2d::verify
