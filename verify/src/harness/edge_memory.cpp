@@ -73,14 +73,10 @@ int EdgeAllocation::export_fd() const {
 }
 
 void EdgeAllocation::release() {
+  const DriverApi& d = driver();
   // cuMemUnmap does not wait for the work in flight, as cudaFree does: a kernel still queued on
   // the range (a pre-fill, or a call a declining kernel never made) would fault the context.
   if (va_) cudaDeviceSynchronize();
-  release_synchronized();
-}
-
-void EdgeAllocation::release_synchronized() {
-  const DriverApi& d = driver();
   if (va_ && handle_) d.unmap(va_, mapped_);
   if (handle_) d.release(handle_);
   if (va_) d.free(va_, reserved_);

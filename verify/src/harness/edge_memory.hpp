@@ -22,13 +22,7 @@ class EdgeAllocation {
   bool allocate(std::size_t bytes, std::string* why, bool shareable = false);
   // A new descriptor for the physical memory (the caller closes it); -1 when not shareable.
   int export_fd() const;
-  // Unmaps and frees the memory after a device synchronisation (cuMemUnmap does not wait for the
-  // work in flight, as cudaFree does).
   void release();
-  // The same where the caller has just synchronised the device itself: a shared allocation,
-  // whose host must unmap its view only once the device is idle too (testbed/buffers.hpp,
-  // release_edge), so that one synchronisation serves both unmaps.
-  void release_synchronized();
   unsigned char* begin() const { return reinterpret_cast<unsigned char*>(va_); }
   std::size_t size() const { return mapped_; }  // the mapped bytes; begin() + size() is unmapped
 

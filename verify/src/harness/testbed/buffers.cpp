@@ -19,16 +19,13 @@ bool allocate_shared(EdgeAllocation& e, std::size_t bytes) {
   return true;
 }
 
-void release_edge(EdgeAllocation& e) {
-  if (!e.begin()) return;
-  // The one synchronisation, before either mapping goes: the kernel host unmaps its view as
-  // soon as it is told, and cuMemUnmap does not wait for work in flight. The judge's streams
-  // wait for each call's "done", so once the device is idle no call of the host and no work of
-  // the judge's (a pre-fill, a check) still runs on the range; only then is the host told, and
-  // the judge's mapping released without a second synchronisation.
+void unshare(const EdgeAllocation& e) {
+  harness::RemoteKernel* r = harness::RemoteKernel::active();
+  if (!r) return;
+  // The kernel host unmaps its view at once: the judge's streams, which wait for each call's
+  // "done", are finished first, so that no call of the host still runs on the range.
   cudaDeviceSynchronize();
-  if (harness::RemoteKernel* r = harness::RemoteKernel::active()) r->unshare(e.begin());
-  e.release_synchronized();
+  r->unshare(e.begin());
 }
 
 DeviceMemory::~DeviceMemory() {

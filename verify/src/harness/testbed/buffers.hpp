@@ -44,9 +44,8 @@ inline bool sticky(cudaError_t e) {
 // shareable allocation mapped into its host too: `e` allocated for `bytes` and shared, true;
 // false when no boxed kernel is in use (the caller allocates as usual). Throws when sharing fails.
 bool allocate_shared(EdgeAllocation& e, std::size_t bytes);
-// An edge allocation released, shared or not: one device synchronisation, then the host's
-// mapping dropped where it has one, then the judge's own.
-void release_edge(EdgeAllocation& e);
+// The host's mapping of a shared allocation dropped (before `e` is released).
+void unshare(const EdgeAllocation& e);
 
 // One device buffer with guard bands; the data region starts `offset` bytes into it. A flush
 // buffer ends exactly where its data ends: at an unmapped page where the driver allows (a read
@@ -63,7 +62,7 @@ struct Buffer {
   detail::EdgeAllocation edge;
 
   void free_all() {
-    if (edge.begin()) release_edge(edge);
+    if (edge.begin()) unshare(edge), edge.release();
     else if (base) cudaFree(base);
     base = nullptr;
   }

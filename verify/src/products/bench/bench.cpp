@@ -80,7 +80,7 @@ DeviceInputs::DeviceInputs(const Problem& p, std::int64_t n)
 }
 
 void DeviceInputs::release() {
-  if (shared_ && shared_->begin()) detail::release_edge(*shared_);
+  if (shared_ && shared_->begin()) detail::unshare(*shared_), shared_->release();
   else if (arena_) cudaFree(arena_);
   arena_ = nullptr;
 }
