@@ -55,14 +55,8 @@ int run(const GoldenArgs& a) {
       p.layout = layout;
       specs.push_back(p);
     }
-  } else if (a.suite == "smoke") {
-    specs = smoke_suite(o);
-  } else if (a.suite == "benchmark") {
-    specs = benchmark_suite(o);
-  } else if (a.suite == "verification") {
-    specs = verification_suite(o);
   } else {
-    throw std::invalid_argument("--suite: expected smoke, benchmark or verification, found '" + a.suite + "'");
+    specs = suite_named(a.suite, "--suite").make(o);
   }
   Progress progress(a.quiet);
   write_golden(a.out, specs, a.command_line, [&](std::size_t i, std::size_t n, const std::string& name) { progress.step(i, n, name); },
@@ -78,7 +72,9 @@ int run(const GoldenArgs& a) {
 
 Action add_golden(CLI::App& app) {
   auto a = std::make_shared<GoldenArgs>();
-  app.add_option("--suite", a->suite, "smoke (small, committed under data/), benchmark (16 workloads), verification (all sets)")
+  std::string suites;
+  for (const NamedSuite& n : named_suites()) suites += (suites.empty() ? "" : ", ") + std::string(n.name) + " (" + std::string(n.what) + ")";
+  app.add_option("--suite", a->suite, suites)
       ->capture_default_str();
   app.add_option("--layout", a->layout_file, "one problem from this layout file instead of a suite");
   app.add_option("--out", a->out, "directory to write")->required();

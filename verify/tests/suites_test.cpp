@@ -50,6 +50,35 @@ TEST(Suites, NamesAreUniqueAndEveryDtypeIsCovered) {
   }
 }
 
+// The named suites are one table: each name once, each one's problems named uniquely for every
+// dtype asked for, and a name outside the table refused naming the option, the names and it.
+TEST(Suites, NamedSuitesAreOneTable) {
+  std::set<std::string> names;
+  SuiteOptions o;
+  o.quick = true;
+  o.grad_dtypes = {ref::Dtype::bf16, ref::Dtype::fp32};
+  for (const NamedSuite& n : named_suites()) {
+    EXPECT_TRUE(names.insert(std::string(n.name)).second) << n.name;
+    EXPECT_EQ(&suite_named(n.name, "--suite"), &n);
+    const std::vector<ProblemSpec> v = n.make(o);
+    std::set<std::string> problems;
+    std::set<ref::Dtype> dtypes;
+    for (const ProblemSpec& p : v) {
+      EXPECT_TRUE(problems.insert(p.name()).second) << n.name << ": " << p.name();
+      dtypes.insert(p.grad_dtype);
+    }
+    EXPECT_EQ(dtypes.size(), 2u) << n.name;
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"smoke", "benchmark", "verification"}));
+  EXPECT_EQ(suite_names(), "smoke, benchmark or verification");
+  try {
+    suite_named("smok", "--suite");
+    ADD_FAILURE() << "an unknown suite was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--suite: expected smoke, benchmark or verification, found 'smok'");
+  }
+}
+
 TEST(Suites, SizeSweepHoldsEveryResidueAndBoundary) {
   const auto n = sizes(suite(false), "odd", ref::Dtype::bf16);
   EXPECT_TRUE(n.count(0));

@@ -172,6 +172,28 @@ std::vector<ProblemSpec> smoke_suite(const SuiteOptions& o) {
   return seeded(std::move(out), o.seed);
 }
 
+std::span<const NamedSuite> named_suites() {
+  static const NamedSuite table[] = {
+      {"smoke", "small, committed under data/", &smoke_suite},
+      {"benchmark", "the 16 workloads", &benchmark_suite},
+      {"verification", "every set of rope2d verify", &verification_suite},
+  };
+  return table;
+}
+
+std::string suite_names() {
+  std::string s;
+  const auto all = named_suites();
+  for (std::size_t i = 0; i < all.size(); ++i) s += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + std::string(all[i].name);
+  return s;
+}
+
+const NamedSuite& suite_named(std::string_view name, const std::string& option) {
+  for (const NamedSuite& s : named_suites())
+    if (s.name == name) return s;
+  throw std::invalid_argument(option + ": expected " + suite_names() + ", found '" + std::string(name.substr(0, 60)) + "'");
+}
+
 std::vector<ref::Dtype> parse_grad_dtypes(const std::vector<std::string>& names, const std::string& option) {
   std::vector<ref::Dtype> out;
   for (const auto& s : names) {

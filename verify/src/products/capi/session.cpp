@@ -45,11 +45,7 @@ std::vector<ProblemSpec> suite_of(const json& o) {
   if (!so.worst_dir.empty() && !std::filesystem::is_directory(so.worst_dir))
     throw std::invalid_argument("worst_dir: expected the folder of the worst-case lists, found no folder '" + so.worst_dir + "'");
   const std::string suite = o.value("suite", "verification");
-  std::vector<ProblemSpec> specs;
-  if (suite == "verification") specs = verification_suite(so);
-  else if (suite == "benchmark") specs = benchmark_suite(so);
-  else if (suite == "smoke") specs = smoke_suite(so);
-  else throw std::invalid_argument("suite: expected verification, benchmark or smoke, found '" + suite + "'");
+  std::vector<ProblemSpec> specs = suite_named(suite, "suite").make(so);
   const std::string only = o.value("only", "");
   if (!only.empty()) {
     std::erase_if(specs, [&](const ProblemSpec& s) { return s.name() != only; });

@@ -2,7 +2,9 @@
 // the golden-data generator and the nightly run draw from.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rope2d/verify/model/problem.hpp"
@@ -42,6 +44,20 @@ std::vector<ProblemSpec> benchmark_suite(const SuiteOptions& o);
 std::vector<ProblemSpec> sanitize_suite(const SuiteOptions& o);
 // A small set covering every kind of input, a few MB: the one committed under data/.
 std::vector<ProblemSpec> smoke_suite(const SuiteOptions& o);
+
+// The suites a user names (`rope2d golden --suite`, the C API's and rope2d.verify's "suite"),
+// one row each in suites.cpp: a new problem set is its function and its row.
+struct NamedSuite {
+  std::string_view name;
+  std::string_view what;  // for help text
+  std::vector<ProblemSpec> (*make)(const SuiteOptions&);
+};
+std::span<const NamedSuite> named_suites();
+// The suite called `name`; std::invalid_argument naming `option`, the names known and `name`
+// otherwise.
+const NamedSuite& suite_named(std::string_view name, const std::string& option);
+// "smoke, benchmark or verification", for help and messages.
+std::string suite_names();
 
 // "bf16", "fp16", "fp32" (command-line lists); throws std::invalid_argument naming the option.
 std::vector<ref::Dtype> parse_grad_dtypes(const std::vector<std::string>& names, const std::string& option);
