@@ -139,8 +139,9 @@ struct RemoteKernel::Impl {
     if (in_time([&] { return cudaStreamQuery(rescue) != cudaErrorNotReady; })) return;
     // The GPU runs none of this process's work any more: nothing of the judge's can go on, and
     // waiting would be for ever. The run ends here, as a failed submission.
-    std::fprintf(stderr, "rope2d: the %s is gone, but the GPU did not run this process's release of its waits within %d s: "
-                 "the run stops (the submission failed)\n", opt.name.c_str(), release_limit_s);
+    std::fprintf(stderr, "rope2d: the %s is gone, but the GPU did not run this process's release of its waits within %d s "
+                 "(from a context of its own: %s, CUresult %d; from the rescue stream: not done): the run stops (the "
+                 "submission failed)\n", opt.name.c_str(), release_limit_s, apart ? "made" : "not made", static_cast<int>(apart_end));
     std::fflush(stderr);
     if (box) ::kill(-box->pid(), SIGKILL);
     remove_scratch_folders_now();
