@@ -62,8 +62,9 @@ std::uint64_t parse_pattern(const std::string& text, const std::string& what) {
   return v;
 }
 
-int run(const SweepArgs& a) {
-  check_sweep_folder(a.out, "--out");  // before anything is built or run
+// The options of the sweep asked for: its budget, and the range of bit patterns --range and
+// --shard leave it.
+SweepOptions sweep_options(const SweepArgs& a) {
   SweepOptions o;
   o.budget_s = a.budget_s;
   o.quick = a.quick;
@@ -87,6 +88,12 @@ int run(const SweepArgs& a) {
                                               (o.hi - o.lo + sweep_chunk_patterns - 1) / sweep_chunk_patterns));
     std::tie(o.lo, o.hi) = std::pair{lo, hi};
   }
+  return o;
+}
+
+int run(const SweepArgs& a) {
+  check_sweep_folder(a.out, "--out");  // before anything is built or run
+  SweepOptions o = sweep_options(a);
   const std::string command = "rope2d sweep" + std::string(a.submission.empty() ? "" : " " + a.submission) +
                               fmt::format(" --range {:#x}:{:#x}", o.lo, o.hi) + (a.quick ? " --quick" : "");
   Progress progress(a.quiet);
