@@ -104,9 +104,10 @@ struct RemoteKernel::Impl {
   std::uint32_t* done_word(std::uint64_t s) const { return go_word(s) + 1; }
 
   // Writes the "done" words of calls the host will not end, so that the judge's streams waiting
-  // for them go on. From a context of its own: a stream of the judge's context may share its
-  // hardware queue with the very stream that waits for the word, and a write queued behind
-  // that wait would never run. Where that context cannot be had, the rescue stream does it.
+  // for them go on. From a context of its own, so that the write cannot queue behind the very
+  // stream that waits for it (streams of one context may share a hardware queue); where that
+  // context cannot be had or does not run it, from the rescue stream. On an H100, after a host
+  // whose kernel never ends was killed, neither ran (cause unknown): hence the last resort.
   void write_done(const std::vector<std::uint64_t>& seqs) {
     const detail::DriverApi& d = detail::driver_api();
     cudaSetDevice(device);
