@@ -195,6 +195,16 @@ PY
            PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "boxed verify wall %e s" $bin/rope2d verify "$k" --quiet --out "$out/boxed" 2>&1 | tail -n 20 | tee "$out/boxed.log"
            PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "boxed verify --bench wall %e s" $bin/rope2d verify "$k" --quick --bench --quiet --out "$out/boxedbench" 2>&1 | tail -n 30 | tee -a "$out/boxed.log"
            grep -h -A3 "refused by the box\|confinement\|bench clock" "$out/boxed/report.md" "$out/boxedbench/report.md" 2>/dev/null | head -n 30 | tee -a "$out/boxed.log" ;;
+    forgesweep) # rope2d sweep of forge_finished.cu (a kernel that never ends, its "finished" forged): its
+                # threads' states sampled at 20 s and 45 s (forgesweep-threads.txt), killed at 90 s if still running.
+                PATH=/usr/local/cuda/bin:$PATH $bin/rope2d sweep verify/tests/attacks/forge_finished.cu --range 0:65536 \
+                  --call-timeout 10 --quiet --out /tmp/forgesweep >"$out/forgesweep.log" 2>&1 &
+                p=$!; t0=$SECONDS
+                for at in 20 45; do sleep $((at - (SECONDS - t0))); kill -0 $p 2>/dev/null || break
+                  { echo "== at $at s"; for t in /proc/$p/task/*; do echo "$(cat $t/comm) $(cut -d' ' -f3 $t/stat) $(cat $t/wchan)"; done; } >>"$out/forgesweep-threads.txt"; done
+                while kill -0 $p 2>/dev/null && [ $((SECONDS - t0)) -lt 90 ]; do sleep 1; done
+                kill -0 $p 2>/dev/null && { kill -9 $p; echo "still running at 90 s: killed"; }
+                wait $p; echo "exit $? after $((SECONDS - t0)) s"; tail -n 3 "$out/forgesweep.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done
