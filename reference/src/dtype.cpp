@@ -9,6 +9,10 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "rope2d/ref/input.hpp"
 
 namespace rope2d::ref {
 
@@ -22,12 +26,9 @@ std::optional<Dtype> parse_dtype(std::string_view s) {
 }
 
 std::string grad_dtype_names(std::string_view last_joint) {
-  std::string s;
-  for (std::size_t i = 0; i < std::size(grad_dtypes); ++i) {
-    if (i > 0) s += i + 1 == std::size(grad_dtypes) ? last_joint : std::string_view(", ");
-    s += name(grad_dtypes[i]);
-  }
-  return s;
+  std::vector<std::string_view> words;
+  for (Dtype d : grad_dtypes) words.push_back(name(d));
+  return spoken_list(words, last_joint);
 }
 
 std::optional<Dtype> from_abi_code(int code) {

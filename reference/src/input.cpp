@@ -192,6 +192,15 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+std::string spoken_list(const std::vector<std::string_view>& words, std::string_view last_joint) {
+  std::string s;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) s += i + 1 == words.size() ? last_joint : std::string_view(", ");
+    s += words[i];
+  }
+  return s;
+}
+
 std::string shell_join(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) out += (out.empty() ? "" : " ") + shell_quote(a);

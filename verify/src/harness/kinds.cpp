@@ -2,7 +2,10 @@
 #include "harness/kinds.hpp"
 
 #include <stdexcept>
+#include <string_view>
 #include <vector>
+
+#include "rope2d/ref/input.hpp"
 
 namespace rope2d::verify::harness {
 
@@ -40,11 +43,9 @@ const SubmissionKind* kind_of(std::string_view path) {
 }
 
 std::string kind_suffixes() {
-  std::string s;
-  const std::span<const SubmissionKind> all = submission_kinds();
-  for (std::size_t i = 0; i < all.size(); ++i)
-    s += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + std::string(all[i].suffix);
-  return s;
+  std::vector<std::string_view> words;
+  for (const SubmissionKind& k : submission_kinds()) words.push_back(k.suffix);
+  return ref::spoken_list(words);
 }
 
 }  // namespace rope2d::verify::harness

@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "rope2d/ref/input.hpp"
 #include "rope2d/ref/random.hpp"
 #include "rope2d/verify/judge/worst.hpp"
 
@@ -182,10 +183,9 @@ std::span<const NamedSuite> named_suites() {
 }
 
 std::string suite_names() {
-  std::string s;
-  const auto all = named_suites();
-  for (std::size_t i = 0; i < all.size(); ++i) s += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + std::string(all[i].name);
-  return s;
+  std::vector<std::string_view> words;
+  for (const NamedSuite& s : named_suites()) words.push_back(s.name);
+  return ref::spoken_list(words);
 }
 
 const NamedSuite& suite_named(std::string_view name, const std::string& option) {

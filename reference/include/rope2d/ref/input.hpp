@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rope2d::ref {
@@ -54,6 +55,9 @@ std::uint64_t parse_uint(const std::string& text, const std::string& where, std:
 // a * b and the product of a shape, or std::invalid_argument naming `where` on overflow of int64.
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::string& where);
 std::int64_t checked_product(const std::vector<std::int64_t>& shape, const std::string& where);
+
+// Words as a message lists them: "a, b or c" (last_joint before the last word).
+std::string spoken_list(const std::vector<std::string_view>& words, std::string_view last_joint = " or ");
 
 // s quoted for a POSIX shell only where needed, so a recorded command can be pasted.
 std::string shell_quote(const std::string& s);
