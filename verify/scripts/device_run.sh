@@ -195,16 +195,31 @@ PY
            PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "boxed verify wall %e s" $bin/rope2d verify "$k" --quiet --out "$out/boxed" 2>&1 | tail -n 20 | tee "$out/boxed.log"
            PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "boxed verify --bench wall %e s" $bin/rope2d verify "$k" --quick --bench --quiet --out "$out/boxedbench" 2>&1 | tail -n 30 | tee -a "$out/boxed.log"
            grep -h -A3 "refused by the box\|confinement\|bench clock" "$out/boxed/report.md" "$out/boxedbench/report.md" 2>/dev/null | head -n 30 | tee -a "$out/boxed.log" ;;
-    forgesweep) # rope2d sweep of forge_finished.cu (a kernel that never ends, its "finished" forged): its
-                # threads' states sampled at 20 s and 45 s (forgesweep-threads.txt), killed at 90 s if still running.
-                PATH=/usr/local/cuda/bin:$PATH $bin/rope2d sweep verify/tests/attacks/forge_finished.cu --range 0:65536 \
-                  --call-timeout 10 --quiet --out /tmp/forgesweep >"$out/forgesweep.log" 2>&1 &
+    forgesweep|forgesweepblock)
+                # rope2d sweep of forge_finished.cu (a kernel that never ends, its "finished" forged),
+                # killed at 90 s if still running. At 12, 20 and 45 s: the sweep's threads (state,
+                # wait channel, system call, kernel stack), every process and the GPU's processes,
+                # in $step-threads.txt. forgesweepblock: the same with the judge's CUDA context set
+                # to block rather than spin in its synchronisations (.device/bin/blocksync.so).
+                preload=; [ $step = forgesweepblock ] && preload=$root/$bin/blocksync.so
+                PATH=/usr/local/cuda/bin:$PATH LD_PRELOAD=$preload $bin/rope2d sweep verify/tests/attacks/forge_finished.cu \
+                  --range 0:65536 --call-timeout 10 --quiet --out /tmp/$step >"$out/$step.log" 2>&1 &
                 p=$!; t0=$SECONDS
-                for at in 20 45; do sleep $((at - (SECONDS - t0))); kill -0 $p 2>/dev/null || break
-                  { echo "== at $at s"; for t in /proc/$p/task/*; do echo "$(cat $t/comm) $(cut -d' ' -f3 $t/stat) $(cat $t/wchan)"; done; } >>"$out/forgesweep-threads.txt"; done
+                for at in 12 20 45; do sleep $((at - (SECONDS - t0))); kill -0 $p 2>/dev/null || break
+                  { echo "== at $at s"
+                    for t in /proc/$p/task/*; do
+                      echo "-- $(cat $t/comm) $(cut -d' ' -f3 $t/stat) wchan=$(cat $t/wchan) syscall=$(cut -d' ' -f1 $t/syscall 2>&1)"
+                      head -n 12 $t/stack 2>&1; done
+                    ps -eo pid,ppid,pgid,stat,wchan:32,args | grep -v '\[.*\]$'
+                    for q in $(ps -eo pid=,stat= | awk '$2 ~ /D/ {print $1}'); do echo "-- D: $q"; head -n 16 /proc/$q/stack 2>&1; done
+                    nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv 2>&1; } >>"$out/$step-threads.txt"; done
                 while kill -0 $p 2>/dev/null && [ $((SECONDS - t0)) -lt 90 ]; do sleep 1; done
                 kill -0 $p 2>/dev/null && { kill -9 $p; echo "still running at 90 s: killed"; }
-                wait $p; echo "exit $? after $((SECONDS - t0)) s"; tail -n 3 "$out/forgesweep.log" ;;
+                wait $p; echo "exit $? after $((SECONDS - t0)) s"; tail -n 3 "$out/$step.log"
+                sleep 2; ps -eo pid,ppid,stat,args | grep -E 'bwrap|kernel-host' | grep -v grep ;;
+    quicktime) # The project's kernel, --quick then the default run, on a quiet machine (before any attack).
+               for k in 1 2 3; do /usr/bin/time -f "verify --quick wall %e s" $bin/rope2d verify --quick --quiet --out /tmp/quick$k 2>&1 | tail -n 2; done | tee "$out/quicktime.log"
+               /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet --out /tmp/full 2>&1 | tail -n 2 | tee -a "$out/quicktime.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done

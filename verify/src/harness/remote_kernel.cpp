@@ -184,8 +184,8 @@ struct RemoteKernel::Impl {
   }
 
   // A call whose "finished" has not come within the call time limit after its launch (a kernel
-  // that never ends, a host that never writes "done"): the host is killed, and the reader's end
-  // of file releases every wait. Nothing of the judge's then waits for ever.
+  // that never ends, a host that never writes "done"): the host is killed and every wait of the
+  // judge's released (give_up). Nothing of the judge's then waits for ever.
   void watch() {
     cudaSetDevice(device);
     std::unique_lock lk(m);
@@ -195,10 +195,7 @@ struct RemoteKernel::Impl {
       const auto now = std::chrono::steady_clock::now();
       for (const auto& [seq, since] : running)
         if (std::chrono::duration<double>(now - since).count() > opt.call_timeout_s) {
-          if (death.empty())
-            death = "a call did not finish within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s (killed)",
-            death_for_time = true;
-          if (box) ::kill(-box->pid(), SIGKILL);
+          give_up("a call did not finish within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s (killed)", true);
           return;
         }
     }
@@ -278,12 +275,16 @@ struct RemoteKernel::Impl {
     return true;
   }
 
-  void kill_host(const std::string& why, bool for_time = false) {
-    {
-      std::lock_guard lk(m);
-      if (death.empty()) death = why, death_for_time = for_time;
-    }
+  // Kills the host and releases every wait of the judge's at once, under the lock. Not left to
+  // the reader's end of file: a host whose kernel never ends may take long to leave the GPU, and
+  // its end of the socket closes only then. A kernel of the host's still running may yet write
+  // into the shared buffers; the call has failed, and nothing more is called.
+  void give_up(const std::string& why, bool for_time) {
+    if (death.empty()) death = why, death_for_time = for_time;
+    dead = true;
     if (box) ::kill(-box->pid(), SIGKILL);
+    release_waiters();
+    cv.notify_all();
   }
 
   wire::Ref ref_of(const void* p) {
@@ -330,8 +331,7 @@ struct RemoteKernel::Impl {
       return host_gone_rc;
     }
     if (!wait(lk, opt.call_timeout_s, [&] { return launched.count(me) > 0; })) {
-      lk.unlock();
-      kill_host("a call did not return within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s (killed)", true);
+      if (!dead) give_up("a call did not return within " + std::to_string(static_cast<long>(opt.call_timeout_s)) + " s (killed)", true);
       return host_gone_rc;
     }
     const int rc = launched[me];
@@ -531,8 +531,7 @@ std::string RemoteKernel::settle(bool* timed_out) {
   }
   if (e.empty() && !in_time) {
     if (timed_out) *timed_out = true;
-    lk.unlock();
-    m.kill_host("a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s", true);
+    m.give_up("a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s", true);
     return "a call did not finish within " + std::to_string(static_cast<long>(m.opt.call_timeout_s)) + " s (the " + m.opt.name + " was killed)";
   }
   return e;
