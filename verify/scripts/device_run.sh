@@ -24,7 +24,7 @@ done
 [ -n "${SOLX_HARNESS:-}" ] && SOLX_HARNESS=$(realpath -m "$SOLX_HARNESS")
 cd "$root" || exit 1
 mkdir -p "$out"
-bin=.device/bin
+bin=${BIN:-.device/bin}  # BIN=.device/other: another build's binaries (two builds compared in one call)
 export PYTHONUNBUFFERED=1
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
@@ -216,7 +216,21 @@ PY
                 while kill -0 $p 2>/dev/null && [ $((SECONDS - t0)) -lt 90 ]; do sleep 1; done
                 kill -0 $p 2>/dev/null && { kill -9 $p; echo "still running at 90 s: killed"; }
                 wait $p; echo "exit $? after $((SECONDS - t0)) s"; tail -n 3 "$out/$step.log"
-                sleep 2; ps -eo pid,ppid,stat,args | grep -E 'bwrap|kernel-host' | grep -v grep ;;
+                sleep 2; ps -eo pid,ppid,stat,args | grep -E 'bwrap|kernel-host' | grep -v grep
+                dmesg 2>&1 | tail -n 30 >"$out/$step-dmesg.txt" ;;
+    pairs) # Two builds judge alike: each case run by $bin and by $BIN2 with the same seed, the two
+           # report.json compared by same_judgement.py (pairs.log; the reports under pairs/).
+           mkdir -p "$out/pairs"
+           for c in "project:" "vector:verify/tests/kernels/accurate_vector.cu --quick" "sign:verify/tests/kernels/sign_error.cu --quick" \
+                    "skipped:verify/tests/kernels/skipped_tail.cu --quick" "cudacpp:verify/tests/solutions/cuda_sincosf.json --quick" \
+                    "triton:verify/tests/solutions/triton_sincos.json --quick" "eager:verify/tests/solutions/torch_eager.json --quick"; do
+             n=${c%%:*}; a=${c#*:}
+             for b in "$bin" "$BIN2"; do d=$out/pairs/$n-$(basename "$b")
+               PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "$n $(basename "$b") wall %e s" $b/rope2d verify $a --quiet --out "$d" >"$d.log" 2>&1
+               echo "$n $(basename "$b"): exit $? $(grep -m1 -oE 'Verdict: [a-z]+' "$d/report.md") $(tail -n 1 "$d.log")"; done
+             python3 verify/scripts/same_judgement.py "$out/pairs/$n-$(basename "$bin")/report.json" "$out/pairs/$n-$(basename "$BIN2")/report.json" \
+               >"$out/pairs/$n-same.txt" 2>&1 && echo "$n: same judgement" || { echo "$n: DIFFERENT"; head -n 8 "$out/pairs/$n-same.txt"; }
+           done 2>&1 | tee "$out/pairs.log" ;;
     quicktime) # The project's kernel, --quick then the default run, on a quiet machine (before any attack).
                for k in 1 2 3; do /usr/bin/time -f "verify --quick wall %e s" $bin/rope2d verify --quick --quiet --out /tmp/quick$k 2>&1 | tail -n 2; done | tee "$out/quicktime.log"
                /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet --out /tmp/full 2>&1 | tail -n 2 | tee -a "$out/quicktime.log" ;;
@@ -224,5 +238,5 @@ PY
   esac
 done
 # The device call returns at most 8 files: pack the report folders.
-(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards shards1 exhaustive pysolutions trace attacks boxed boxedbench 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
+(cd "$out" && dirs=$(ls -d verify verifycpu verifyq tolerance nightly shards shards1 exhaustive pysolutions trace attacks boxed boxedbench pairs 2>/dev/null); [ -n "$dirs" ] && tar czf reports.tgz $dirs && rm -rf $dirs)
 exit 0

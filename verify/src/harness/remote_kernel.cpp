@@ -112,7 +112,8 @@ struct RemoteKernel::Impl {
     const detail::DriverApi& d = detail::driver_api();
     cudaSetDevice(device);
     CUdevice dev = 0;
-    if (!apart && d.device_get(&dev, device) == CUDA_SUCCESS && d.ctx_create(&apart, 0, dev) == CUDA_SUCCESS) {
+    CUresult made = apart ? CUDA_SUCCESS : d.device_get(&dev, device);
+    if (!apart && made == CUDA_SUCCESS && (made = d.ctx_create(&apart, 0, dev)) == CUDA_SUCCESS) {
       if (d.stream_create(&apart_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) apart_stream = nullptr;
       CUcontext popped = nullptr;
       d.ctx_pop(&popped);
@@ -139,10 +140,21 @@ struct RemoteKernel::Impl {
       d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0);
     if (in_time([&] { return cudaStreamQuery(rescue) != cudaErrorNotReady; })) return;
     // The GPU runs none of this process's work any more: nothing of the judge's can go on, and
-    // waiting would be for ever. The run ends here, as a failed submission.
+    // waiting would be for ever. The run ends here, as a failed submission. Whether any work of
+    // the judge's still runs (an event on a stream of its own) is said, for the record.
+    cudaStream_t probe = nullptr;
+    cudaEvent_t mark = nullptr;
+    const bool probed = cudaStreamCreateWithFlags(&probe, cudaStreamNonBlocking) == cudaSuccess &&
+                        cudaEventCreateWithFlags(&mark, cudaEventDisableTiming) == cudaSuccess && cudaEventRecord(mark, probe) == cudaSuccess;
+    const auto soon = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    cudaError_t ran = cudaErrorNotReady;
+    while (probed && (ran = cudaEventQuery(mark)) == cudaErrorNotReady && std::chrono::steady_clock::now() < soon)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     std::fprintf(stderr, "rope2d: the %s is gone, but the GPU did not run this process's release of its waits within %d s "
-                 "(from a context of its own: %s, CUresult %d; from the rescue stream: not done): the run stops (the "
-                 "submission failed)\n", opt.name.c_str(), release_limit_s, apart ? "made" : "not made", static_cast<int>(apart_end));
+                 "(from a context of its own: %s, CUresult %d; from the rescue stream: not done; an event on a new stream: %s): "
+                 "the run stops (the submission failed)\n", opt.name.c_str(), release_limit_s,
+                 apart ? "made" : ("not made, CUresult " + std::to_string(static_cast<int>(made))).c_str(), static_cast<int>(apart_end),
+                 !probed ? "not recorded" : ran == cudaSuccess ? "ran" : ran == cudaErrorNotReady ? "not run within 2 s" : cudaGetErrorName(ran));
     std::fflush(stderr);
     if (box) ::kill(-box->pid(), SIGKILL);
     remove_scratch_folders_now();
