@@ -37,8 +37,6 @@
 #include "rope2d/verify/products/report_files.hpp"
 #include "harness/solution.hpp"
 #include "harness/sandbox.hpp"
-#include "harness/submission.hpp"
-#include "harness/kinds.hpp"
 #include "rope2d/verify/judge/suites.hpp"
 
 namespace rope2d::cli {
@@ -89,77 +87,6 @@ ReferencePaths check_reference_paths(std::uint64_t seed) {
   return r;
 }
 
-// Why a submission failed before any kernel ran, and the cause its sets are reported under.
-struct Unbuilt {
-  std::string why;
-  Cause cause;
-};
-
-// A kernel submission with no GPU: built with nvcc where present, loaded in the box
-// (harness/sandbox.hpp, never in this process), its symbol looked up. What it did goes to the
-// report's header and warnings; its failure, if it failed. `shown` names it on the terminal.
-std::optional<Unbuilt> build_without_gpu(const VerifyArgs& a, Report& rep, const std::string& shown) {
-  const harness::SubmissionKind* kind = harness::kind_of(a.run.submission);
-  const bool source = kind && kind->preparation == harness::Preparation::nvcc_build;
-  const bool have_nvcc =
-      !source || (a.run.nvcc.find('/') != std::string::npos ? fs::exists(a.run.nvcc) : !find_program(a.run.nvcc).empty());
-  if (!have_nvcc) {
-    std::cout << "  submission " << shown << ": build SKIPPED (no " << a.run.nvcc << ")\n";
-    rep.warnings.push_back("the submission was not built: no " + a.run.nvcc);
-    return std::nullopt;
-  }
-  const harness::Scratch scratch;
-  const harness::BoxPolicy box = submission_box(a, scratch.path(), false);
-  std::cout << "  submission " << shown << ": confinement: " << harness::describe(box) << "\n";
-  BuildOptions b{.nvcc = a.run.nvcc, .nvcc_flags = a.run.nvcc_flags, .include_dir = repo_file("cuda/include"),
-                 .build_dir = a.out_dir + "/build", .box = box, .timeout_s = a.build_timeout};
-  Submission sub = prepare_submission(a.run.submission, b);
-  if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
-  if (box.confine) std::cout << "  submission " << shown << ": refused by the box: " << sub.refused.words() << "\n";
-  if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
-  if (box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
-  if (!sub.error.empty()) {
-    // What the submission's build and load check printed: text, its later lines indented.
-    std::cout << "  submission " << shown << ": FAILED to " << (source ? "build or load" : "load") << ": "
-              << plain_text(sub.error.substr(0, 4000), "    ") << "\n";
-    std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
-    rep.warnings.push_back("the submission could not be " + std::string(sub.error_cause == Cause::runtime ? "loaded" : "built") +
-                           ": " + sub.error);
-    return Unbuilt{sub.error, sub.error_cause};
-  }
-  std::cout << "  submission " << shown << ": " << (source ? "compiled, " : "")
-            << "loaded in the box, rope2d_backward found (the box's word: no kernel ran)\n";
-  rep.header.push_back({"build", std::string(source ? "compiled, " : "") + "loaded in the box, rope2d_backward found"});
-  return std::nullopt;
-}
-
-// A Python solution without a GPU is at least compiled to bytecode, in the box as a build is
-// (its own folder may hold modules a Python would import from there): a source that does not
-// compile is the submission's failure (exit 3). The confinement and what the box refused go
-// into rep; `shown` names the submission on the terminal.
-std::optional<Unbuilt> byte_compile_without_gpu(const VerifyArgs& a, Report& rep, const std::string& shown) {
-  const Solution s = prepare_solution(a.run.submission, a.out_dir + "/solution");
-  const harness::Scratch scratch;
-  harness::BoxPolicy box = submission_box(a, scratch.path(), false);
-  harness::reveal_program(box, "python3");
-  std::cout << "  submission " << shown << ": confinement: " << harness::describe(box) << "\n";
-  rep.header.push_back({"confinement", harness::describe(box)});
-  harness::Refusals refused;
-  const ByteCompile b = byte_compile_in_box(s, "python3", box, 120, &refused);
-  if (box.confine) {
-    std::cout << "  submission " << shown << ": refused by the box: " << refused.words() << "\n";
-    rep.header.push_back({"refused by the box", refused.words()});
-  }
-  if (b.ran && !b.error.empty()) {
-    std::cout << "  submission " << shown << ": FAILED to byte-compile its Python sources: " << plain_text(b.error, "    ") << "\n";
-    std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
-    return Unbuilt{"its Python sources do not byte-compile: " + b.error, Cause::build};
-  }
-  if (b.ran) std::cout << "  submission " << shown << ": " << b.files << " Python source(s) byte-compiled\n";
-  else if (b.files) std::cout << "  submission " << shown << ": byte-compile SKIPPED (" << plain_text(b.error, "    ") << ")\n";
-  return std::nullopt;
-}
-
 // The committed golden set against the reference (checksums and every stored result), where it
 // is; whether it failed.
 bool golden_set_fails(const VerifyArgs& a, Report& rep) {
@@ -205,9 +132,14 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
   };
   // Its name as the terminal shows it: a file's name may hold escapes and line breaks.
   const std::string shown = plain_line(a.run.submission);
-  std::optional<Unbuilt> unbuilt;
-  if (!a.run.submission.empty())
-    unbuilt = is_solution(a.run.submission) ? byte_compile_without_gpu(a, rep, shown) : build_without_gpu(a, rep, shown);
+  std::optional<harness::Unprepared> unbuilt;
+  if (!a.run.submission.empty()) {
+    // What its harness checks without a GPU: built or byte-compiled in the box, loaded.
+    unbuilt = submission_harness(a)->cpu_checks(rep, [&](const std::string& line) {
+      std::cout << "  submission " << shown << ": " << line << "\n";
+    });
+    if (unbuilt) std::cout << "rope2d verify: the submission failed; kernel runs SKIPPED (no GPU)\n";
+  }
   if (unbuilt) {
     write(unbuilt->why, unbuilt->cause);
     return Exit::submission_failed;

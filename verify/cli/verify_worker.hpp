@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
+#include "harness/harness.hpp"
 #include "harness/sandbox.hpp"
 #include "rope2d/verify/model/problem.hpp"
 #include "rope2d/verify/judge/run_options.hpp"
@@ -47,6 +49,11 @@ verify::harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string
 
 bool is_solution(const std::string& path);
 
+// The submission's harness (harness/harness.hpp): its kind's, from the registry, or the
+// project's own kernel where none is given; in this run's box, with its options.
+verify::harness::HarnessOptions harness_options(const VerifyArgs& a);
+std::unique_ptr<verify::harness::Harness> submission_harness(const VerifyArgs& a);
+
 // The report folder a.out_dir, checked before anything is written there (cmd_verify.cpp): the
 // report files' rules (check_report_folder), only regular files and folders in the folders a
 // run fills (build/, solution/), and for the default folder (in the current folder) no link on
@@ -66,7 +73,8 @@ int judge_submission(VerifyArgs& a, const std::vector<verify::ProblemSpec>& spec
 // on the reduced set; 0 when every tool passed or was SKIPPED, 1 when one found errors.
 int verify_sanitized(const VerifyArgs& a);
 
-// Everything that touches CUDA; writes the report itself when it finishes.
+// Everything that touches CUDA: the submission's harness judged by verify() (products/verify/
+// verify.hpp), whose steps it forwards to the parent; verify() writes the report.
 int verify_worker(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, int fd);
 
 }  // namespace rope2d::cli

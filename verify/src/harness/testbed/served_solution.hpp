@@ -7,9 +7,9 @@
 // current stream or device left switched, threads, torch attributes, device memory held).
 #pragma once
 
-#include <cstddef>
+#include <array>
 #include <cstdint>
-#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,21 +23,25 @@ class RemoteKernel;  // harness/remote_kernel.hpp: the judge's side of a boxed h
 }
 class Testbed;
 
-struct ServedRun {
-  Tier gate = Tier::float32_bound;
-  int rounds = 2;
-  Subnormals subnormals = Subnormals::flush_allowed;
-  std::string worst_dir;      // the worst set's lists
-  std::int64_t head_dim = 0;  // the definition's: flat problems shaped by it (solution_shape)
-  std::function<void(const std::string&)> on_call;  // each call, by set name (progress, time limits)
-  std::function<void()> on_called;
-  std::function<void(std::size_t k)> on_set;  // before set k of specs is judged
-  std::vector<std::string>* notes = nullptr;  // the import's changes, time per set
-};
+// The calls of one solution's host as the judge's entry: each call shaped as the definition's
+// axes say, the host's notes folded into its result, the time of each set's calls kept.
+class ServedSolution {
+ public:
+  ServedSolution(harness::RemoteKernel& host, std::int64_t head_dim) : host_(host), head_dim_(head_dim) {}
+  // Why the host serves no call: its own load error (a build error: build), else `start_error`
+  // (it did not start); "" when it serves. Reads the host's words on its start.
+  std::string unserved(const std::string& start_error, Cause* cause);
+  // The entry that calls the host on the testbed `bed` (which must outlive it).
+  Entry entry(Testbed& bed);
+  // The host's words on its start (the import's changes and time) and the time per set.
+  std::vector<std::string> notes() const;
 
-// The results of every problem of `specs`, in order, from calls the host serves. A host that
-// did not start fails every set with its own words (a build error: build).
-std::vector<SetResult> judge_served_solution(Testbed& bed, harness::RemoteKernel& host, const std::string& start_error,
-                                             const std::vector<ProblemSpec>& specs, const ServedRun& run);
+ private:
+  harness::RemoteKernel& host_;
+  std::int64_t head_dim_;
+  HostStart start_;
+  std::map<std::string, std::array<double, 3>> per_set_;  // first call, the calls after it, calls
+  std::vector<std::string> order_;                         // the sets in the order judged
+};
 
 }  // namespace rope2d::verify

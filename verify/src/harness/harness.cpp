@@ -1,0 +1,19 @@
+// The registry of harnesses (harness.hpp): a file's kind from the one suffix table (kinds.cpp),
+// the kind's host to its harness.
+#include "harness/harness.hpp"
+
+#include <stdexcept>
+
+namespace rope2d::verify::harness {
+
+std::unique_ptr<Harness> harness_for(const HarnessOptions& o) {
+  const SubmissionKind* k = kind_of(o.submission);
+  if (!k) return kernel_harness(nullptr, o);
+  switch (k->host) {
+    case Host::kernel: return kernel_harness(k, o);
+    case Host::python: return python_harness(*k, o);
+  }
+  throw std::logic_error("a submission kind without a host");
+}
+
+}  // namespace rope2d::verify::harness
