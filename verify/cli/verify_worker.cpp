@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "verify_worker.hpp"
 #include "harness/kinds.hpp"
+#include "harness/solution.hpp"
 #include "harness/submission.hpp"
 #include "products/verify/verify.hpp"
 #include "rope2d/rope2d_backward.h"
@@ -61,7 +63,10 @@ harness::HarnessOptions harness_options(const VerifyArgs& a) {
           .python = "python3",
           .python_runner = python_module_command("python3", "rope2d.runner"),
           .build_timeout_s = a.build_timeout,
-          .call_timeout_s = a.call_timeout};
+          .call_timeout_s = a.call_timeout,
+          .definition = is_solution(a.run.submission)
+                            ? std::optional<DefinitionScope>(DefinitionScope{a.definition_dtypes, a.definition_head_dim})
+                            : std::nullopt};
 }
 
 std::unique_ptr<harness::Harness> submission_harness(const VerifyArgs& a) {

@@ -3,8 +3,8 @@
 // whose entry is a host function. A recording observer checks the events, in order, and the
 // report is read back. Controls: the same harness with a wrong output is judged incorrect (the
 // verdict comes from the harness's entries, not from verify()), a harness that fails to
-// prepare fails every set without a call, and the C ABI checks run only for a harness that
-// hands its entry point.
+// prepare fails every set without a call, the C ABI checks run only for a harness that hands
+// its entry point, and a host lost mid-run stops the run (no added checks) with its report.
 #include "harness/harness.hpp"
 
 #include <gtest/gtest.h>
@@ -31,6 +31,8 @@ class HostFunctionHarness final : public harness::Harness {
  public:
   bool broken = false, fail_prepare = false, hold_ends = false, with_abi = false;
   int calls = 0;
+  int lose_host_at = 0;  // > 0: that call finds the host gone (nothing more can run)
+  bool ended = false;
 
   std::string_view kind() const override { return "host function (test)"; }
   std::optional<harness::Unprepared> prepare() override {
@@ -48,6 +50,11 @@ class HostFunctionHarness final : public harness::Harness {
     return {{"", [this](const Problem& p, int) {
                ++calls;
                CallResult c;
+               if (calls == lose_host_at) {
+                 c.error = "the kernel host is gone";
+                 c.context_lost = true;
+                 return c;
+               }
                c.out = compute_expected(p).fp32;
                if (broken)
                  for (float& x : c.out) x = -x;
@@ -60,7 +67,10 @@ class HostFunctionHarness final : public harness::Harness {
     return harness::CAbi{};
   }
   void judged(Report& rep, const Phases&, bool) override { rep.header.push_back({"calls", std::to_string(calls)}); }
-  void end(Report& rep) override { rep.header.push_back({"host", "ended"}); }
+  void end(Report& rep) override {
+    ended = true;
+    rep.header.push_back({"host", "ended"});
+  }
   std::optional<harness::Unprepared> cpu_checks(Report&, const harness::Say&) override { return std::nullopt; }
 };
 
@@ -237,4 +247,29 @@ TEST(Harness, TheCAbiChecksRunForAHarnessWithAnEntryPoint) {
   verify(plan, again, r3);
   EXPECT_EQ(checks.contracts, 1);
   EXPECT_EQ(checks.benches, 2);
+}
+
+TEST(Harness, AHostLostMidRunStopsTheRun) {
+  // The host gone at the first call (a box's host killed, say): that set fails with the call's
+  // words, the next is not run, and neither the call contract nor the benchmark calls the entry
+  // point; the host's end and the report still come, and the verdict is the submission's failure.
+  CountedChecks checks;
+  Plan plan = small_plan("");
+  plan.checks = &checks;
+  plan.bench = true;
+  HostFunctionHarness h;
+  h.with_abi = true;
+  h.lose_host_at = 1;
+  Recorder rec;
+  const Report rep = verify(plan, h, rec);
+  EXPECT_EQ(h.calls, 1);
+  EXPECT_EQ(checks.contracts + checks.benches, 0);
+  ASSERT_EQ(rep.results.size(), plan.specs.size());
+  EXPECT_EQ(rep.results[0].error, "the kernel host is gone");
+  EXPECT_EQ(rep.results[1].error, "not run: an earlier call broke the CUDA context");
+  EXPECT_EQ(rec.of("end").size(), plan.specs.size());
+  EXPECT_EQ(rec.of("start").size(), plan.specs.size());
+  EXPECT_TRUE(h.ended);
+  EXPECT_TRUE(rec.judged);
+  EXPECT_EQ(rec.events.back(), "done failed");
 }

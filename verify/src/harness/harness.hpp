@@ -18,6 +18,7 @@
 
 #include "harness/kinds.hpp"
 #include "harness/sandbox.hpp"
+#include "harness/solution.hpp"
 #include "rope2d/rope2d_backward.h"
 #include "rope2d/verify/judge/judge.hpp"
 #include "rope2d/verify/model/report.hpp"
@@ -41,6 +42,10 @@ struct HarnessOptions {
   std::string python = "python3";
   std::vector<std::string> python_runner;  // the command that runs rope2d.runner with `python`
   double build_timeout_s = 600, call_timeout_s = 20;
+  // A solution's definition as the caller read it, which chose the sets and their shapes
+  // (cmd_verify.cpp): the header and the calls' shapes follow it, not a second read of the
+  // file. None: the harness reads it (definition_scope).
+  std::optional<DefinitionScope> definition;
 };
 
 // Why a submission could not be made ready or serve any call, and the cause its sets fail under.

@@ -47,7 +47,7 @@ class PythonHarness final : public Harness {
   // started there; a host that did not start serves no call (unserved).
   std::optional<Unprepared> prepare() override {
     sol_ = prepare_solution(o_.submission, o_.out_dir + "/solution");
-    scope_ = definition_scope(sol_);
+    scope_ = o_.definition ? *o_.definition : definition_scope(sol_);
     scratch_ = std::make_unique<Scratch>();
     // The Python's own folder (a venv under home, say) shown read-only where it lies under a
     // hidden folder (reveal_program).
