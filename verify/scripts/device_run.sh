@@ -210,7 +210,7 @@ PY
                     for t in /proc/$p/task/*; do
                       echo "-- $(cat $t/comm) $(cut -d' ' -f3 $t/stat) wchan=$(cat $t/wchan) syscall=$(cut -d' ' -f1 $t/syscall 2>&1)"
                       head -n 12 $t/stack 2>&1; done
-                    ps -eo pid,ppid,pgid,stat,wchan:32,args | grep -v '\[.*\]$'
+                    ps -eo pid,ppid,pgid,stat,wchan:32,args | grep -E 'PID|rope2d|bwrap|kernel-host|python' | grep -v grep
                     for q in $(ps -eo pid=,stat= | awk '$2 ~ /D/ {print $1}'); do echo "-- D: $q"; head -n 16 /proc/$q/stack 2>&1; done
                     nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv 2>&1; } >>"$out/$step-threads.txt"; done
                 while kill -0 $p 2>/dev/null && [ $((SECONDS - t0)) -lt 90 ]; do sleep 1; done
