@@ -222,8 +222,8 @@ PY
            # report.json compared by same_judgement.py (pairs.log; the reports under pairs/).
            mkdir -p "$out/pairs"
            for c in "project:" "vector:verify/tests/kernels/accurate_vector.cu --quick" "sign:verify/tests/kernels/sign_error.cu --quick" \
-                    "skipped:verify/tests/kernels/skipped_tail.cu --quick" "cudacpp:verify/tests/solutions/cuda_sincosf.json --quick" \
-                    "triton:verify/tests/solutions/triton_sincos.json --quick" "eager:verify/tests/solutions/torch_eager.json --quick"; do
+                    "skipped:verify/tests/kernels/skipped_tail.cu --quick" "eager:verify/tests/solutions/torch_eager.json --quick" \
+                    "triton:verify/tests/solutions/triton_sincos.json --quick" "cudacpp:verify/tests/solutions/cuda_sincosf.json --quick"; do
              n=${c%%:*}; a=${c#*:}
              for b in "$bin" "$BIN2"; do d=$out/pairs/$n-$(basename "$b")
                PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "$n $(basename "$b") wall %e s" $b/rope2d verify $a --quiet --out "$d" >"$d.log" 2>&1
