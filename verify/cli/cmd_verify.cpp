@@ -8,7 +8,6 @@
 // paths against each other) and says plainly what it skipped.
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -184,6 +183,8 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   // Where the report and trace go, before anything is built or run.
   check_verify_folder(a);
   check_machine_outputs(mo);
+  // The one reading of --grad-dtypes: a name it does not know is exit 2, naming it.
+  a.run.grad_dtypes = parse_grad_dtypes(a.grad_dtypes_option, "--grad-dtypes");
   if (a.sanitize) return verify_sanitized(a);
   if (is_solution(a.run.submission)) {
     // Malformed: exit 2 here. Judged over its definition's grad dtypes unless --grad-dtypes says.
@@ -202,7 +203,7 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   const auto within = [&](const ProblemSpec& s) { return within_definition(s, a.definition_dtypes, a.definition_head_dim); };
   if (is_solution(a.run.submission) && !a.list && std::none_of(specs.begin(), specs.end(), within))
     throw std::invalid_argument(a.run.submission + ": every selected set lies beyond the definition (grad dtypes " +
-                                fmt::format("{}", fmt::join(a.definition_dtypes, ", ")) + ", head_dim " +
+                                grad_dtype_list(a.definition_dtypes, ", ") + ", head_dim " +
                                 std::to_string(a.definition_head_dim) + "): nothing would be judged; select one within it");
   if (a.list) return list(a, specs);
 
@@ -223,7 +224,7 @@ Action add_verify(CLI::App& app) {
   app.add_option("--tier", a->run.tier, "gate: " + tier_names() + " (old names strict, faithful-* still accepted, deprecated)")->capture_default_str();
   app.add_option("--nvcc", a->run.nvcc, "nvcc to compile .cu submissions")->capture_default_str();
   app.add_option("--nvcc-flag", a->run.nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");
-  CLI::Option* dtypes = app.add_option("--grad-dtypes", a->run.grad_dtypes,
+  CLI::Option* dtypes = app.add_option("--grad-dtypes", a->grad_dtypes_option,
                                         "grad dtypes to verify (a solution.json: by default its definition's, 090: bf16; "
                                         "others given here are judged beyond the definition, outside the verdict)")
                             ->delimiter(',')

@@ -10,6 +10,7 @@
 #include "verify_worker.hpp"
 #include "codec/atomic_file.hpp"
 #include "harness/testbed/sanitize.hpp"
+#include "rope2d/verify/judge/suites.hpp"
 
 namespace rope2d::cli {
 
@@ -22,10 +23,8 @@ int verify_sanitized(const VerifyArgs& a) {
                                 "them; add --no-sandbox to run the submission unconfined under the tools");
   std::vector<std::string> args = {"verify"};
   if (!a.run.submission.empty()) args.push_back(std::filesystem::absolute(a.run.submission).string());
-  std::string dtypes;
-  for (const auto& d : a.run.grad_dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
   args.insert(args.end(), {"--sanitize-set", "--rounds", "1", "--quiet", "--seed", std::to_string(a.run.seed), "--tier", a.run.tier,
-                           "--grad-dtypes", dtypes, "--nvcc", a.run.nvcc, "--golden", a.golden,
+                           "--grad-dtypes", verify::grad_dtype_list(a.run.grad_dtypes), "--nvcc", a.run.nvcc, "--golden", a.golden,
                            // Calls run tens of times slower under the tools.
                            "--call-timeout", fmt::format("{}", std::max(120.0, 30 * a.call_timeout))});
   for (const auto& f : a.run.nvcc_flags) args.push_back("--nvcc-flag=" + f);

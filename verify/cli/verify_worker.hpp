@@ -31,10 +31,12 @@ struct VerifyArgs {
   bool huge = false;                            // --huge: also the sets past 2^31 elements
   bool cpu_judge = false;                       // --cpu-judge: reference and comparison on the CPU for every set
   bool require_gpu = false;                     // --require-gpu or ROPE2D_REQUIRE_GPU=1: no GPU is exit 4
-  bool dtypes_given = false;                    // --grad-dtypes on the command line
+  // --grad-dtypes as given (run.grad_dtypes once read), and whether it was on the command line.
+  std::vector<std::string> grad_dtypes_option{"bf16", "fp16", "fp32"};
+  bool dtypes_given = false;
   // A solution's definition's grad dtypes (empty: every dtype is the solution's problem); the
   // others, where --grad-dtypes asks for them, are judged beyond the definition.
-  std::vector<std::string> definition_dtypes;
+  std::vector<ref::Dtype> definition_dtypes;
   std::int64_t definition_head_dim = 0;         // its constant head_dim (0: any shape is its problem)
   bool beyond_axes = false;                     // --beyond-axes: also the sets off the definition's axes
   std::string sanitizer = "compute-sanitizer";

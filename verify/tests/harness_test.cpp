@@ -124,7 +124,7 @@ Plan small_plan(const std::string& out) {
   o.quick = true;
   plan.specs = smoke_suite(o);
   plan.specs.resize(std::min<std::size_t>(plan.specs.size(), 2));
-  plan.run.grad_dtypes = {"bf16"};
+  plan.run.grad_dtypes = {ref::Dtype::bf16};
   plan.run.quick = true;
   plan.device.name = "no device (test)";
   plan.device_inputs = false;

@@ -3,13 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "rope2d/verify/judge/run_options.hpp"
+#include "rope2d/verify/judge/suites.hpp"
 
 using namespace rope2d::verify;
 
 TEST(RunOptions, FusedSetReproducesItsProblem) {
   RunOptions o;
   o.quick = true;
-  o.grad_dtypes = {"bf16", "fp32"};  // layout sets belong to the first dtype
+  o.grad_dtypes = {rope2d::ref::Dtype::bf16, rope2d::ref::Dtype::fp32};  // layout sets belong to the first dtype
   const std::vector<std::string> a = reproduce_args(o, "fused:layout/bf16/1x773");
   ASSERT_GE(a.size(), 2u);
   EXPECT_EQ(a[a.size() - 2], "--only");
@@ -26,9 +27,23 @@ TEST(RunOptions, FusedSetReproducesItsProblem) {
   EXPECT_NE(reproduce_line(o, "fused:layout/bf16/1x773").find("--grad-dtypes bf16,fp32"), std::string::npos);
 }
 
-TEST(RunOptions, UnknownProblemOrDtypeIsAnError) {
+TEST(RunOptions, UnknownProblemIsAnError) {
   RunOptions o;
   EXPECT_THROW(select_problems(o, "randn/fp8/1x773"), std::invalid_argument);
-  o.grad_dtypes = {"fp8"};
-  EXPECT_THROW(select_problems(o), std::invalid_argument);
+}
+
+// --grad-dtypes is read once, where it is given: an unknown name is refused there, naming it,
+// and the dtypes' names written back (reproduce lines, a child's command line) read the same.
+TEST(RunOptions, GradDtypesAreReadOnceAndWrittenBack) {
+  try {
+    parse_grad_dtypes({"bf16", "fp8"}, "--grad-dtypes");
+    ADD_FAILURE() << "fp8 was read as a grad dtype";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--grad-dtypes: expected bf16, fp16 or fp32, found 'fp8'");
+  }
+  EXPECT_THROW(parse_grad_dtypes({}, "--grad-dtypes"), std::invalid_argument);
+  const std::vector<rope2d::ref::Dtype> d = parse_grad_dtypes({"fp32", "bfloat16"}, "--grad-dtypes");
+  EXPECT_EQ(grad_dtype_list(d), "fp32,bf16");
+  EXPECT_EQ(grad_dtype_list(d, ", "), "fp32, bf16");
+  EXPECT_EQ(parse_grad_dtypes({"fp32", "bf16"}, "--grad-dtypes"), d);
 }

@@ -295,7 +295,7 @@ TEST(DefinitionScope, TheDefinitionsGradDtypes) {
   Solution s;
   s.path = (dir / "solution.json").string();
   s.definition = "090_batched_2d_rope_position_encoding_backward";
-  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<std::string>{"bf16"});  // SOL-ExecBench's 090
+  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<ref::Dtype>{ref::Dtype::bf16});  // SOL-ExecBench's 090
   EXPECT_EQ(definition_scope(s).head_dim, 128);
   s.definition = "091_something_else";
   EXPECT_TRUE(definition_scope(s).grad_dtypes.empty());
@@ -304,7 +304,7 @@ TEST(DefinitionScope, TheDefinitionsGradDtypes) {
   def["name"] = "091_something_else";
   def["inputs"]["grad_cos"]["dtype"] = def["inputs"]["grad_sin"]["dtype"] = "float32";
   std::ofstream((dir / "definition.json").string()) << def.dump();
-  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<std::string>{"fp32"});
+  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<ref::Dtype>{ref::Dtype::fp32});
   EXPECT_EQ(definition_scope(s).head_dim, 128);
   def["axes"]["head_dim"] = {{"type", "var"}};
   std::ofstream((dir / "definition.json").string()) << def.dump();
@@ -316,7 +316,7 @@ TEST(DefinitionScope, TheDefinitionsGradDtypes) {
   std::ofstream((dir / "definition.json").string()) << def.dump();
   EXPECT_THROW(definition_scope(s).grad_dtypes, std::invalid_argument);  // grads of two dtypes
   s.definition = "090_batched_2d_rope_position_encoding_backward";  // another definition's file: not this one's
-  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<std::string>{"bf16"});
+  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<ref::Dtype>{ref::Dtype::bf16});
   fs::remove_all(dir);
 }
 
@@ -332,7 +332,7 @@ TEST(DefinitionScope, ALinkOutOfTheSolutionsFolderIsRefused) {
   std::ofstream((dir / "defs" / "definition.json").string()) << def.dump();
   std::ofstream((outside / "definition.json").string()) << def.dump();
   fs::create_symlink("defs/definition.json", dir / "definition.json");
-  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<std::string>{"fp32"});
+  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<ref::Dtype>{ref::Dtype::fp32});
   fs::remove(dir / "definition.json");
   fs::create_symlink(outside / "definition.json", dir / "definition.json");
   try {
@@ -364,8 +364,8 @@ TEST(DefinitionScope, AFileSwappedForALinkOutIsNeverRead) {
   {
     const Swapper swap(dir / "definition.json", dir / "swap");
     for (int i = 0; i < 4000 && !escaped; ++i) try {
-        const std::vector<std::string> d = definition_scope(s).grad_dtypes;
-        (d == std::vector<std::string>{"fp32"} ? inside : escaped)++;
+        const std::vector<ref::Dtype> d = definition_scope(s).grad_dtypes;
+        (d == std::vector<ref::Dtype>{ref::Dtype::fp32} ? inside : escaped)++;
       } catch (const std::invalid_argument& e) {
         ++refused;
         EXPECT_NE(std::string(e.what()).find((dir / "definition.json").string()), std::string::npos) << e.what();

@@ -50,7 +50,7 @@ TEST(Solution, FlatProblemsAreShapedByTheDefinitionsAxes) {
   EXPECT_TRUE(on_axes(flat, 128));
   flat.elements = 100;  // not a multiple of head_dim: flat, and beyond the definition
   EXPECT_EQ(solution_shape(flat, 128), (std::vector<std::int64_t>{100}));
-  EXPECT_FALSE(within_definition(flat, {"bf16"}, 128));
+  EXPECT_FALSE(within_definition(flat, {ref::Dtype::bf16}, 128));
   const ProblemSpec shaped{.set = "randn", .seq_len = 3, .seed = 4};
   EXPECT_EQ(solution_shape(shaped, 128), shaped.shape());
 }

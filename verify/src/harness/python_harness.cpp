@@ -3,7 +3,6 @@
 // the judge's own device memory (harness/testbed/served_solution.hpp). Without a GPU its
 // sources are compiled to bytecode in the box.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -12,6 +11,7 @@
 #include "harness/harness.hpp"
 #include "harness/solution.hpp"
 #include "harness/submission.hpp"
+#include "rope2d/verify/judge/suites.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "harness/remote_kernel.hpp"
@@ -78,7 +78,7 @@ class PythonHarness final : public Harness {
       rep.warnings.push_back("definition " + sol_.definition + " is not known here (no definition.json of that name beside the "
                              "solution): judged over every grad dtype asked for");
     else
-      rep.header.push_back({"definition", sol_.definition + " (grad dtypes " + fmt::format("{}", fmt::join(scope_.grad_dtypes, ", ")) +
+      rep.header.push_back({"definition", sol_.definition + " (grad dtypes " + grad_dtype_list(scope_.grad_dtypes, ", ") +
                                               (scope_.head_dim ? ", head_dim " + std::to_string(scope_.head_dim) : "") +
                                               "; other dtypes and shapes asked for are judged beyond the definition, outside the verdict)"});
     if (sol_.cpp) rep.header.push_back({"compile_options", sol_.compile_options + " (built through the torch binding)"});

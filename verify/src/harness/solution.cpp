@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "rope2d/ref/input.hpp"
@@ -84,20 +85,25 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
 
 namespace {
 
-// definition.json's grad dtype (grad_cos and grad_sin alike; each a dtype name by the schema).
-std::string definition_grad(const json& d, const std::string& where) {
-  static const std::map<std::string, std::string> names = {{"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}};
-  const std::string grad = names.at(d["inputs"]["grad_cos"]["dtype"].get<std::string>());
-  if (names.at(d["inputs"]["grad_sin"]["dtype"].get<std::string>()) != grad)
-    ref::bad_input(where, "inputs.grad_sin.dtype", "the dtype of inputs.grad_cos (" + grad + ")", ref::brief(d["inputs"]["grad_sin"]["dtype"]));
-  return grad;
+// definition.json's grad dtype (grad_cos and grad_sin alike). The schema allows "bfloat16",
+// "float16" and "float32" only, which parse_dtype reads as the aliases of bf16, fp16 and fp32.
+ref::Dtype definition_grad(const json& d, const std::string& where) {
+  const json &cos_dtype = d["inputs"]["grad_cos"]["dtype"], &sin_dtype = d["inputs"]["grad_sin"]["dtype"];
+  const std::optional<ref::Dtype> grad = ref::parse_dtype(cos_dtype.get<std::string>());
+  // Not reached: the schema lets only those three through (its words, should another slip past).
+  if (!grad) ref::bad_input(where, "inputs.grad_cos.dtype", "\"bfloat16\", \"float16\" or \"float32\"", ref::brief(cos_dtype));
+  if (ref::parse_dtype(sin_dtype.get<std::string>()) != grad)
+    ref::bad_input(where, "inputs.grad_sin.dtype", "the dtype of inputs.grad_cos (" + std::string(ref::name(*grad)) + ")",
+                   ref::brief(sin_dtype));
+  return *grad;
 }
 
 }  // namespace
 
 DefinitionScope definition_scope(const Solution& s) {
   // SOL-ExecBench's definition of this problem (090, upstream 8d2237d): bfloat16 grads, head_dim 128.
-  static const std::map<std::string, DefinitionScope> known = {{"090_batched_2d_rope_position_encoding_backward", {{"bf16"}, 128}}};
+  static const std::map<std::string, DefinitionScope> known = {
+      {"090_batched_2d_rope_position_encoding_backward", {{ref::Dtype::bf16}, 128}}};
   const fs::path folder = fs::path(s.path).parent_path();
   const fs::path def = folder / "definition.json";
   const std::string where = def.string();
@@ -137,9 +143,8 @@ bool on_axes(const ProblemSpec& p, std::int64_t head_dim) {
   return head_dim <= 0 || (p.elements >= 0 ? p.elements % head_dim == 0 : p.head_dim == head_dim);
 }
 
-bool within_definition(const ProblemSpec& p, const std::vector<std::string>& grad_dtypes, std::int64_t head_dim) {
-  return on_axes(p, head_dim) && (grad_dtypes.empty() || std::find(grad_dtypes.begin(), grad_dtypes.end(),
-                                                                   std::string(ref::name(p.grad_dtype))) != grad_dtypes.end());
+bool within_definition(const ProblemSpec& p, const std::vector<ref::Dtype>& grad_dtypes, std::int64_t head_dim) {
+  return on_axes(p, head_dim) && (grad_dtypes.empty() || std::ranges::find(grad_dtypes, p.grad_dtype) != grad_dtypes.end());
 }
 
 namespace {

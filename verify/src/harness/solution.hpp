@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rope2d/ref/dtype.hpp"
 #include "rope2d/verify/judge/judge.hpp"
 #include "rope2d/verify/model/report.hpp"
 #include "harness/spawn.hpp"
@@ -33,13 +34,13 @@ struct Solution {
 // std::invalid_argument with one line per broken rule, naming the file and the field.
 Solution prepare_solution(const std::string& json_path, const std::string& dir);
 
-// The problem a solution declares (its "definition"): the grad dtypes ("bf16", "fp16", "fp32")
-// and the constant head_dim axis, from a definition.json beside the solution.json whose name is
+// The problem a solution declares (its "definition"): the grad dtypes and the constant head_dim
+// axis, from a definition.json beside the solution.json whose name is
 // that definition (inputs.grad_cos/grad_sin dtype, axes.head_dim), else SOL-ExecBench's 090
 // definition by name (bfloat16 grads, head_dim 128); empty / 0 when neither names it. Throws
 // std::invalid_argument naming the file and field for a malformed definition.json of that name.
 struct DefinitionScope {
-  std::vector<std::string> grad_dtypes;
+  std::vector<ref::Dtype> grad_dtypes;
   std::int64_t head_dim = 0;
 };
 DefinitionScope definition_scope(const Solution& s);
@@ -50,7 +51,7 @@ std::vector<std::int64_t> solution_shape(const ProblemSpec& p, std::int64_t head
 bool on_axes(const ProblemSpec& p, std::int64_t head_dim);
 // Within the problem a solution's definition declares: on its axes and of one of its grad
 // dtypes (none listed: any). Sets outside it are judged and reported apart, never in the verdict.
-bool within_definition(const ProblemSpec& p, const std::vector<std::string>& grad_dtypes, std::int64_t head_dim);
+bool within_definition(const ProblemSpec& p, const std::vector<ref::Dtype>& grad_dtypes, std::int64_t head_dim);
 
 // Without a GPU: each .py source compiled to bytecode in the box (harness/submission.hpp,
 // byte_compile_in_box). ran false: no Python source, or the interpreter could not start (why

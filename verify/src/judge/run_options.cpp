@@ -16,19 +16,13 @@ std::string plain_name(const std::string& problem) {
   return problem.rfind(fused_prefix, 0) == 0 ? problem.substr(sizeof fused_prefix - 1) : problem;
 }
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
-  return s;
-}
-
 }  // namespace
 
 std::vector<ProblemSpec> select_problems(const RunOptions& o, const std::string& only) {
   SuiteOptions so;
   so.seed = o.seed;
   so.quick = o.quick;
-  so.grad_dtypes = parse_grad_dtypes(o.grad_dtypes, "--grad-dtypes");
+  so.grad_dtypes = o.grad_dtypes;
   so.worst_dir = o.worst_dir;
   std::vector<ProblemSpec> specs = o.sanitize_set ? sanitize_suite(so) : verification_suite(so);
   if (!only.empty()) {
@@ -43,8 +37,8 @@ std::vector<std::string> reproduce_args(const RunOptions& o, const std::string& 
   std::vector<std::string> a;
   if (!o.submission.empty()) a.push_back(o.submission);
   // The whole dtype list, in its order: the first dtype gets the full sizes.
-  for (std::string x : std::initializer_list<std::string>{"--grad-dtypes", joined(o.grad_dtypes), "--tier", o.tier, "--seed", std::to_string(o.seed),
-                        "--rounds", std::to_string(o.rounds)})
+  for (std::string x : std::initializer_list<std::string>{"--grad-dtypes", grad_dtype_list(o.grad_dtypes), "--tier", o.tier,
+                                                          "--seed", std::to_string(o.seed), "--rounds", std::to_string(o.rounds)})
     a.push_back(std::move(x));
   if (o.quick) a.push_back("--quick");
   if (o.sanitize_set) a.push_back("--sanitize-set");

@@ -205,6 +205,12 @@ std::vector<ref::Dtype> parse_grad_dtypes(const std::vector<std::string>& names,
   return out;
 }
 
+std::string grad_dtype_list(const std::vector<ref::Dtype>& dtypes, std::string_view separator) {
+  std::string s;
+  for (ref::Dtype d : dtypes) s.append(s.empty() ? "" : separator).append(ref::name(d));
+  return s;
+}
+
 std::vector<ProblemSpec> verification_suite(const SuiteOptions& o) {
   std::vector<ProblemSpec> out;
   for (std::size_t k = 0; k < o.grad_dtypes.size(); ++k) {

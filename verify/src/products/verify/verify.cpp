@@ -58,13 +58,12 @@ void added_checks(const Plan& plan, const harness::CAbi& abi, const Judge& judge
     if (calling) obs.call(name);
     else obs.called();
   };
-  const std::vector<ref::Dtype> dtypes = parse_grad_dtypes(plan.run.grad_dtypes, "--grad-dtypes");
-  for (ref::Dtype d : dtypes)
+  for (ref::Dtype d : plan.run.grad_dtypes)
     for (SetResult& r : plan.checks->contract(abi, d, plan.gate, judge.subnormals, plan.run.seed, watch)) out.add(std::move(r));
   if (plan.huge) {  // past 2^31 elements, judged on a sample
     SuiteOptions o;
     o.seed = plan.run.seed;
-    o.grad_dtypes = dtypes;
+    o.grad_dtypes = plan.run.grad_dtypes;
     for (SetResult& r : plan.checks->huge(abi, o, plan.gate, judge.subnormals)) out.add(std::move(r));
   }
 }

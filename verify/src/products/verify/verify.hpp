@@ -51,7 +51,7 @@ struct Plan {
   bool huge = false;          // --huge
   bool bench = false;         // --bench
   // A solution's definition (grad dtypes, head_dim): the sets outside it are marked beyond it.
-  std::vector<std::string> definition_dtypes;
+  std::vector<ref::Dtype> definition_dtypes;
   std::int64_t definition_head_dim = 0;
   std::string out_dir;                  // where the report is written ("": not written)
   const CAbiChecks* checks = nullptr;   // none: no contract, --huge or benchmark sets

@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "rope2d/ref/dtype.hpp"
 #include "rope2d/verify/model/problem.hpp"
 
 namespace rope2d::verify {
 
 struct RunOptions {
   std::string submission;                // empty: the project's kernel
-  std::vector<std::string> grad_dtypes{"bf16", "fp16", "fp32"};  // as given: the first gets the full sizes
+  std::vector<ref::Dtype> grad_dtypes{ref::Dtype::bf16, ref::Dtype::fp16, ref::Dtype::fp32};  // in order: the first gets the full sizes
   std::string tier = "float32-bound";
   std::uint64_t seed = 1;
   int rounds = 2;
@@ -26,8 +27,8 @@ struct RunOptions {
 };
 
 // The verification suite of these options; with `only`, just the problem of that name (a
-// fused set's name "fused:NAME" selects NAME). Throws std::invalid_argument naming the option
-// when a dtype is unknown or `only` names no problem.
+// fused set's name "fused:NAME" selects NAME). Throws std::invalid_argument naming --only when
+// `only` names no problem.
 std::vector<ProblemSpec> select_problems(const RunOptions& o, const std::string& only = "");
 
 // The arguments after `rope2d verify` that rerun exactly `problem` (a set name, plain or

@@ -61,5 +61,8 @@ std::string suite_names();
 
 // "bf16", "fp16", "fp32" (command-line lists); throws std::invalid_argument naming the option.
 std::vector<ref::Dtype> parse_grad_dtypes(const std::vector<std::string>& names, const std::string& option);
+// The dtypes' names in their order, `separator` between them: "bf16,fp32" as a command line
+// gives them (parse_grad_dtypes reads it back), or "bf16, fp32" in a message.
+std::string grad_dtype_list(const std::vector<ref::Dtype>& dtypes, std::string_view separator = ",");
 
 }  // namespace rope2d::verify
