@@ -133,7 +133,7 @@ TEST(NightlyConfig, ReadsTheDocumentedForm) {
   std::ofstream(p) << R"({"submissions": [")" << sub << R"("], "grad_dtypes": ["bf16", "fp32"], "sweep": {"from": 0, "to": 64, "budget_s": 5}})";
   const auto c = verify::read_nightly_config(p);
   EXPECT_EQ(c.submissions, std::vector<std::string>{sub});
-  EXPECT_EQ(c.grad_dtypes, (std::vector<std::string>{"bf16", "fp32"}));
+  EXPECT_EQ(c.grad_dtypes, (std::vector<ref::Dtype>{ref::Dtype::bf16, ref::Dtype::fp32}));
   EXPECT_EQ(c.sweep_to, 64.0f);
   EXPECT_EQ(c.sweep_budget_s, 5.0);
   EXPECT_EQ(verify::read_nightly_config("").grad_dtypes.size(), 3u);

@@ -1,9 +1,9 @@
 // Reading and checking the nightly configuration (nightly_config.hpp).
 #include "codec/nightly_config.hpp"
 
-#include <algorithm>
 #include <bit>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -22,12 +22,18 @@ NightlyConfig read_nightly_config(const std::string& path) {
   // Types, ranges, known fields and dtypes once each: verify/schema/nightly-config.schema.json.
   const json j = read_json_file(path, JsonFormat::nightly_config);
   if (j.contains("grad_dtypes")) {
-    c.grad_dtypes = j["grad_dtypes"].get<std::vector<std::string>>();
-    // Not the schema's uniqueItems: valijson compares every pair, quadratic in a long list.
-    for (std::size_t i = 1; i < c.grad_dtypes.size(); ++i)
-      if (std::find(c.grad_dtypes.begin(), c.grad_dtypes.begin() + static_cast<std::ptrdiff_t>(i), c.grad_dtypes[i]) !=
-          c.grad_dtypes.begin() + static_cast<std::ptrdiff_t>(i))
-        bad_input(path, "grad_dtypes[" + std::to_string(i) + "]", "each dtype once", brief(j["grad_dtypes"][i]) + " twice");
+    c.grad_dtypes.clear();
+    // Each a dtype's name by the schema. Not the schema's uniqueItems: valijson compares every
+    // pair, quadratic in a long list; here a dtype seen before is the field's error.
+    std::set<ref::Dtype> seen;
+    for (std::size_t i = 0; i < j["grad_dtypes"].size(); ++i) {
+      const json& name = j["grad_dtypes"][i];
+      const std::optional<ref::Dtype> d = ref::parse_dtype(name.get<std::string>());
+      const std::string field = "grad_dtypes[" + std::to_string(i) + "]";
+      if (!d) bad_input(path, field, ref::grad_dtype_names(), brief(name));  // not reached: the schema lets only names through
+      if (!seen.insert(*d).second) bad_input(path, field, "each dtype once", brief(name) + " twice");
+      c.grad_dtypes.push_back(*d);
+    }
   }
   if (j.contains("sweep")) {
     const json& s = j["sweep"];

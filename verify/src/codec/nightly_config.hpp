@@ -13,11 +13,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "rope2d/ref/dtype.hpp"
+
 namespace rope2d::verify {
 
 struct NightlyConfig {
   std::vector<std::string> submissions;  // paths to .cu, .so or solution.json files, each a regular file
-  std::vector<std::string> grad_dtypes{"bf16", "fp16", "fp32"};
+  std::vector<ref::Dtype> grad_dtypes{ref::Dtype::bf16, ref::Dtype::fp16, ref::Dtype::fp32};
   float sweep_from = 0.0f, sweep_to = 16384.0f;
   bool sweep_all = false;  // "angles": "all"
   double sweep_budget_s = 600;

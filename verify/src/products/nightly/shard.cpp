@@ -49,8 +49,10 @@ json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_
   const std::uint64_t lo = c.sweep_lo(), hi = c.sweep_hi();
   json grads = json::array();
   for (const SweepGrads& g : default_sweep_grads()) grads.push_back({g.gc, g.gs, g.name});
+  json dtypes = json::array();  // by name: the shards read them back, and each is a child's --grad-dtypes
+  for (ref::Dtype d : c.grad_dtypes) dtypes.push_back(std::string(ref::name(d)));
   return {{"submissions", c.submissions},
-          {"grad_dtypes", c.grad_dtypes},
+          {"grad_dtypes", dtypes},
           {"golden", {{"dir", golden_dir}, {"files", golden_files}}},
           {"premise", {{"measurement", sincosf_measurement}}},
           {"sweep", {{"from", c.sweep_from}, {"to", c.sweep_to}, {"lo", lo}, {"hi", std::max(lo, hi)}, {"grads", grads},
