@@ -137,9 +137,9 @@ bool supervise(int fd, pid_t pid, double call_timeout, Watch& w, Progress& progr
 
 // The child died or was killed: report what finished and why the rest did not.
 int report_broken(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Watch& w, bool killed, int status) {
-  SetResult broken{w.current.empty() ? "startup" : w.current, "", ""};
+  SetResult broken{w.current.empty() ? "startup" : w.current, "", std::nullopt};
   for (const ProblemSpec& s : specs)  // the set it was in: its family, dtype and shape
-    if (s.name() == w.current) broken.set = s.set, broken.dtype = std::string(ref::name(s.grad_dtype)), broken.shape = s.shape();
+    if (s.name() == w.current) broken.set = s.set, broken.dtype = s.grad_dtype, broken.shape = s.shape();
   if (killed) broken.fail(fmt::format("a kernel call did not return within {} s (killed)", a.call_timeout), Cause::timeout);
   else if (w.child_error.rfind("verifier error", 0) == 0) broken.fail(w.child_error, Cause::verifier);
   else if (!w.child_error.empty()) broken.fail(w.child_error);

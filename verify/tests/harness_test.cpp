@@ -107,7 +107,7 @@ class CountedChecks final : public CAbiChecks {
     ++contracts;
     watch("contract/n0", true);
     watch("contract/n0", false);
-    SetResult r{"contract/n0/" + std::string(ref::name(d)), "contract", std::string(ref::name(d))};
+    SetResult r{"contract/n0/" + std::string(ref::name(d)), "contract", d};
     r.integrity = "ok";
     return {r};
   }

@@ -60,6 +60,8 @@ TEST(JsonSchema, EnumsAndSizesAreTheVerifiers) {
   EXPECT_EQ(report["definitions"]["disposition"]["enum"].get<std::vector<std::string>>(), dispositions);
   EXPECT_EQ(report["definitions"]["cause"]["enum"].get<std::vector<std::string>>(), causes);
   EXPECT_EQ(schema(JsonFormat::nightly_config)["properties"]["grad_dtypes"]["items"]["enum"].get<std::vector<std::string>>(), dtypes);
+  dtypes.emplace_back();  // a result's grad dtype may be none ("")
+  EXPECT_EQ(report["definitions"]["result"]["properties"]["grad_dtype"]["enum"].get<std::vector<std::string>>(), dtypes);
   const json& result = report["definitions"]["result"]["properties"];
   const Metrics m;
   EXPECT_EQ(result["histogram"]["minItems"], m.histogram.size());
@@ -70,11 +72,11 @@ TEST(JsonSchema, EnumsAndSizesAreTheVerifiers) {
 TEST(JsonSchema, WhatTheProjectWritesPasses) {
   Report r;
   r.title = "rope2d";
-  SetResult ok{"randn/bf16/1x64", "randn", "bf16"};
+  SetResult ok{"randn/bf16/1x64", "randn", ref::Dtype::bf16};
   ok.integrity = "ok";
   ok.metrics.count = 64;
   ok.metrics.correctly_rounded = 64;
-  SetResult failed{"randn/fp16/1x64", "randn", "fp16"};
+  SetResult failed{"randn/fp16/1x64", "randn", ref::Dtype::fp16};
   failed.error = "the call failed";
   r.results = {ok, failed};
   EXPECT_EQ(refusal(json::parse(render_json(r)), JsonFormat::report), "accepted");
@@ -148,7 +150,7 @@ TEST(JsonSchema, TheFirstProblemInTheSchemasOrder) {
 TEST(JsonSchema, NumbersOrInfinityAndElements) {
   Report r;
   r.title = "t";
-  SetResult x{"randn/bf16/1x64", "randn", "bf16"};
+  SetResult x{"randn/bf16/1x64", "randn", ref::Dtype::bf16};
   x.integrity = "ok";
   x.metrics.count = 1;
   x.metrics.correctly_rounded = 1;

@@ -239,16 +239,16 @@ TEST(SetTally, OutcomesAndRoundsAsTheJudgeKeepsThem) {
   constexpr Tier gate = Tier::float32_bound;
   CallResult declined;
   declined.declined = true;
-  SetTally fp16({"a", "layout", "fp16"}, Dtype::fp16, gate);
+  SetTally fp16({"a", "layout", Dtype::fp16}, Dtype::fp16, gate);
   EXPECT_FALSE(fp16.outcome(declined));
   EXPECT_EQ(fp16.finish().disposition(gate), Disposition::not_supported);
-  SetTally bf16({"a", "layout", "bf16"}, Dtype::bf16, gate);
+  SetTally bf16({"a", "layout", Dtype::bf16}, Dtype::bf16, gate);
   EXPECT_FALSE(bf16.outcome(declined));
   EXPECT_EQ(bf16.finish().disposition(gate), Disposition::failed);
 
   const Problem p = make_problem(small_layout());
   const Expected x = compute_expected(p);
-  SetTally t({"a", "layout", "bf16"}, Dtype::bf16, gate, Subnormals::flush_allowed, 2);
+  SetTally t({"a", "layout", Dtype::bf16}, Dtype::bf16, gate, Subnormals::flush_allowed, 2);
   CallResult ok;
   ok.findings = {"inputs modified by the call"};
   ok.kernel_ms = 3;

@@ -56,7 +56,7 @@ SetResult shaped_result(const Metrics& m) {
   SetResult r;
   r.name = "shaped/fp32/2x3";
   r.set = "shaped";
-  r.dtype = "fp32";
+  r.dtype = ref::Dtype::fp32;
   r.metrics = m;
   r.integrity = "ok";
   r.shape = {batch, seq, dim};

@@ -52,12 +52,12 @@ Report sample(const std::string& label) {
   r.title = "report " + label;
   r.header = {{"submission", label}, {"compile", "nvcc -O3 '" + label + "'"}};
   r.warnings = {"warning " + label};
-  SetResult good{"randn/bf16/" + label, "randn" + label, "bf16", metrics(1000, 0), "ok"};
-  SetResult bad{"layout/bf16/" + label, "layout" + label, "bf16", metrics(1000, 3), "ok"};
+  SetResult good{"randn/bf16/" + label, "randn" + label, ref::Dtype::bf16, metrics(1000, 0), "ok"};
+  SetResult bad{"layout/bf16/" + label, "layout" + label, ref::Dtype::bf16, metrics(1000, 3), "ok"};
   bad.reproduce = "rope2d verify --only '" + label + "'";
-  SetResult failed{"odd/fp16/" + label, "odd", "fp16", {}, "", "kernel faulted: " + label};
-  SetResult skipped{"fused:layout/bf16/" + label, "layout", "bf16", {}, "", "", "no fused entry point: " + label};
-  SetResult integrity{"long/fp32/" + label, "long", "fp32", metrics(10, 0), "wrote an input: " + label};
+  SetResult failed{"odd/fp16/" + label, "odd", ref::Dtype::fp16, {}, "", "kernel faulted: " + label};
+  SetResult skipped{"fused:layout/bf16/" + label, "layout", ref::Dtype::bf16, {}, "", "", "no fused entry point: " + label};
+  SetResult integrity{"long/fp32/" + label, "long", ref::Dtype::fp32, metrics(10, 0), "wrote an input: " + label};
   // Subnormal values seen, judged IEEE only, and one overflow accepted.
   integrity.metrics.subnormal_modes[0] = 3;
   integrity.metrics.subnormal_modes[flush_angle] = 2;
@@ -145,12 +145,12 @@ TEST(Plots, AxesWithValuesTheAllowanceAndALogScaleWhereTheDataSpansDecades) {
 
 TEST(Plots, ANoteWhereEveryElementIsExactOrNoSetRan) {
   Report exact;
-  SetResult s{"randn/bf16/1x64", "randn", "bf16", {}, "ok"};
+  SetResult s{"randn/bf16/1x64", "randn", ref::Dtype::bf16, {}, "ok"};
   s.metrics.count = s.metrics.correctly_rounded = 8192;
   s.metrics.histogram[0] = 8192;
   exact.results = {s};
   Report none;
-  none.results = {SetResult{"odd/fp16/7", "odd", "fp16", {}, "", "kernel faulted"}};
+  none.results = {SetResult{"odd/fp16/7", "odd", ref::Dtype::fp16, {}, "", "kernel faulted"}};
   for (const auto& [r, note] : {std::pair{exact, "Every element exact"}, std::pair{none, "No set ran"}})
     for (const std::string& svg : {render_error_histogram_svg(r), render_error_by_angle_svg(r)}) {
       pugi::xml_document doc;
@@ -303,11 +303,15 @@ TEST(JUnitSuites, SeveralSuitesGoUnderTestsuitesWithTotals) {
 
 // Reading report.json back gives the same report: every other file is drawn identically.
 TEST_F(Written, ReportJsonReadsBackToTheSameFiles) {
-  const Report r = sample("clean");
+  Report r = sample("clean");
+  // A run that died at its start: a set of no one grad dtype, written "" and read back as none.
+  r.results.push_back(SetResult{"startup", "", std::nullopt, {}, "", "the process exited with status 1"});
   write_report(dir.string(), r);
   const Report back = read_report_json((dir / "report.json").string());
   ASSERT_TRUE(back.has_plot_data);
   for (const ReportWriter& w : report_writers()) EXPECT_EQ(w.render(back), w.render(r)) << w.file;
+  for (std::size_t k = 0; k < r.results.size(); ++k) EXPECT_EQ(back.results[k].dtype, r.results[k].dtype) << r.results[k].name;
+  EXPECT_EQ(nlohmann::json::parse(read(dir / "report.json"))["results"].back()["grad_dtype"], "");
 }
 
 // The subnormal mode and accepted overflows: per set and overall in report.json and report.md.
@@ -375,6 +379,8 @@ TEST_F(Written, WrongTypesAreRefusedNamingTheField) {
   expect_refused([](J& j) { j["results"][4]["subnormal_modes"] = J::array({1}); }, "results[4].subnormal_modes: expected an array of 16");
   expect_refused([](J& j) { j["results"][4]["overflow_accepted"] = -1; }, "results[4].overflow_accepted: expected a count >= 0");
   expect_refused([](J& j) { j["results"][4]["subnormals"] = "sometimes"; }, "results[4].subnormals: expected \"ieee\" or \"flush_allowed\"");
+  expect_refused([](J& j) { j["results"][0]["grad_dtype"] = "fp8"; },
+                 "results[0].grad_dtype: expected bf16, fp16, fp32 or \"\" (a set of no one dtype), found the string \"fp8\"");
   expect_refused([](J& j) { j["gate"] = "lenient"; }, "gate: expected a tier name");
   expect_refused([](J& j) { j["verdict"] = "passed"; }, "verdict: expected \"failed\"");
   // A name that is no disposition: the field and the value found named.

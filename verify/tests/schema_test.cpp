@@ -379,10 +379,10 @@ TEST(DefinitionScope, AFileSwappedForALinkOutIsNeverRead) {
 
 TEST(DefinitionScope, BeyondTheDefinitionNeverFailsTheVerdict) {
   Report r;
-  SetResult in{"randn/bf16/1x64", "randn", "bf16"};
+  SetResult in{"randn/bf16/1x64", "randn", ref::Dtype::bf16};
   in.integrity = "ok";
   in.metrics.count = 64;
-  SetResult beyond{"randn/fp16/1x64", "randn", "fp16"};
+  SetResult beyond{"randn/fp16/1x64", "randn", ref::Dtype::fp16};
   beyond.error = "the solution raised: expected bfloat16";
   beyond.beyond_definition = true;
   r.results = {in, beyond};

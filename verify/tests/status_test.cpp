@@ -24,7 +24,7 @@ constexpr Tier gate = Tier::float32_bound;
 
 // A result whose cause is c, made the way the verifier makes one (fields, not the cause itself).
 SetResult result_of(Cause c) {
-  SetResult r{"randn/bf16/2x773", "randn", "bf16"};
+  SetResult r{"randn/bf16/2x773", "randn", rope2d::ref::Dtype::bf16};
   r.shape = {2, 773, 128};
   r.integrity = "ok";
   r.metrics.count = 100;

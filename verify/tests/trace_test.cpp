@@ -17,7 +17,7 @@ using nlohmann::json;
 namespace {
 
 SetResult set(const std::string& name, std::vector<std::int64_t> shape) {
-  SetResult r{name, "randn", "bf16"};
+  SetResult r{name, "randn", rope2d::ref::Dtype::bf16};
   r.integrity = "ok";
   r.shape = std::move(shape);
   r.metrics.count = 100;

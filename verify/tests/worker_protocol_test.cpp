@@ -7,6 +7,7 @@
 using namespace rope2d::verify::protocol;
 using rope2d::verify::Cause;
 using rope2d::verify::Disposition;
+using rope2d::ref::Dtype;
 
 namespace {
 
@@ -21,7 +22,7 @@ Message round_trip(const Message& m) {
 }  // namespace
 
 TEST(WorkerProtocol, EveryMessageRoundTrips) {
-  const End end{"fused:layout/bf16/2x773", "layout", "bf16", Disposition::incorrect, "line one\nline \"two\"", Cause::integrity,
+  const End end{"fused:layout/bf16/2x773", "layout", Dtype::bf16, Disposition::incorrect, "line one\nline \"two\"", Cause::integrity,
                 {2, 773, 128}};
   const End e = std::get<End>(round_trip(end));
   EXPECT_EQ(e.name, end.name);
@@ -32,7 +33,9 @@ TEST(WorkerProtocol, EveryMessageRoundTrips) {
   EXPECT_EQ(e.cause, end.cause);
   EXPECT_EQ(e.shape, end.shape);
   // A cause that contradicts the disposition is not a message of the protocol.
-  EXPECT_FALSE(parse(serialise(End{"x", "randn", "bf16", Disposition::passed, "", Cause::timeout})).has_value());
+  EXPECT_FALSE(parse(serialise(End{"x", "randn", Dtype::bf16, Disposition::passed, "", Cause::timeout})).has_value());
+  // A set of no one dtype (the run's startup) travels as "" and comes back as none.
+  EXPECT_FALSE(std::get<End>(round_trip(End{"startup", "", std::nullopt, Disposition::failed, "died", Cause::runtime})).dtype);
   const Start s = std::get<Start>(round_trip(Start{"odd/fp16/n=7+1", 41, 156}));
   EXPECT_EQ(s.name, "odd/fp16/n=7+1");
   EXPECT_EQ(s.index, 41u);
@@ -54,6 +57,7 @@ TEST(WorkerProtocol, RejectsWhatIsNotAMessage) {
   // A disposition or verdict that names none is no message either.
   EXPECT_FALSE(parse(R"({"type": "end", "name": "x", "disposition": "PASSED"})").has_value());
   EXPECT_FALSE(parse(R"({"type": "done", "verdict": "ok"})").has_value());
+  EXPECT_FALSE(parse(R"({"type": "end", "name": "x", "dtype": "fp8", "disposition": "failed", "cause": "runtime"})").has_value());
   EXPECT_TRUE(parse(R"({"type": "done", "verdict": "incorrect"})").has_value());
 }
 
@@ -61,4 +65,7 @@ TEST(WorkerProtocol, TheWireFormatIsStable) {
   // The parent and child are one program, but logs and tools read these lines too.
   EXPECT_EQ(serialise(Call{"x"}), "{\"name\":\"x\",\"type\":\"call\"}\n");
   EXPECT_EQ(serialise(Called{}), "{\"type\":\"called\"}\n");
+  EXPECT_EQ(serialise(End{"randn/fp16/1x64", "randn", Dtype::fp16, Disposition::passed, "", Cause::passed, {1, 64, 128}}),
+            "{\"cause\":\"passed\",\"disposition\":\"passed\",\"dtype\":\"fp16\",\"name\":\"randn/fp16/1x64\",\"set\":\"randn\","
+            "\"shape\":[1,64,128],\"summary\":\"\",\"type\":\"end\"}\n");
 }

@@ -56,7 +56,7 @@ void judge_an_output() {
   verify::SetResult set;
   set.name = "mine/fp32/2x4";
   set.set = "mine";
-  set.dtype = "fp32";
+  set.dtype = ref::Dtype::fp32;
   set.metrics = m;
   set.shape = {2, 4, 128};
   verify::Report report;

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "rope2d/verify/model/report.hpp"
+
 namespace rope2d::verify::protocol {
 
 using nlohmann::json;
@@ -30,7 +32,7 @@ json to_json(const Message& m) {
                         [](const Called&) { return json{{"type", "called"}}; },
                         [](const End& d) {
                           return json{{"type", "end"},       {"name", d.name},
-                                      {"set", d.set},        {"dtype", d.dtype},
+                                      {"set", d.set},        {"dtype", dtype_name(d.dtype)},
                                       {"disposition", name(d.disposition)}, {"summary", d.summary},
                                       {"cause", name(d.cause)}, {"shape", d.shape}};
                         },
@@ -65,8 +67,10 @@ std::optional<Message> parse(std::string_view line) {
   if (type == "called") return Called{};
   try {
     if (type == "end") {
-      End e{text(j, "name"), text(j, "set"), text(j, "dtype"), parse_disposition(text(j, "disposition"), "disposition"),
+      const std::string dtype = text(j, "dtype");
+      End e{text(j, "name"), text(j, "set"), ref::parse_dtype(dtype), parse_disposition(text(j, "disposition"), "disposition"),
             text(j, "summary")};
+      if (!e.dtype && !dtype.empty()) return std::nullopt;  // a dtype that names none
       e.cause = parse_cause(text(j, "cause"), "cause");
       if (disposition(e.cause) != e.disposition) return std::nullopt;  // a cause that contradicts its disposition
       if (const auto it = j.find("shape"); it != j.end() && it->is_array() && it->size() <= 3)

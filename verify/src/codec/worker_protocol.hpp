@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "rope2d/ref/dtype.hpp"
 #include "rope2d/verify/model/disposition.hpp"
 #include "rope2d/verify/model/status.hpp"
 
@@ -23,7 +24,8 @@ struct Start { std::string name; std::size_t index = 0, count = 0; };  // proble
 struct Call { std::string name; };          // a kernel call begins: the time limit runs
 struct Called {};                           // it returned
 struct End {                                 // a set was judged
-  std::string name, set, dtype;
+  std::string name, set;
+  std::optional<ref::Dtype> dtype;            // its grad dtype (none: "" on the wire)
   Disposition disposition = Disposition::failed;
   std::string summary;
   Cause cause = Cause::runtime;               // why it has its disposition (status.hpp)

@@ -17,7 +17,7 @@ SetResult result_for(const GoldenProblem& g) {
   SetResult r;
   r.name = g.problem.spec.name();
   r.set = g.problem.spec.set;
-  r.dtype = std::string(ref::name(g.problem.spec.grad_dtype));
+  r.dtype = g.problem.spec.grad_dtype;
   r.shape = g.problem.spec.shape();
   return r;
 }
@@ -28,8 +28,8 @@ std::string eval_line(const SetResult& r) {
   const std::optional<ElementReport>& w = r.metrics.failures.empty() ? r.metrics.worst : r.metrics.failures.front();
   if (!w) return "";  // every output equal to the reference: nothing to reproduce
   // "--" before the inputs: a negative hex float is a value, not an option.
-  return "rope2d eval --grad-dtype " + r.dtype + " -- " + ref::hex(w->in.gc) + " " + ref::hex(w->in.gs) + " " + ref::hex(w->in.t) +
-         "  # element " + std::to_string(w->index) + ", got " + ref::hex(w->got);
+  return "rope2d eval --grad-dtype " + std::string(dtype_name(r.dtype)) + " -- " + ref::hex(w->in.gc) + " " + ref::hex(w->in.gs) +
+         " " + ref::hex(w->in.t) + "  # element " + std::to_string(w->index) + ", got " + ref::hex(w->got);
 }
 
 Report check_outputs(const GoldenSet& set, const SafeTensors& outputs, Tier gate, const ProgressFn& progress,

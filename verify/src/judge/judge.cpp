@@ -106,7 +106,7 @@ std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const std::vector<E
 std::vector<SetResult> Judge::judge(const ProblemSpec& spec, const CaseSource& cases, const std::vector<Entry>& entries) {
   std::vector<Pending> sets;
   for (const Entry& entry : entries) {
-    SetResult start{entry.prefix + spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
+    SetResult start{entry.prefix + spec.name(), spec.set, spec.grad_dtype};
     start.shape = spec.shape();
     sets.push_back({SetTally(std::move(start), spec.grad_dtype, gate_, subnormals)});
   }
@@ -170,7 +170,7 @@ std::vector<SetResult> unjudged(const std::vector<ProblemSpec>& specs, const std
   const std::string brief = why.size() <= keep ? why : why.substr(0, keep) + "... [" + std::to_string(why.size() - keep) + " more bytes]";
   std::vector<SetResult> out;
   for (const ProblemSpec& s : specs) {
-    SetResult r{s.name(), s.set, std::string(ref::name(s.grad_dtype))};
+    SetResult r{s.name(), s.set, s.grad_dtype};
     r.shape = s.shape();
     r.fail(brief, kind);
     out.push_back(std::move(r));

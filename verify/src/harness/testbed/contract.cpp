@@ -197,7 +197,7 @@ using ExpectedCache = std::map<const Problem*, Expected>;
 // Not through Judge itself: one GPU run here gives the outputs of two calls on two problems.
 SetResult judged(const std::string& check, ref::Dtype d, Tier gate, Subnormals subnormals, const Judged& j, const char* wrong,
                  ExpectedCache& cache) {
-  SetTally t({"contract/" + check + "/" + std::string(ref::name(d)), "contract", std::string(ref::name(d))}, d, gate, subnormals);
+  SetTally t({"contract/" + check + "/" + std::string(ref::name(d)), "contract", d}, d, gate, subnormals);
   if (!t.outcome(j.call)) return t.finish();
   bool broken = !j.call.findings.empty();
   for (const auto& [p, out] : j.outputs) {
@@ -223,7 +223,7 @@ std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, S
   // n: the elements of the check's call (its trace line's axes, a flat problem).
   auto guarded = [&](const std::string& check, std::int64_t n, auto&& body) {
     const std::string name = "contract/" + check + "/" + std::string(ref::name(d));
-    SetResult r{name, "contract", std::string(ref::name(d))};
+    SetResult r{name, "contract", d};
     if (!host_lost.empty()) {
       r.fail("not run: the kernel host was lost earlier (" + host_lost + ")");
     } else {
@@ -231,7 +231,7 @@ std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, S
         if (watch) watch(name, true);
         r = body();
       } catch (const std::exception& e) {
-        r = SetResult{name, "contract", std::string(ref::name(d))};
+        r = SetResult{name, "contract", d};
         r.fail(e.what());
         cudaGetLastError();
       }
@@ -240,7 +240,7 @@ std::vector<SetResult> contract_checks(BackwardFn fn, ref::Dtype d, Tier gate, S
       const std::string why = harness::settle_remote_call(&lost, &late);
       if (lost) {
         host_lost = why.empty() ? "the kernel host ended" : why;
-        r = SetResult{name, "contract", std::string(ref::name(d))};
+        r = SetResult{name, "contract", d};
         r.fail(host_lost, late ? Cause::timeout : Cause::runtime);
       }
     }

@@ -38,7 +38,7 @@ std::vector<SetResult> huge_checks(Testbed& bed, BackwardFn fn, const SuiteOptio
                         {}};
       for (SetResult& r : judge.judge(spec, sample, {entry})) out.push_back(std::move(r));
     } catch (const std::exception& e) {
-      SetResult r{spec.name(), spec.set, std::string(ref::name(spec.grad_dtype))};
+      SetResult r{spec.name(), spec.set, spec.grad_dtype};
       r.error = e.what();
       r.shape = spec.shape();
       out.push_back(r);

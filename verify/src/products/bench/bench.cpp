@@ -145,7 +145,7 @@ JudgedTiming time_and_judge_backward(Timer& timer, const BackwardCall& fn, const
   const std::int64_t n = d.n(), bytes = n * 4;
   JudgedTiming j;
   // Each first call one round of the judge's tally (judge.hpp), as the suite's calls are.
-  SetTally tally({p.spec.name(), p.spec.set, std::string(ref::name(p.spec.grad_dtype))}, p.spec.grad_dtype, gate, subnormals);
+  SetTally tally({p.spec.name(), p.spec.set, p.spec.grad_dtype}, p.spec.grad_dtype, gate, subnormals);
   // The first call's output at each address, kept on the device; a counter of differing bytes.
   void* firsts = nullptr;
   unsigned long long* count = nullptr;
@@ -220,7 +220,7 @@ BenchSets bench_submission(BackwardFn fn, Tier gate, Subnormals subnormals, std:
     SetResult r;
     r.name = fmt::format("bench/bf16/{}x{}", w.batch, w.seq_len);
     r.set = "bench";
-    r.dtype = "bf16";
+    r.dtype = ref::Dtype::bf16;
     r.shape = {w.batch, w.seq_len, 128};
     try {
       const Problem p = bench_problem(AngleSource::randn, w.batch, w.seq_len, seed + 77 + k);

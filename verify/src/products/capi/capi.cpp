@@ -139,7 +139,7 @@ int rope2d_check(const float* out, const void* gc, const void* gs, const float* 
     const Problem p = problem_from(gc, gs, theta, n, grad_dtype);
     const std::string set = set_name && *set_name ? set_name : "check";
     // One round of a set: its verdicts by tier are those of the round (metrics_json).
-    SetTally t({set, "check", std::string(ref::name(p.spec.grad_dtype))}, p.spec.grad_dtype, gate,
+    SetTally t({set, "check", p.spec.grad_dtype}, p.spec.grad_dtype, gate,
                ieee_subnormals ? Subnormals::ieee : Subnormals::flush_allowed, static_cast<std::size_t>(std::max(max_failures, 0)));
     *json = dup(metrics_json(t.round(p, compute_expected(p), out), gate, set, dims).dump());
   });

@@ -83,7 +83,7 @@ int rope2d_session_open(const char* options, rope2d_session** out) {
     }
     const std::string prefix = o.value("reproduce_prefix", "");
     for (const ProblemSpec& p : s->specs) {
-      SetResult r{p.name(), p.set, std::string(ref::name(p.grad_dtype))};
+      SetResult r{p.name(), p.set, p.grad_dtype};
       r.shape = p.shape();  // the trace line's axes
       if (!prefix.empty()) r.reproduce = prefix + "only='" + p.name() + "')";
       s->sets.emplace_back(std::move(r), p.grad_dtype, s->gate, s->subnormals);

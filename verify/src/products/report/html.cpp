@@ -74,8 +74,8 @@ void results_rows(std::ostringstream& b, const Report& r) {
   for (const auto& x : r.results) {
     const Metrics& m = x.metrics;
     const Disposition d = x.disposition(r.gate);
-    b << "<tr><td>" << html::text(x.name) << "</td><td>" << html::text(x.dtype) << "</td><td class=\"" << disposition_class(d) << "\">"
-      << name(d) << (x.beyond_definition ? " (beyond the definition)" : "") << "</td>"
+    b << "<tr><td>" << html::text(x.name) << "</td><td>" << html::text(dtype_name(x.dtype)) << "</td><td class=\"" << disposition_class(d)
+      << "\">" << name(d) << (x.beyond_definition ? " (beyond the definition)" : "") << "</td>"
       << fmt::format("<td class=\"num\">{}</td><td class=\"num\">{:.3g}</td><td class=\"num\">{:.3g}</td><td class=\"num\">{:.3g}</td>"
                      "<td class=\"num\">{:.4f}</td>",
                      m.count, m.max_scaled, m.rms_scaled(), m.max_ulp, m.count ? double(m.correctly_rounded) / m.count : 1.0);

@@ -32,7 +32,7 @@ ojson result_json(const SetResult& x, Tier gate) {
   ojson e;
   e["name"] = x.name;
   e["set"] = x.set;
-  e["grad_dtype"] = x.dtype;
+  e["grad_dtype"] = dtype_name(x.dtype);
   e["disposition"] = name(x.disposition(gate));
   // Why, and SOL-ExecBench's status for it (status.hpp's one table; null: no trace line).
   const Cause c = x.cause(gate);
@@ -173,7 +173,7 @@ SetResult read_result(const std::string& file, const ojson& e, const std::string
   SetResult x;
   x.name = e["name"].get<std::string>();
   x.set = e["set"].get<std::string>();
-  x.dtype = e["grad_dtype"].get<std::string>();
+  x.dtype = ref::parse_dtype(e["grad_dtype"].get<std::string>());  // a dtype's name or "" (none), by the schema
   x.error = e.value("error", std::string());
   x.not_supported = e.value("not_supported", std::string());
   x.integrity = e.value("integrity", std::string());

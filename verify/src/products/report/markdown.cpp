@@ -27,7 +27,8 @@ void results_table(std::ostringstream& md, const Report& r) {
   md << "\n";
   for (const auto& x : r.results) {
     const Metrics& m = x.metrics;
-    md << fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.4f} |", markdown_text(x.name), markdown_text(x.dtype),
+    md << fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.4f} |", markdown_text(x.name),
+                      markdown_text(dtype_name(x.dtype)),
                       std::string(name(x.disposition(r.gate))) + (x.beyond_definition ? " (beyond the definition)" : ""), m.count,
                       m.max_scaled, m.rms_scaled(), m.max_ulp, m.count ? double(m.correctly_rounded) / m.count : 1.0);
     md << (x.ran() ? tier_cells(m) : std::string(" — |")) << "\n";

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "rope2d/verify/products/report_files.hpp"
 #include "rope2d/verify/model/tolerance.hpp"
@@ -21,9 +22,10 @@ using Series = std::vector<std::pair<std::string, std::vector<double>>>;
 constexpr double plot_w = 900, plot_h = 420;
 const svg::Frame plot_frame{80, 56, plot_w - 80 - 24, plot_h - 56 - 104};
 
-// Every set that ran, merged per grad dtype.
-std::map<std::string, Metrics> metrics_by_dtype(const Report& r) {
-  std::map<std::string, Metrics> m;
+// Every set that ran, merged per grad dtype (in the enum's order; a set of none first).
+using ByDtype = std::map<std::optional<ref::Dtype>, Metrics>;
+ByDtype metrics_by_dtype(const Report& r) {
+  ByDtype m;
   for (const auto& s : r.results)
     if (s.ran()) m[s.dtype].merge(s.metrics, 0);
   return m;
@@ -76,7 +78,7 @@ std::string allowance_caption(Tier gate) {
 }
 
 // Nothing to draw: no set ran, or every element is exact.
-std::string empty_note(const std::map<std::string, Metrics>& m) {
+std::string empty_note(const ByDtype& m) {
   if (m.empty()) return "No set ran: nothing to plot";
   for (const auto& [d, x] : m)
     if (x.max_scaled > 0 || std::any_of(x.histogram.begin() + 1, x.histogram.end(), [](auto n) { return n > 0; })) return "";
@@ -97,7 +99,8 @@ std::string render_error_histogram_svg(const Report& r) {
   xs.push_back("beyond");
   const auto by = metrics_by_dtype(r);
   Series s;
-  for (const auto& [d, m] : by) s.push_back({d, std::vector<double>(m.histogram.begin(), m.histogram.end())});
+  for (const auto& [d, m] : by)
+    s.push_back({std::string(dtype_name(d)), std::vector<double>(m.histogram.begin(), m.histogram.end())});
   const svg::Frame& f = plot_frame;
   svg::Canvas c(plot_w, plot_h);
   c.text(f.left, 20, "Elements by error (units of 2^-24 S), per grad dtype", {{"font-size", "14"}});
@@ -124,7 +127,8 @@ std::string render_error_by_angle_svg(const Report& r) {
   for (int k = 1; k < 26; ++k) xs.push_back(fmt::format("2^{}", k - 1));
   const auto by = metrics_by_dtype(r);
   Series s;
-  for (const auto& [d, m] : by) s.push_back({d, std::vector<double>(m.max_by_angle.begin(), m.max_by_angle.end())});
+  for (const auto& [d, m] : by)
+    s.push_back({std::string(dtype_name(d)), std::vector<double>(m.max_by_angle.begin(), m.max_by_angle.end())});
   const svg::Frame& f = plot_frame;
   svg::Canvas c(plot_w, plot_h);
   c.text(f.left, 20, "Largest error by angle binade (units of 2^-24 S), per grad dtype", {{"font-size", "14"}});

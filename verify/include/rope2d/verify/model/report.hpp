@@ -6,10 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "rope2d/ref/dtype.hpp"
 #include "rope2d/verify/model/disposition.hpp"
 #include "rope2d/verify/model/metrics.hpp"
 #include "rope2d/verify/model/status.hpp"
@@ -19,7 +22,7 @@ namespace rope2d::verify {
 struct SetResult {
   std::string name;       // the problem
   std::string set;        // its family: randn, layout, long, near_axis, odd, ...
-  std::string dtype;      // grad dtype
+  std::optional<ref::Dtype> dtype;  // grad dtype; none for a set of no one dtype (a run that died at its start)
   Metrics metrics;
   std::string integrity;  // "ok", a description of what failed, or "" when not run on a device
   std::string error;      // why it could not run
@@ -55,6 +58,10 @@ struct SetResult {
     error_cause = kind;
   }
 };
+
+// A set's grad dtype as every report and the worker's messages write it: its name, "" for none
+// (ref::parse_dtype reads both back).
+inline std::string_view dtype_name(const std::optional<ref::Dtype>& d) { return d ? ref::name(*d) : std::string_view(); }
 
 // Now as "2026-01-31T12:00:00Z".
 std::string utc_timestamp();
