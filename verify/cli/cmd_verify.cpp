@@ -200,11 +200,17 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
     std::erase_if(specs, [&](const ProblemSpec& s) { return !on_axes(s, a.definition_head_dim); });
   // Never "passed" on nothing: sets beyond the definition stay out of the verdict, so a run
   // whose every set lies beyond it would judge nothing.
-  const auto within = [&](const ProblemSpec& s) { return within_definition(s, a.definition_dtypes, a.definition_head_dim); };
-  if (is_solution(a.run.submission) && !a.list && std::none_of(specs.begin(), specs.end(), within))
-    throw std::invalid_argument(a.run.submission + ": every selected set lies beyond the definition (grad dtypes " +
-                                grad_dtype_list(a.definition_dtypes, ", ") + ", head_dim " +
-                                std::to_string(a.definition_head_dim) + "): nothing would be judged; select one within it");
+  // A set of no elements judges nothing either, whatever the submission.
+  const auto within = [&](const ProblemSpec& s) {
+    return s.n() != 0 && within_definition(s, a.definition_dtypes, a.definition_head_dim);
+  };
+  if (!a.list && std::none_of(specs.begin(), specs.end(), within))
+    throw std::invalid_argument(
+        (a.run.submission.empty() ? std::string() : a.run.submission + ": ") + "every selected set " +
+        (is_solution(a.run.submission) ? "lies beyond the definition (grad dtypes " + grad_dtype_list(a.definition_dtypes, ", ") +
+                                             ", head_dim " + std::to_string(a.definition_head_dim) + ") or has no elements"
+                                       : std::string("has no elements")) +
+        ": nothing would be judged; select one with elements" + (is_solution(a.run.submission) ? " within it" : ""));
   if (a.list) return list(a, specs);
 
   StdoutForJson redirect(mo.json);  // the worker's summary too: stdout holds the JSON alone

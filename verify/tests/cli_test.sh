@@ -177,6 +177,11 @@ sol="$(dirname "$0")/solutions/torch_eager.json"
 check beyond-only-dtype 2 "$rope2d" verify "$sol" --grad-dtypes fp16 --quick --out "$tmp/beyond"
 expect beyond-only-dtype-says "every selected set lies beyond the definition"
 check beyond-only-name 2 "$rope2d" verify "$sol" --only odd/fp16/n=7 --grad-dtypes fp16 --quick --out "$tmp/beyond2"
+# Nor on sets of no elements, for a solution or a kernel (control: one element is judged).
+check empty-only-solution 2 "$rope2d" verify "$sol" --only odd/bf16/n=0 --quick --out "$tmp/empty1"
+check empty-only-kernel 2 "$rope2d" verify --only odd/bf16/n=0 --out "$tmp/empty2"
+expect empty-only-kernel-says "every selected set has no elements"
+check one-element-kernel 0 "$rope2d" verify --only odd/bf16/n=1 --rounds 1 --out "$tmp/empty3"
 
 # Without a GPU and without --out, the report goes to <name>-no-gpu: a judged run's report in
 # reports/verify/<name> is never replaced by one that judged nothing (run from a scratch folder).

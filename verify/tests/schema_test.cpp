@@ -320,6 +320,33 @@ TEST(DefinitionScope, TheDefinitionsGradDtypes) {
   fs::remove_all(dir);
 }
 
+// A definition the verifier knows cannot be redrawn by the submitter's file: a wider head_dim
+// or another dtype would leave sets out of the verdict. The published values are read as given.
+TEST(DefinitionScope, AKnownDefinitionsFileMayOnlyAgree) {
+  const fs::path dir = tmp("known-definition");
+  fs::create_directories(dir);
+  Solution s;
+  s.path = (dir / "solution.json").string();
+  s.definition = "090_batched_2d_rope_position_encoding_backward";
+  const auto refused = [&](const json& def, const std::string& field) {
+    std::ofstream((dir / "definition.json").string()) << def.dump();
+    try {
+      definition_scope(s);
+      ADD_FAILURE() << "accepted " << def.dump();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  json def = definition_of(s.definition, "bfloat16");
+  std::ofstream((dir / "definition.json").string()) << def.dump();
+  EXPECT_EQ(definition_scope(s).head_dim, 128);  // control: as published
+  EXPECT_EQ(definition_scope(s).grad_dtypes, std::vector<ref::Dtype>{ref::Dtype::bf16});
+  def["axes"]["head_dim"] = {{"type", "const"}, {"value", 1048576}};
+  refused(def, "axes.head_dim.value: expected 128");
+  refused(definition_of(s.definition, "float32"), "inputs.grad_cos.dtype: expected bf16");
+  fs::remove_all(dir);
+}
+
 // definition.json as a link: read when it stays in the solution's folder, refused (naming the
 // file and the link) when it leads out of it, as to a file the submitter could not read.
 TEST(DefinitionScope, ALinkOutOfTheSolutionsFolderIsRefused) {

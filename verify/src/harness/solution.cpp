@@ -127,7 +127,19 @@ DefinitionScope definition_scope(const Solution& s) {
       const json d = read_json_text(f.text, where, JsonFormat::definition);
       if (d["name"] != s.definition) break;
       check_json(d, JsonFormat::definition, where, "rope2d_backward");
-      return {{definition_grad(d, where)}, d["axes"]["head_dim"]["value"].get<std::int64_t>()};
+      const DefinitionScope found{{definition_grad(d, where)}, d["axes"]["head_dim"]["value"].get<std::int64_t>()};
+      // The file is the submitter's and chooses which sets are judged: for a definition the
+      // verifier knows, it may only agree (a wider head_dim or another dtype would leave the
+      // hard sets out of the verdict).
+      if (const auto it = known.find(s.definition); it != known.end()) {
+        if (found.grad_dtypes != it->second.grad_dtypes)
+          ref::bad_input(where, "inputs.grad_cos.dtype", std::string(ref::name(it->second.grad_dtypes.front())) + " (" + s.definition + " as published)",
+                         std::string(ref::name(found.grad_dtypes.front())));
+        if (found.head_dim != it->second.head_dim)
+          ref::bad_input(where, "axes.head_dim.value", std::to_string(it->second.head_dim) + " (" + s.definition + " as published)",
+                         std::to_string(found.head_dim));
+      }
+      return found;
     }
   }
   const auto it = known.find(s.definition);
