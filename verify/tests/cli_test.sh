@@ -182,6 +182,24 @@ check empty-only-solution 2 "$rope2d" verify "$sol" --only odd/bf16/n=0 --quick 
 check empty-only-kernel 2 "$rope2d" verify --only odd/bf16/n=0 --out "$tmp/empty2"
 expect empty-only-kernel-says "every selected set has no elements"
 check one-element-kernel 0 "$rope2d" verify --only odd/bf16/n=1 --rounds 1 --out "$tmp/empty3"
+# A submission file is read beneath its folder: a link out of it is refused, never followed
+# (the verifier may read what the submitter cannot, and would quote it); a link inside is read.
+mkdir -p "$tmp/inbox" "$tmp/elsewhere" && echo 'int SECRET_LINE_7f3 = 1;' >"$tmp/elsewhere/secret.cu"
+ln -sf "$tmp/elsewhere/secret.cu" "$tmp/inbox/kernel.cu"
+check link-out-kernel 3 "$rope2d" verify "$tmp/inbox/kernel.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/linkout"
+expect link-out-kernel-says "a link out of its folder"
+grep -rq SECRET_LINE_7f3 "$tmp/linkout" && { echo "FAIL link-out-kernel: the linked file was quoted"; fails=$((fails+1)); }
+cp "$sol" "$tmp/elsewhere/solution.json" && ln -sf "$tmp/elsewhere/solution.json" "$tmp/inbox/solution.json"
+check link-out-solution 2 "$rope2d" verify "$tmp/inbox/solution.json" --quick --out "$tmp/linkout2"
+expect link-out-solution-says "not a link out of it"
+# A solution's sources folder in the report folder is the run's alone: emptied where the
+# verifier made it, refused where it holds anything else.
+check sources-fresh-1 0 "$rope2d" verify "$sol" --quick --out "$tmp/fresh"
+echo stale >"$tmp/fresh/solution/left_by_another.py"
+check sources-fresh-2 0 "$rope2d" verify "$sol" --quick --out "$tmp/fresh"
+[ -e "$tmp/fresh/solution/left_by_another.py" ] && { echo "FAIL sources-fresh: a file of an earlier run stayed"; fails=$((fails+1)); }
+mkdir -p "$tmp/foreign/solution" && echo mine >"$tmp/foreign/solution/notes.txt"
+check sources-foreign 2 "$rope2d" verify "$sol" --quick --out "$tmp/foreign"
 
 # Without a GPU and without --out, the report goes to <name>-no-gpu: a judged run's report in
 # reports/verify/<name> is never replaced by one that judged nothing (run from a scratch folder).

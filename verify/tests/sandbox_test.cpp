@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -48,6 +49,28 @@ bool running(const std::string& token) {
 }
 
 }  // namespace
+
+// The box's search paths keep only the caller's absolute entries: an empty or relative one
+// names the box's working folder, where the submission writes (a library planted there would
+// be loaded by the build's programs).
+TEST(Sandbox, SearchPathsKeepOnlyAbsoluteEntries) {
+  const char* old_path = std::getenv("PATH");
+  const char* old_libs = std::getenv("LD_LIBRARY_PATH");
+  const std::string saved_path = old_path ? old_path : "", saved_libs = old_libs ? old_libs : "";
+  ::setenv("PATH", ":bin:/opt/x/bin", 1);
+  ::setenv("LD_LIBRARY_PATH", ":/usr/local/cuda/lib64:lib::.", 1);
+  const std::vector<std::string> env = box_environment("/tmp/scratch");
+  ::setenv("PATH", saved_path.c_str(), 1);
+  if (old_libs) ::setenv("LD_LIBRARY_PATH", saved_libs.c_str(), 1);
+  else ::unsetenv("LD_LIBRARY_PATH");
+  EXPECT_NE(std::find(env.begin(), env.end(), "LD_LIBRARY_PATH=/usr/local/cuda/lib64"), env.end());
+  EXPECT_NE(std::find(env.begin(), env.end(), "PATH=/opt/x/bin:/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"), env.end());
+  ::setenv("LD_LIBRARY_PATH", "::lib", 1);  // nothing absolute: no variable at all
+  const std::vector<std::string> none = box_environment("/tmp/scratch");
+  if (old_libs) ::setenv("LD_LIBRARY_PATH", saved_libs.c_str(), 1);
+  else ::unsetenv("LD_LIBRARY_PATH");
+  EXPECT_TRUE(std::none_of(none.begin(), none.end(), [](const std::string& v) { return v.rfind("LD_LIBRARY_PATH=", 0) == 0; }));
+}
 
 TEST(Sandbox, WritesOnlyItsScratchFolder) {
   NEED_BOX();

@@ -160,6 +160,17 @@ std::vector<float> as_f32(const Tensor& t, const std::string& what) {
   return v;
 }
 
+namespace {
+
+std::string hex_digest(const unsigned char* md, unsigned len) {
+  static const char* hexd = "0123456789abcdef";
+  std::string s;
+  for (unsigned i = 0; i < len; ++i) s += {hexd[md[i] >> 4], hexd[md[i] & 15]};
+  return s;
+}
+
+}  // namespace
+
 std::string sha256_file(const std::string& path) {
   const ref::InputFile in(path, max_safetensors_bytes);
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
@@ -180,10 +191,14 @@ std::string sha256_file(const std::string& path) {
   unsigned len = 0;
   EVP_DigestFinal_ex(ctx, md, &len);
   EVP_MD_CTX_free(ctx);
-  static const char* hexd = "0123456789abcdef";
-  std::string s;
-  for (unsigned i = 0; i < len; ++i) s += {hexd[md[i] >> 4], hexd[md[i] & 15]};
-  return s;
+  return hex_digest(md, len);
+}
+
+std::string sha256_bytes(std::string_view bytes) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr);
+  return hex_digest(md, len);
 }
 
 }  // namespace rope2d::verify

@@ -208,11 +208,19 @@ std::vector<SchemaProblem> solution_problems(json& sol, const std::string& dir, 
   return p;
 }
 
-std::vector<SchemaProblem> check_solution_file(const std::string& path, json& sol, const SolutionLimits& limits) {
+std::vector<SchemaProblem> check_solution_file(const std::string& path, json& sol, const SolutionLimits& limits, std::string* text) {
   // Read whole, then filled from sibling files before the schema speaks (the upstream CLI's
   // order), every problem listed: the one reader's checks without its first-problem throw.
-  sol = ref::parse_json(ref::read_file(path), path);
   const std::string dir = fs::path(path).parent_path().string();
+  FolderFile f = read_inside_folder(dir.empty() ? "." : dir, fs::path(path).filename().string(), ref::max_json_file_bytes);
+  if (f.found == FolderFile::Found::outside)
+    ref::bad_input(path, "the file", "a solution inside its folder (copy it there, not a link out of it)", "a link out of it");
+  if (f.found != FolderFile::Found::file) {
+    ref::read_file(path);  // its words for a file that is missing, not regular, too big or unreadable
+    ref::bad_input(path, "the file", "a readable regular file", "one that changed while it was read");
+  }
+  sol = ref::parse_json(f.text, path);
+  if (text) *text = std::move(f.text);
   return solution_problems(sol, dir.empty() ? "." : dir, limits);
 }
 

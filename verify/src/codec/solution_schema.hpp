@@ -46,7 +46,10 @@ std::vector<SchemaProblem> solution_problems(nlohmann::json& sol, const std::str
 
 // Reads a solution.json (regular file, size and depth capped) and checks it; the filled
 // document in `sol`. Throws std::invalid_argument naming the file when it is not JSON at all.
-std::vector<SchemaProblem> check_solution_file(const std::string& path, nlohmann::json& sol, const SolutionLimits& limits = {});
+// The file is read once, beneath its folder (a link may stay in it, never lead out of it: exit 2
+// naming it); `text`, where given, gets its bytes.
+std::vector<SchemaProblem> check_solution_file(const std::string& path, nlohmann::json& sol, const SolutionLimits& limits = {},
+                                               std::string* text = nullptr);
 
 // spec.destination_passing_style as pydantic reads it (true/false, 0/1, "yes", "off", ...);
 // absent: true. Call only on a document without problems.

@@ -652,27 +652,38 @@ BoxResult BoxedProcess::finish(double grace_s) {
   return r;
 }
 
-std::vector<std::string> box_environment(const std::string& scratch) {
-  // The caller's PATH (its absolute entries: a relative one would name the scratch folder) so
-  // that the same python3 and nvcc run inside; the usual folders after it.
-  std::string path;
-  const char* env_path = std::getenv("PATH");
-  const std::string given = env_path ? env_path : "";
+namespace {
+
+// The absolute entries of a search path variable of the caller's, each followed by ':': a
+// relative or empty one would name the box's working folder, the scratch folder the
+// submission writes in (a library or program planted there would be found).
+std::string absolute_entries(const char* name) {
+  const char* value = std::getenv(name);
+  const std::string given = value ? value : "";
+  std::string kept;
   for (std::size_t b = 0, e = 0; b <= given.size(); b = e + 1) {
     e = std::min(given.find(':', b), given.size());
     const std::string dir = given.substr(b, e - b);
-    if (!dir.empty() && dir[0] == '/') path += dir + ":";
+    if (!dir.empty() && dir[0] == '/') kept += dir + ":";
   }
-  path += "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
+  return kept;
+}
+
+}  // namespace
+
+std::vector<std::string> box_environment(const std::string& scratch) {
+  // The caller's PATH (its absolute entries) so that the same python3 and nvcc run inside; the
+  // usual folders after it.
+  const std::string path = absolute_entries("PATH") + "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
   // No Python bytecode written: the box's root is read-only, and every module a Python host
   // imports (torch's thousands) would otherwise be a refused write in the report's count,
   // hiding the submission's own. A setting many users' images have too.
   std::vector<std::string> env{"PATH=" + path, "LANG=C.UTF-8", "HOME=" + scratch, "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1"};
   // The device selection and library path, and the sanitizer runtimes' settings of a sanitized
   // build of the verifier (whose kernel host is sanitized too): nothing of the verifier's own.
-  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS",
-                           "LSAN_OPTIONS"})
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"})
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
+  if (std::string libs = absolute_entries("LD_LIBRARY_PATH"); !libs.empty()) env.push_back("LD_LIBRARY_PATH=" + libs.substr(0, libs.size() - 1));
   return env;
 }
 

@@ -53,7 +53,8 @@ void load_notes(const json& m, std::vector<std::string>* notes) {
 
 Solution prepare_solution(const std::string& path, const std::string& dir) {
   json j;
-  const std::vector<SchemaProblem> problems = check_solution_file(path, j);
+  std::string text;
+  const std::vector<SchemaProblem> problems = check_solution_file(path, j, {}, &text);
   if (!problems.empty()) {
     std::string msg = problems[0].line(path);
     for (std::size_t i = 1; i < std::min<std::size_t>(problems.size(), 8); ++i) msg += "\n" + problems[i].line(path);
@@ -63,7 +64,7 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   const json& spec = j["spec"];
   Solution s;
   s.path = path;
-  s.sha256 = sha256_file(path);
+  s.sha256 = sha256_bytes(text);
   s.name = j["name"].get<std::string>();
   s.definition = j["definition"].get<std::string>();
   s.entry_point = spec["entry_point"].get<std::string>();
@@ -73,7 +74,16 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   s.destination_passing = destination_passing(spec);
   read_compile_options(spec, s);
   s.dir = dir;
+  // The folder is this run's alone: sources an earlier run left there would reach this one's
+  // box. Emptied only where an earlier run of the verifier made it (its mark); a folder of
+  // anything else is not ours to empty (exit 2).
+  std::error_code ec;
+  const fs::path mark = fs::path(dir) / ".rope2d-sources";
+  if (fs::is_regular_file(fs::symlink_status(mark, ec))) fs::remove_all(dir, ec);
+  else if (fs::is_directory(fs::symlink_status(dir, ec)) && !fs::is_empty(dir, ec))
+    ref::bad_input(dir, "the folder", "a folder for the solution's sources that rope2d made, or none", "a folder of other files");
   make_output_folder(dir);
+  write_file_atomic(mark.string(), {"the sources of the solution last verified into this report folder\n"});
   for (const json& src : j["sources"]) {
     const fs::path out = fs::path(dir) / fs::path(src["path"].get<std::string>()).lexically_normal();
     fs::create_directories(out.parent_path());

@@ -39,6 +39,39 @@ std::string into_box(const fs::path& from, const fs::path& to) {
   return "";
 }
 
+// Bytes read once put at `to` in a folder the box writes in, created whole and never through a
+// link there; "" or why not.
+std::string write_into_box(const std::string& text, const fs::path& to) {
+  try {
+    write_file_atomic(to.string(), {text});
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A submission file, read whole once (a source at most as large as all its headers together,
+// a shared object at most 256 MiB) beneath its folder: a link may stay inside the folder, never
+// lead out of it, since the verifier may hold rights the submitter lacks and would quote the
+// file in its errors (definition.json is read the same way). `text` gets the bytes; "" or why not.
+std::string read_submission(const std::string& path, bool source, std::string* text) {
+  const std::uint64_t cap = source ? std::uint64_t{32} << 20 : std::uint64_t{256} << 20;
+  const fs::path p(path);
+  FolderFile f = read_inside_folder(p.parent_path().empty() ? "." : p.parent_path().string(), p.filename().string(), cap);
+  switch (f.found) {
+    case FolderFile::Found::file:
+      if (f.text.empty()) return "empty file";
+      *text = std::move(f.text);
+      return "";
+    case FolderFile::Found::missing: return "no such file";
+    case FolderFile::Found::outside: return "a link out of its folder (copy the file there, not a link to it)";
+    case FolderFile::Found::not_regular: return "not a regular file";
+    case FolderFile::Found::too_big: return "larger than " + std::to_string(cap) + " bytes (" + std::to_string(f.size) + ")";
+    case FolderFile::Found::unreadable: return f.error;
+  }
+  return "unreadable";
+}
+
 // The names a source's #include lines give literally, quoted or angled ("x.h", <sub/y.cuh>),
 // wherever the lines stand (an #if 0 does not hide one: more is found, never less).
 std::vector<std::string> included_names(const std::string& text) {
@@ -68,17 +101,12 @@ std::vector<std::string> included_names(const std::string& text) {
 // box never needs to see the submission's folder, and nothing there that the source does not
 // name is copied: the folder may hold other files (another submission's, in an inbox under a
 // hidden home) that the box must not read.
-void copy_headers(const std::string& source, const fs::path& to, Submission& s) {
+void copy_headers(const std::string& source, const std::string& text, const fs::path& to, Submission& s) {
   std::error_code ec;
   const fs::path root = fs::canonical(fs::absolute(source).parent_path(), ec);
   if (ec) return;
   std::set<std::string> copied;  // relative to root
-  std::vector<std::pair<std::string, fs::path>> pending;  // a file's text, its folder relative to root
-  try {
-    pending.emplace_back(ref::read_file(source, 32u << 20), fs::path());
-  } catch (const std::invalid_argument&) {
-    return;
-  }
+  std::vector<std::pair<std::string, fs::path>> pending{{text, fs::path()}};  // a file's text, its folder relative to root
   std::size_t bytes = 0;
   while (!pending.empty()) {
     const auto [text, folder] = std::move(pending.back());
@@ -117,13 +145,13 @@ void copy_headers(const std::string& source, const fs::path& to, Submission& s) 
 // folder, beside copies of its headers and of the ABI header, inside the box, with relative
 // paths only. No name taken from the submission, the report folder or a config reaches nvcc.
 // False (s.error set) on failure.
-bool build_in_box(Submission& s, const std::string& path, const BuildOptions& o) {
+bool build_in_box(Submission& s, const std::string& path, const std::string& text, const BuildOptions& o) {
   const fs::path work = o.box.scratch;
   std::error_code ec;
-  copy_headers(path, work, s);
+  copy_headers(path, text, work, s);
   fs::create_directories(work / "include" / "rope2d", ec);
   std::string why = into_box(fs::path(o.include_dir) / "rope2d" / "rope2d_backward.h", work / "include" / "rope2d" / "rope2d_backward.h");
-  if (why.empty()) why = into_box(path, work / "submission.cu");
+  if (why.empty()) why = write_into_box(text, work / "submission.cu");
   if (!why.empty()) {
     s.error = path + ": cannot copy it to build it (" + why + ")";
     return false;
@@ -171,7 +199,6 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
     s.error = path + (fs::is_regular_file(path) ? ": empty file" : ": no such file");
     return s;
   }
-  s.sha256 = sha256_file(path);
   const fs::path lib = fs::path(o.box.scratch) / "submission.so";
   std::error_code ec;
   const harness::SubmissionKind* kind = harness::kind_of(path);
@@ -179,10 +206,16 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
     s.error = path + ": expected a C ABI submission (" + harness::kind_suffixes() + ", by the ending of its name)";
     return s;
   }
+  std::string text;  // what is built or loaded and hashed: the file as read here, once
+  if (const std::string why = read_submission(path, kind->preparation == harness::Preparation::nvcc_build, &text); !why.empty()) {
+    s.error = path + ": " + why;
+    return s;
+  }
+  s.sha256 = sha256_bytes(text);
   s.kind = std::string(kind->name);
   s.symbol = std::string(kind->symbol), s.fused_symbol = std::string(kind->fused_symbol);
   if (kind->preparation == harness::Preparation::nvcc_build) {
-    if (!build_in_box(s, path, o)) return s;
+    if (!build_in_box(s, path, text, o)) return s;
     if (!fs::is_regular_file(fs::symlink_status(lib, ec))) {
       s.error = "nvcc left no regular submission.so";
       s.error_cause = Cause::build;
@@ -198,7 +231,7 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
       return s;
     }
   } else {  // Preparation::copy_library
-    if (const std::string why = into_box(path, lib); !why.empty()) {
+    if (const std::string why = write_into_box(text, lib); !why.empty()) {
       s.error = path + ": cannot copy it into the box (" + why + ")";
       return s;
     }

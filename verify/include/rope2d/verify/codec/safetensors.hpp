@@ -9,6 +9,7 @@
 #include <map>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rope2d/ref/dtype.hpp"
@@ -56,6 +57,8 @@ std::vector<float> as_f32(const Tensor& t, const std::string& what);
 
 // sha256 of a file, lowercase hex.
 std::string sha256_file(const std::string& path);
+// The same of bytes in memory (a file read once, beneath its folder).
+std::string sha256_bytes(std::string_view bytes);
 
 // "[2, 3, 128]": a shape in messages.
 std::string shape_str(const std::vector<std::int64_t>& shape);
