@@ -116,6 +116,11 @@ struct DuplicateKeys : nlohmann::json_sax<json> {
 }  // namespace
 
 json parse_json(const std::string& text, const std::string& where, int max_depth) {
+  // What JSON parsers of other tools refuse is refused here too: a NUL byte (the parser would
+  // take it as the end of the text, and anything after it unread) and a byte order mark.
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+    bad_input(where, "the text", "JSON text", "a NUL byte at byte " + std::to_string(nul));
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) bad_input(where, "the text", "JSON text without a byte order mark", "one");
   check_depth(text, where, max_depth);
   DuplicateKeys sax;
   json::sax_parse(text, &sax);
@@ -123,7 +128,10 @@ json parse_json(const std::string& text, const std::string& where, int max_depth
   try {
     return json::parse(text);
   } catch (const json::exception& e) {
-    throw std::invalid_argument(where + ": not valid JSON: " + std::string(e.what()).substr(0, 200));
+    std::string why = std::string(e.what()).substr(0, 200);
+    for (char& c : why)  // the parser quotes what it last read: shown as text, never as raw bytes
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    throw std::invalid_argument(where + ": not valid JSON: " + why);
   }
 }
 

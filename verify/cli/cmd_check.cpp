@@ -3,6 +3,7 @@
 // itself (checksums, and every stored result against the reference).
 #include <iostream>
 
+#include "codec/plain_text.hpp"
 #include "commands.hpp"
 #include "machine_outputs.hpp"
 #include "progress.hpp"
@@ -47,7 +48,7 @@ int run(CheckArgs a) {
   if (!a.outputs.empty()) r.header.push_back({"outputs", a.outputs});  // the trace lines' solution
   if (!a.report_dir.empty()) write_report(a.report_dir, r);
   std::cout << summary(r);
-  if (!a.report_dir.empty()) std::cout << "report: " << a.report_dir << "/report.md\n";
+  if (!a.report_dir.empty()) std::cout << "report: " << plain_line(a.report_dir + "/report.md") << "\n";
   redirect.restore();
   emit_machine_outputs(a.machine, r);
   return r.verdict() == Disposition::failed ? Exit::usage : r.exit_code();

@@ -127,7 +127,7 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
       r.beyond_definition = !within_definition(*spec, a.definition_dtypes, a.definition_head_dim);
     }
     write_report(a.out_dir, rep);
-    std::cout << "report: " << a.out_dir << "/report.md\n";
+    std::cout << "report: " << plain_line(a.out_dir + "/report.md") << "\n";
   };
   // Its name as the terminal shows it: a file's name may hold escapes and line breaks.
   const std::string shown = plain_line(a.run.submission);

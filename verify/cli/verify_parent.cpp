@@ -18,6 +18,7 @@
 #include <string_view>
 #include <variant>
 
+#include "codec/plain_text.hpp"
 #include "harness/sandbox.hpp"
 #include "progress.hpp"
 #include "rope2d/verify/products/report_files.hpp"
@@ -147,7 +148,7 @@ int report_broken(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Wa
   else broken.fail(fmt::format("the process exited with status {}", WEXITSTATUS(status)));
   w.partial.results.push_back(broken);
   write_report(a.out_dir, w.partial);
-  std::cout << summary(w.partial) << "report: " << a.out_dir << "/report.md\n";
+  std::cout << summary(w.partial) << "report: " << plain_line(a.out_dir + "/report.md") << "\n";
   // The verifier's own cross-checks (GPU against CPU) failing is not the submission's fault.
   if (w.child_error.rfind("verifier error", 0) == 0) {
     std::cerr << "rope2d verify: " << w.child_error << "\n";
@@ -215,7 +216,7 @@ int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier 
     return Exit::no_gpu;
   }
   if (w.verdict && !killed) {
-    std::cout << "report: " << a.out_dir << "/report.md\n";
+    std::cout << "report: " << plain_line(a.out_dir + "/report.md") << "\n";
     return *w.verdict == Disposition::passed ? Exit::ok : *w.verdict == Disposition::incorrect ? Exit::incorrect : Exit::submission_failed;
   }
   return report_broken(a, specs, w, killed, status);

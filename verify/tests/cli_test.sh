@@ -192,6 +192,11 @@ grep -rq SECRET_LINE_7f3 "$tmp/linkout" && { echo "FAIL link-out-kernel: the lin
 cp "$sol" "$tmp/elsewhere/solution.json" && ln -sf "$tmp/elsewhere/solution.json" "$tmp/inbox/solution.json"
 check link-out-solution 2 "$rope2d" verify "$tmp/inbox/solution.json" --quick --out "$tmp/linkout2"
 expect link-out-solution-says "not a link out of it"
+# The report's path is shown as text: a name with control characters cannot draw on the terminal.
+mkdir -p "$tmp/ctl" && ctl_name=$'\e[2J\e[32mpassed\nx.cu' && cp "$(dirname "$0")/kernels/accurate_simple.cu" "$tmp/ctl/$ctl_name"
+(cd "$tmp/ctl" && "$rope2d" verify "$ctl_name" --only odd/bf16/n=1 --rounds 1 >"$tmp/ctl.out" 2>&1)
+if grep -q $'\e' "$tmp/ctl.out"; then echo "FAIL control-name: an escape character reached the terminal"; fails=$((fails+1))
+else echo "ok   control-name"; passes=$((passes+1)); fi
 # A solution's sources folder in the report folder is the run's alone: emptied where the
 # verifier made it, refused where it holds anything else.
 check sources-fresh-1 0 "$rope2d" verify "$sol" --quick --out "$tmp/fresh"

@@ -45,6 +45,21 @@ TEST(Input, DuplicateKeysAreRefused) {
   EXPECT_EQ(message([&] { ref::parse_json(R"({"a": {"a": 1}, "b": {"a": 2}})", "f"); }), "accepted");
 }
 
+// A NUL byte would end the parser's text early (what follows unread) and a byte order mark is
+// refused by other tools' parsers: both are refused, naming the file; a parse error quotes no
+// raw bytes (control: the text without them is read).
+TEST(Input, NulBytesAndByteOrderMarksAreRefused) {
+  using namespace std::string_literals;
+  EXPECT_NE(message([&] { ref::parse_json("{\"a\": 1}\0garbage {{{"s, "f.json"); }).find("f.json: the text: expected JSON text, found a NUL byte at byte 8"),
+            std::string::npos);
+  EXPECT_NE(message([&] { ref::parse_json("\xEF\xBB\xBF{\"a\": 1}", "f.json"); }).find("byte order mark"), std::string::npos);
+  EXPECT_EQ(message([&] { ref::parse_json("{\"a\": 1}", "f.json"); }), "accepted");
+  const std::string m = message([&] { ref::parse_json("{\"a\": \x1b[2J\xff}", "f.json"); });
+  EXPECT_NE(m.find("f.json: not valid JSON"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\x1b'), std::string::npos) << m;
+  EXPECT_EQ(m.find('\xff'), std::string::npos) << m;
+}
+
 TEST(Input, DescriptionsAreBounded) {
   EXPECT_EQ(ref::brief(nlohmann::json::array({1, 2, 3})), "an array of 3");
   EXPECT_LE(ref::brief(nlohmann::json(std::string(100000, 'x'))).size(), 80u);
