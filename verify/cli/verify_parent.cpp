@@ -173,6 +173,70 @@ void reap_descendants(double limit_s) {
   }
 }
 
+// The ending signals noted (not acted on) while it lives, as they were before after restore();
+// one ignored before (nohup's SIGHUP) stays ignored.
+class NotedSignals {
+ public:
+  NotedSignals() {
+    struct sigaction note {};
+    note.sa_handler = note_ending_signal;  // no SA_RESTART: a poll or wait returns at once
+    for (std::size_t i = 0; i < std::size(ending_signals); ++i) {
+      sigaction(ending_signals[i], nullptr, &previous_[i]);
+      if (previous_[i].sa_handler != SIG_IGN) sigaction(ending_signals[i], &note, nullptr);
+    }
+  }
+  ~NotedSignals() { restore(); }
+  NotedSignals(const NotedSignals&) = delete;
+  NotedSignals& operator=(const NotedSignals&) = delete;
+  void restore() {
+    for (std::size_t i = 0; i < std::size(ending_signals); ++i) sigaction(ending_signals[i], &previous_[i], nullptr);
+  }
+
+ private:
+  struct sigaction previous_[std::size(ending_signals)] {};
+};
+
+// A run ended by a signal says so and takes the signal's course (its default: exit 128 + sig).
+void end_by_signal(const char* what) {
+  if (const int sig = ending_signal) {
+    std::cerr << "rope2d verify: ended by signal " << sig << " (" << strsignal(sig) << "): " << what << "\n";
+    std::raise(sig);
+  }
+}
+
+// The checks that need no GPU build and load the submission in boxes too: run in a child of
+// their own with its temporary files in a run folder, as the worker is, so that a signal ends
+// them, their boxes with them, and what they left there is removed.
+int cpu_only_supervised(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, const std::string& why) {
+  std::optional<harness::Scratch> run_folder(std::in_place, harness::Scratch::Use::for_run);
+  NotedSignals noted;
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1) _exit(3);
+    for (int sig : ending_signals) std::signal(sig, SIG_DFL);
+    setpgid(0, 0);
+    setenv("TMPDIR", run_folder->path().c_str(), 1);
+    int rc = Exit::usage;
+    try {
+      rc = cpu_only(a, specs, gate, why);
+    } catch (const std::exception& e) {  // bad input or the environment, as main() says it
+      std::cerr << "rope2d: " << e.what() << "\n";
+    }
+    std::cout.flush();
+    _exit(rc);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno == EINTR && ending_signal) kill(-pid, SIGKILL);
+  reap_descendants(30);
+  run_folder.reset();
+  noted.restore();
+  end_by_signal("the checks and their boxes ended, no report written");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : Exit::submission_failed;
+}
+
 }  // namespace
 
 int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate) {
@@ -182,12 +246,7 @@ int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier 
   // clean-up, or the run was interrupted.
   std::optional<harness::Scratch> run_folder(std::in_place, harness::Scratch::Use::for_run);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  struct sigaction note {}, previous[std::size(ending_signals)];
-  note.sa_handler = note_ending_signal;  // no SA_RESTART: supervise()'s poll returns at once
-  for (std::size_t i = 0; i < std::size(ending_signals); ++i) {
-    sigaction(ending_signals[i], nullptr, &previous[i]);
-    if (previous[i].sa_handler != SIG_IGN) sigaction(ending_signals[i], &note, nullptr);  // nohup's SIGHUP stays ignored
-  }
+  NotedSignals noted;
   const pid_t pid = start_worker(a, specs, gate, run_folder->path(), fds);
   Progress progress(a.quiet);
   Watch w;
@@ -200,17 +259,14 @@ int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier 
   close(fds[0]);
   progress.done();
   run_folder.reset();
-  for (std::size_t i = 0; i < std::size(ending_signals); ++i) sigaction(ending_signals[i], &previous[i], nullptr);
-  if (const int sig = ending_signal) {
-    std::cerr << "rope2d verify: ended by signal " << sig << " (" << strsignal(sig) << "): the worker and its box ended, no report written\n";
-    std::raise(sig);
-  }
+  noted.restore();
+  end_by_signal("the worker and its box ended, no report written");
   if (!w.nogpu.empty()) {
     if (a.out_default) {
       a.out_dir += "-no-gpu";
       check_verify_folder(a);
     }
-    const int rc = cpu_only(a, specs, gate, w.nogpu);
+    const int rc = cpu_only_supervised(a, specs, gate, w.nogpu);
     if (rc != Exit::ok || !a.require_gpu) return rc;
     std::cout << "rope2d verify: --require-gpu: the kernel runs were SKIPPED (" << w.nogpu << "): exit " << Exit::no_gpu << "\n";
     return Exit::no_gpu;

@@ -197,6 +197,20 @@ mkdir -p "$tmp/ctl" && ctl_name=$'\e[2J\e[32mpassed\nx.cu' && cp "$(dirname "$0"
 (cd "$tmp/ctl" && "$rope2d" verify "$ctl_name" --only odd/bf16/n=1 --rounds 1 >"$tmp/ctl.out" 2>&1)
 if grep -q $'\e' "$tmp/ctl.out"; then echo "FAIL control-name: an escape character reached the terminal"; fails=$((fails+1))
 else echo "ok   control-name"; passes=$((passes+1)); fi
+# Without a GPU the submission is built and loaded in boxes by the checks that need none: a
+# SIGTERM meanwhile ends them, their boxes with them, and leaves nothing in TMPDIR (one the
+# box's user can search, as a user's is).
+mkdir -p "$tmp/term/tmp" && chmod 755 "$tmp" "$tmp/term" "$tmp/term/tmp" && printf '%s\n' '#include <unistd.h>' '#include <cstdint>' '#include <cuda_runtime.h>' \
+  '__attribute__((constructor)) static void slow() { sleep(60); }' \
+  'extern "C" int rope2d_backward(const void*, const void*, const float*, float*, int64_t, int, cudaStream_t) { return 0; }' >"$tmp/term/slow.cu"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  TMPDIR="$tmp/term/tmp" "$rope2d" verify "$tmp/term/slow.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/term/out" >"$tmp/term.log" 2>&1 &
+  vpid=$!
+  sleep 4 && kill -TERM $vpid; wait $vpid; rc=$?
+  if [ $rc = 143 ] && [ -z "$(ls -A "$tmp/term/tmp")" ] && grep -q "ended by signal 15" "$tmp/term.log"; then
+    echo "ok   term-cpu-only"; passes=$((passes+1))
+  else echo "FAIL term-cpu-only: exit $rc, left: $(ls -A "$tmp/term/tmp" | head -3)"; tail -n 3 "$tmp/term.log"; fails=$((fails+1)); fi
+fi
 # A solution's sources folder in the report folder is the run's alone: emptied where the
 # verifier made it, refused where it holds anything else.
 check sources-fresh-1 0 "$rope2d" verify "$sol" --quick --out "$tmp/fresh"
