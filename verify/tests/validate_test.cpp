@@ -184,4 +184,29 @@ TEST(NightlyConfig, BadConfigsNameTheField) {
   EXPECT_NE(config(R"([1, 2])").find("(top): expected an object"), std::string::npos);
 }
 
+// A kernel's name (its file's stem) names its report folder: two of one name, or one named as
+// this project's kernel, would overwrite each other's reports.
+TEST(NightlyConfig, KernelNamesAreUnique) {
+  const fs::path dir = temp("names");
+  for (const char* f : {"alice/kernel.cu", "bob/kernel.cu", "bob/kernel.so", "rope2d.cu", "other.cu"}) {
+    fs::create_directories((dir / f).parent_path());
+    std::ofstream(dir / f) << "// kernel\n";
+  }
+  const auto list = [&](std::initializer_list<const char*> files) {
+    std::string body = R"({"submissions": [)";
+    for (const char* f : files) body += std::string(body.back() == '[' ? "" : ", ") + "\"" + (dir / f).string() + "\"";
+    return config(body + "]}");
+  };
+  EXPECT_EQ(list({"alice/kernel.cu", "other.cu"}), "accepted");
+  EXPECT_EQ(list({"alice/kernel.cu", "bob/kernel.cu"}),
+            temp("nightly.json") + ": submissions[1]: expected each kernel name (the file's name without its ending) once, found the string \"" +
+                (dir / "bob/kernel.cu").string() + "\", a second \"kernel\"");
+  EXPECT_NE(list({"bob/kernel.cu", "bob/kernel.so"}).find("submissions[1]: expected each kernel name"), std::string::npos);
+  EXPECT_EQ(list({"other.cu", "rope2d.cu"}),
+            temp("nightly.json") + ": submissions[1]: expected a kernel name other than this project's kernel's (\"rope2d\"), found the string \"" +
+                (dir / "rope2d.cu").string() + "\"");
+  EXPECT_EQ(verify::kernel_name((dir / "alice/kernel.cu").string()), "kernel");
+  fs::remove_all(dir);
+}
+
 }  // namespace

@@ -16,6 +16,10 @@ using nlohmann::json;
 using ref::bad_input;
 using ref::brief;
 
+std::string kernel_name(const std::string& submission) {
+  return submission.empty() ? "rope2d" : std::filesystem::path(submission).stem().string();
+}
+
 NightlyConfig read_nightly_config(const std::string& path) {
   NightlyConfig c;
   if (path.empty()) return c;
@@ -50,13 +54,19 @@ NightlyConfig read_nightly_config(const std::string& path) {
   }
   if (j.contains("submissions")) {
     const json& s = j["submissions"];
-    std::set<std::string> seen;
+    std::set<std::string> seen, names;
     for (std::size_t i = 0; i < s.size(); ++i) {
       const std::string field = "submissions[" + std::to_string(i) + "]";
       const std::string p = s[i];
       if (p.find('\0') != std::string::npos) bad_input(path, field, "a non-empty path", brief(s[i]));
       if (!std::filesystem::is_regular_file(p)) bad_input(path, field, "an existing regular file", brief(s[i]));
       if (!seen.insert(p).second) bad_input(path, field, "each submission once", brief(s[i]) + " twice");
+      // The kernel name names the submission's report folder: one name, one kernel.
+      const std::string name = kernel_name(p);
+      if (name == kernel_name(""))
+        bad_input(path, field, "a kernel name other than this project's kernel's (\"" + name + "\")", brief(s[i]));
+      if (!names.insert(name).second)
+        bad_input(path, field, "each kernel name (the file's name without its ending) once", brief(s[i]) + ", a second \"" + name + "\"");
       c.submissions.push_back(p);
     }
   }

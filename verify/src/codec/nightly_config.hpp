@@ -29,7 +29,12 @@ struct NightlyConfig {
   std::uint64_t sweep_hi() const { return sweep_all ? std::uint64_t{1} << 32 : std::bit_cast<std::uint32_t>(sweep_to); }
 };
 
-// Empty path: the defaults. Throws std::invalid_argument naming the file, field, expected and found.
+// The kernel name of a submission path, its file's stem ("" is this project's kernel, "rope2d"):
+// the name of its report folder and its row in the nightly's summary.
+std::string kernel_name(const std::string& submission);
+
+// Empty path: the defaults. Two submissions of one kernel name, or one named as this project's
+// kernel, are refused: each would overwrite the other's reports. Throws std::invalid_argument naming the file, field, expected and found.
 NightlyConfig read_nightly_config(const std::string& path);
 
 }  // namespace rope2d::verify

@@ -43,9 +43,6 @@ std::uint64_t fnv1a64(std::string_view s);
 nlohmann::json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_dir,
                             const std::vector<std::string>& golden_files, const std::string& sincosf_measurement = "");
 
-// The kernel name of a submission path ("" is this project's kernel, "rope2d").
-std::string kernel_name(const std::string& submission);
-
 // Shard s's work items, in the plan's order: {"kind": "verify", "kernel", "path", "grad_dtype"},
 // {"kind": "golden", "file"}, {"kind": "premise"} (shard 0), {"kind": "sweep", "lo", "hi"}.
 std::vector<nlohmann::json> nightly_items(const nlohmann::json& plan, ShardId s);

@@ -60,10 +60,6 @@ json nightly_plan(const NightlyConfig& c, bool quick, const std::string& golden_
           {"quick", quick}};
 }
 
-std::string kernel_name(const std::string& submission) {
-  return submission.empty() ? "rope2d" : std::filesystem::path(submission).stem().string();
-}
-
 std::vector<json> nightly_items(const json& plan, ShardId s) {
   std::vector<json> items;
   std::vector<std::string> kernels{""};
