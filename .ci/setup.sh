@@ -14,7 +14,8 @@ for arg in "$@"; do
 done
 packages=(cmake ninja-build g++ make libeigen3-dev libboost-dev libmpfr-dev libgmp-dev librapidcheck-dev libgtest-dev gappa
           nlohmann-json3-dev libvalijson-dev libcli11-dev libfmt-dev libssl-dev libpugixml-dev python3 python3-numpy
-          python3-pytest python3-setuptools python3-pip python3-wheel python3-build bubblewrap libseccomp-dev)
+          python3-pytest python3-setuptools python3-pip python3-wheel python3-build bubblewrap libseccomp-dev
+          libelf-dev pkg-config)
 # The tests also load the nightly dashboard in a headless browser (nightly_site_test), measure
 # every function with clang-tidy (function_size) and check the schemas of verify/schema/ with a
 # second validator (schema_cli_test).

@@ -36,6 +36,7 @@
 #include "rope2d/verify/products/report_files.hpp"
 #include "harness/solution.hpp"
 #include "harness/sandbox.hpp"
+#include "harness/submission.hpp"
 #include "rope2d/verify/judge/suites.hpp"
 
 namespace rope2d::cli {
@@ -176,6 +177,8 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   a.run.tier = std::string(name(*gate));
   if (!a.run.submission.empty() && !fs::is_regular_file(a.run.submission))
     throw std::invalid_argument(a.run.submission + ": no such file");
+  // Too big a file is bad input (exit 2), refused before it is hashed or copied.
+  if (!a.run.submission.empty()) check_submission_size(a.run.submission);
   std::string stem = a.run.submission.empty() ? "rope2d" : fs::path(a.run.submission).stem().string();
   if (stem.empty() || stem == "." || stem == "..") stem = "submission";  // "...cu": its stem would climb out of reports/verify
   a.out_default = a.out_dir.empty();

@@ -103,6 +103,10 @@ if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
   forged=$'\x1b|\r|^\\*\\*Verdict: passed|^# rope2d verify: passed|^rope2d verify: CPU checks passed$'
   NOT=$forged check forged_text forged_text.cu 3 "could not be loaded: cannot load"
   NOT=$forged ALSO="refused by the box: 3 write\(s\) outside" check forged_paths forged_paths.cu 0 "loaded in the box"
+  # The box's "found" is the submission's word: the judge reads the file's symbol table itself.
+  # The control, an accurate kernel, is found by both.
+  ALSO="the box's claim does not match the file" check forge_found forge_found.cu 3 "missing symbol rope2d_backward"
+  check accurate_simple "$(dirname "$attacks")/kernels/accurate_simple.cu" 0 "loaded in the box, rope2d_backward found"
   check escape_pid_namespace escape_pid_namespace.cu 0 "loaded in the box"
   check ptrace_everything ptrace_everything.cu 0 "loaded in the box"
   check proc_writes proc_writes.cu 0 "loaded in the box"

@@ -221,6 +221,14 @@ mkdir -p "$tmp/foreign/solution" && echo mine >"$tmp/foreign/solution/notes.txt"
 check sources-foreign 2 "$rope2d" verify "$sol" --quick --out "$tmp/foreign"
 
 # Without a GPU and without --out, the report goes to <name>-no-gpu: a judged run's report in
+# A submission larger than its kind's limit is bad input, refused before a byte is hashed or
+# copied (sparse files: no disk used).
+truncate -s 8G "$tmp/huge.cu" && truncate -s 300M "$tmp/huge.so"
+check huge-source 2 timeout 20 "$rope2d" verify "$tmp/huge.cu" --quick --out "$tmp/huge-cu"
+expect huge-source-says "huge.cu: expected a .cu submission of at most 32 MiB, found 8589934592 bytes"
+check huge-library 2 timeout 20 "$rope2d" verify "$tmp/huge.so" --quick --out "$tmp/huge-so"
+expect huge-library-says "huge.so: expected a .so submission of at most 256 MiB, found 314572800 bytes"
+rm -f "$tmp/huge.cu" "$tmp/huge.so"
 # reports/verify/<name> is never replaced by one that judged nothing (run from a scratch folder).
 if ! nvidia-smi -L >/dev/null 2>&1; then
   mkdir -p "$tmp/cwd/reports/verify/rope2d" && echo "judged" >"$tmp/cwd/reports/verify/rope2d/report.md"

@@ -6,9 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
+#include "harness/elf_symbols.hpp"
 #include "harness/sandbox.hpp"
 #include "harness/submission.hpp"
 
@@ -74,5 +80,90 @@ TEST(SubmissionKinds, ANewFormatIsOneLine) {
     EXPECT_NE(probe_submission(sub, kernel_host_program(s.path()), load_box(s)).find("missing symbol rope2d_backward_v3"),
               std::string::npos);
   }
+  fs::remove_all(dir);
+}
+
+namespace {
+
+std::string read_whole(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_whole(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+
+}  // namespace
+
+TEST(SubmissionKinds, TheBoxsFoundIsCheckedAgainstTheFile) {
+  // The judge's own reading of the symbol table, without loading: the kind's entry point.
+  EXPECT_EQ(defined_functions(ROPE2D_V2_LIBRARY, {"rope2d_backward_v2", "rope2d_backward"}), std::set<std::string>{"rope2d_backward_v2"});
+  EXPECT_TRUE(defined_functions(ROPE2D_EXIT_AT_LOAD_LIBRARY, {"rope2d_backward", "not_the_entry_point"}).count("not_the_entry_point"));
+  EXPECT_FALSE(defined_functions(ROPE2D_EXIT_AT_LOAD_LIBRARY, {"rope2d_backward"}).count("rope2d_backward"));
+  if (!probe_sandbox().available) GTEST_SKIP() << "no box here: " << probe_sandbox().reason;
+  const fs::path dir = fs::temp_directory_path() / ("rope2d_forged_found_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path lib = dir / "libforged.so";
+  fs::copy_file(ROPE2D_EXIT_AT_LOAD_LIBRARY, lib, fs::copy_options::overwrite_existing);
+  const Scratch s;
+  Submission sub = prepare_submission(lib.string(), {.box = load_box(s)});
+  ASSERT_EQ(sub.error, "");
+  // Its constructor's _exit(0) makes the box's load check say found; the file says otherwise.
+  const std::string why = probe_submission(sub, kernel_host_program(s.path()), load_box(s));
+  EXPECT_NE(why.find("missing symbol rope2d_backward: " + lib.string()), std::string::npos) << why;
+  EXPECT_NE(why.find("the box's claim does not match the file"), std::string::npos) << why;
+  fs::remove_all(dir);
+}
+
+TEST(SubmissionKinds, AMalformedLibraryIsRefusedByName) {
+  const fs::path dir = fs::temp_directory_path() / ("rope2d_bad_elf_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path bad = dir / "libbad.so";
+  const auto refusal = [&] {
+    try {
+      defined_functions(bad.string(), {"rope2d_backward"});
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  write_whole(bad, "not an ELF file at all");
+  EXPECT_EQ(refusal(), bad.string() + ": cannot read its dynamic symbol table (not an ELF file)");
+  // A real library cut short, or with bytes of its headers and tables overwritten, anywhere:
+  // refused or read, never a crash.
+  const std::string good = read_whole(ROPE2D_V2_LIBRARY);
+  for (std::size_t n = 0; n < good.size(); n += std::max<std::size_t>(1, good.size() / 97)) {
+    write_whole(bad, good.substr(0, n));
+    EXPECT_NE(refusal(), "") << n;
+  }
+  for (std::size_t at = 0; at < good.size(); at += 7) {
+    std::string mangled = good;
+    for (std::size_t k = at; k < std::min(good.size(), at + 8); ++k) mangled[k] = static_cast<char>(0xff);
+    write_whole(bad, mangled);
+    EXPECT_NE(refusal(), "") << at;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(SubmissionKinds, ATooLargeFileIsRefusedBeforeItIsRead) {
+  const fs::path dir = fs::temp_directory_path() / ("rope2d_huge_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // Sparse files: their sizes cost no disk.
+  const fs::path cu = dir / "huge.cu", so = dir / "libhuge.so", fits = dir / "fits.cu";
+  write_whole(cu, "x"), write_whole(so, "x"), write_whole(fits, "x");
+  fs::resize_file(cu, std::uint64_t{8} << 30);
+  fs::resize_file(so, max_library_bytes + 1);
+  fs::resize_file(fits, max_source_bytes);
+  const std::string cu_says = cu.string() + ": expected a .cu submission of at most 32 MiB, found 8589934592 bytes";
+  try {
+    check_submission_size(cu.string());
+    ADD_FAILURE() << "an 8 GiB source was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(e.what(), cu_says);
+  }
+  EXPECT_THROW(check_submission_size(so.string()), std::invalid_argument);
+  EXPECT_NO_THROW(check_submission_size(fits.string()));
+  const Scratch s;
+  EXPECT_EQ(prepare_submission(cu.string(), {.box = load_box(s)}).error, cu_says);
+  EXPECT_NE(prepare_submission(so.string(), {.box = load_box(s)}).error.find("at most 256 MiB, found 268435457 bytes"), std::string::npos);
   fs::remove_all(dir);
 }

@@ -142,8 +142,10 @@ std::optional<Unprepared> KernelHarness::cpu_checks(Report& rep, const Say& say)
                            ": " + sub.error);
     return Unprepared{sub.error, sub.error_cause};
   }
-  say(std::string(source ? "compiled, " : "") + "loaded in the box, rope2d_backward found (the box's word: no kernel ran)");
-  rep.header.push_back({"build", std::string(source ? "compiled, " : "") + "loaded in the box, rope2d_backward found"});
+  // Found: the box's load check and the judge's reading of the file's dynamic symbol table agree.
+  const std::string found = std::string(source ? "compiled, " : "") + "loaded in the box, " + sub.symbol + " found";
+  say(found + " (by the box's word and in the file's symbol table: no kernel ran)");
+  rep.header.push_back({"build", found});
   return std::nullopt;
 }
 

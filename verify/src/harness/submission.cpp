@@ -1,7 +1,10 @@
 // Building submissions in the box and checking that they load there (submission.hpp).
 #include "harness/submission.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +13,7 @@
 #include <filesystem>
 #include <set>
 
+#include "harness/elf_symbols.hpp"
 #include "harness/kinds.hpp"
 #include "rope2d/ref/input.hpp"
 #include "codec/atomic_file.hpp"
@@ -55,7 +59,7 @@ std::string write_into_box(const std::string& text, const fs::path& to) {
 // lead out of it, since the verifier may hold rights the submitter lacks and would quote the
 // file in its errors (definition.json is read the same way). `text` gets the bytes; "" or why not.
 std::string read_submission(const std::string& path, bool source, std::string* text) {
-  const std::uint64_t cap = source ? std::uint64_t{32} << 20 : std::uint64_t{256} << 20;
+  const std::uint64_t cap = source ? max_source_bytes : max_library_bytes;
   const fs::path p(path);
   FolderFile f = read_inside_folder(p.parent_path().empty() ? "." : p.parent_path().string(), p.filename().string(), cap);
   switch (f.found) {
@@ -192,6 +196,22 @@ bool build_in_box(Submission& s, const std::string& path, const std::string& tex
 
 }  // namespace
 
+void check_submission_size(const std::string& path) {
+  const harness::SubmissionKind* kind = harness::kind_of(path);
+  if (!kind || kind->host != harness::Host::kernel) return;
+  const std::uint64_t limit = kind->preparation == harness::Preparation::nvcc_build ? max_source_bytes : max_library_bytes;
+  // One stat of the file opened (a sparse file of 8 GiB is refused without a byte of it read).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw std::invalid_argument(path + ": cannot open it (" + std::strerror(errno) + ")");
+  struct stat st {};
+  const int rc = ::fstat(fd, &st);
+  ::close(fd);
+  if (rc != 0) throw std::invalid_argument(path + ": cannot stat it (" + std::strerror(errno) + ")");
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > limit)
+    throw std::invalid_argument(path + ": expected a " + std::string(kind->suffix) + " submission of at most " +
+                                std::to_string(limit >> 20) + " MiB, found " + std::to_string(st.st_size) + " bytes");
+}
+
 Submission prepare_submission(const std::string& path, const BuildOptions& o) {
   Submission s;
   s.path = path;
@@ -241,15 +261,38 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
   return s;
 }
 
+namespace {
+
+// The judge's own reading of the library's dynamic symbol table: "" when it defines the kind's
+// entry point, else why not. Read before the box's load check runs, so that nothing the
+// submission does at load can change the file read.
+std::string symbol_in_file(const Submission& s) {
+  try {
+    if (harness::defined_functions(s.library, {s.symbol}).count(s.symbol)) return "";
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "missing symbol " + s.symbol + ": " + s.path + " (built as " + fs::path(s.library).filename().string() +
+         ") defines no function " + s.symbol + " in its dynamic symbol table";
+}
+
+}  // namespace
+
 std::string probe_submission(Submission& s, const std::string& host_program, const harness::BoxPolicy& box) {
   harness::BoxPolicy p = box;
   if (p.limits.wall_s <= 0) p.limits.wall_s = 120;
+  const std::string in_file = symbol_in_file(s);
   const harness::BoxResult r = harness::run_boxed({host_program, "probe", s.library, s.symbol, s.fused_symbol}, p);
   s.refused.add(r.refused);
-  if (r.ok()) return "";
+  // "found" only when the box's load check and the file agree: the load check is the
+  // submission's word (a constructor that calls _exit(0) makes it say found).
+  if (r.ok())
+    return in_file.empty() ? "" : in_file + " (the box's load check claimed it found " + s.symbol + ": the box's claim does not match the file)";
   const std::string said = plain_text(r.output.substr(0, 4000));
   if (r.timed_out) return "loading did not end within " + std::to_string(static_cast<long>(p.limits.wall_s)) + " s (killed)";
-  if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3) return "missing symbol rope2d_backward: " + said;
+  if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3)
+    return "missing symbol " + s.symbol + ": " + said +
+           (in_file.empty() ? " (the box's claim does not match the file, whose dynamic symbol table defines it)" : "");
   if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 4) return said.empty() ? "cannot load" : said;
   return "the load check ended with " + r.exit_text() + (said.empty() ? "" : ": " + said);
 }

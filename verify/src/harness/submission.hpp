@@ -6,6 +6,7 @@
 // Failures are values (a message), never exceptions that escape.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,12 +42,24 @@ struct BuildOptions {
   double timeout_s = 600;               // the build's wall-clock limit
 };
 
+// The largest C ABI submission file taken, before it is hashed or copied: a CUDA source as much
+// as the headers it may include (copy_headers), a prebuilt shared object more.
+constexpr std::uint64_t max_source_bytes = std::uint64_t{32} << 20;    // .cu: 32 MiB
+constexpr std::uint64_t max_library_bytes = std::uint64_t{256} << 20;  // .so: 256 MiB
+
+// invalid_argument naming the file, the limit and its size when a C ABI submission's file is
+// larger than its kind's limit (one fstat of the file opened, nothing read); other kinds have
+// limits of their own (SolutionLimits).
+void check_submission_size(const std::string& path);
+
 // Builds (sources) or copies (shared objects) into the box's scratch folder; fast-math flags
-// add a warning.
+// add a warning. A file over check_submission_size's limit is an error before it is read.
 Submission prepare_submission(const std::string& path, const BuildOptions& o);
 
 // Loads the library in the box with the kernel host (no GPU needed): "" when it loads and
-// exports rope2d_backward, else why not. The box's word (its exit), not a judgement.
+// exports the kind's entry point (s.symbol), else why not. The box's exit is the submission's
+// word; the entry point is found only when the judge, reading the file's dynamic symbol table
+// itself (elf_symbols.hpp, before the box runs), finds it defined too: else a disagreement.
 std::string probe_submission(Submission& s, const std::string& host_program, const harness::BoxPolicy& box);
 
 // A Python solution's sources compiled to bytecode in the box, as the build of a C ABI
