@@ -219,6 +219,12 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
     s.error = path + (fs::is_regular_file(path) ? ": empty file" : ": no such file");
     return s;
   }
+  try {  // by its size, before a byte is read (read_submission caps the read itself too)
+    check_submission_size(path);
+  } catch (const std::invalid_argument& e) {
+    s.error = e.what();
+    return s;
+  }
   const fs::path lib = fs::path(o.box.scratch) / "submission.so";
   std::error_code ec;
   const harness::SubmissionKind* kind = harness::kind_of(path);
