@@ -74,12 +74,19 @@ sample=$repo/verify/tests/solutions/triton_sincos.json
 if "$rope2d" verify --list --quick "$sample" | grep -q '^odd/bf16/n=7 '; then bad "solution: odd/bf16/n=7 by default"; else ok "solution: no size off the axes by default"; fi
 if "$rope2d" verify --list --quick --beyond-axes "$sample" | grep -q '^odd/bf16/n=7 '; then ok "solution: --beyond-axes adds them"; else bad "solution: --beyond-axes adds nothing"; fi
 if "$rope2d" verify --list --quick | grep -q '^odd/bf16/n=7 '; then ok "the project's kernel: every size"; else bad "the project's kernel lost odd sizes"; fi
-mkdir -p own && cp "$sample" own/solution.json
-sed 's/"name": *"[^"]*"/"name": "090_batched_2d_rope_position_encoding_backward"/; s/"bfloat16"/"float16"/g' \
+# A definition the verifier does not know: the definition.json beside the solution decides.
+mkdir -p own && sed 's/"definition": *"[^"]*"/"definition": "091_own_rope_backward"/' "$sample" >own/solution.json
+sed 's/"name": *"[^"]*"/"name": "091_own_rope_backward"/; s/"bfloat16"/"float16"/g' \
   "$repo/data/golden-smoke/solexecbench/definition.json" >own/definition.json
 [ "$(count own-fp16 fp16 own/solution.json)" -gt 0 ] && [ "$(count own-bf16 bf16 own/solution.json)" -eq 0 ] \
   && ok "a definition.json beside the solution decides" || bad "definition.json beside the solution ignored"
-echo '{"name": "090_batched_2d_rope_position_encoding_backward", "inputs": {"grad_cos": {"dtype": "int8"}}}' >own/definition.json
+# One the verifier knows (090) may only agree with it: another grad dtype is refused.
+mkdir -p known && cp "$sample" known/solution.json
+sed 's/"name": *"[^"]*"/"name": "090_batched_2d_rope_position_encoding_backward"/; s/"bfloat16"/"float16"/g' \
+  "$repo/data/golden-smoke/solexecbench/definition.json" >known/definition.json
+run known-redrawn 2 "$rope2d" verify --list --quick known/solution.json
+says known-redrawn "inputs.grad_cos.dtype: expected bf16"
+echo '{"name": "091_own_rope_backward", "inputs": {"grad_cos": {"dtype": "int8"}}}' >own/definition.json
 run own-bad 2 "$rope2d" verify --list --quick own/solution.json
 says own-bad 'definition.json: inputs.grad_cos.dtype: expected "bfloat16", "float16" or "float32", found the string "int8"'
 finish require_gpu_test
