@@ -78,19 +78,29 @@ constexpr int ending_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 // The worker makes its temporary files (the box's scratch folders among them) in `run_folder`,
 // which the parent removes, however the worker ended.
-pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, const std::string& run_folder,
-                   int fds[2]) {
-  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+// A child of the parent's that makes its temporary files in `run_folder`: fork()'s result. In
+// the child: ended with the parent, however the parent ends (its boxes end with it:
+// --die-with-parent), the ending signals at their defaults, and a process group of its own,
+// so that a kill reaches a Python runner it started too.
+pid_t fork_child(const std::string& run_folder) {
   std::cout.flush();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
-    // Ended with the parent, however the parent ends: its boxes end with it (--die-with-parent).
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1) _exit(3);
     for (int sig : ending_signals) std::signal(sig, SIG_DFL);
-    setpgid(0, 0);  // its own process group: a kill reaches a Python runner it started too
-    close(fds[0]);
+    setpgid(0, 0);
     setenv("TMPDIR", run_folder.c_str(), 1);
+  }
+  return pid;
+}
+
+pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, const std::string& run_folder,
+                   int fds[2]) {
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  const pid_t pid = fork_child(run_folder);
+  if (pid == 0) {
+    close(fds[0]);
     int rc = 3;
     try {
       rc = verify_worker(a, specs, gate, fds[1]);
@@ -210,14 +220,8 @@ void end_by_signal(const char* what) {
 int cpu_only_supervised(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, const std::string& why) {
   std::optional<harness::Scratch> run_folder(std::in_place, harness::Scratch::Use::for_run);
   NotedSignals noted;
-  std::cout.flush();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
+  const pid_t pid = fork_child(run_folder->path());
   if (pid == 0) {
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1) _exit(3);
-    for (int sig : ending_signals) std::signal(sig, SIG_DFL);
-    setpgid(0, 0);
-    setenv("TMPDIR", run_folder->path().c_str(), 1);
     int rc = Exit::usage;
     try {
       rc = cpu_only(a, specs, gate, why);
