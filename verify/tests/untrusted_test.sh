@@ -126,13 +126,14 @@ done
 "$rope2d" layout --seed 1 --batch 4 --seq-len 30000 --emit >big.json
 run 0 "golden first" "$rope2d" golden --layout l.json --out set --quiet
 before=$(sha256sum set/manifest.json)
-# SIGINT in the middle of one big problem's reference: acted on within a second, not at its end.
+# SIGINT in the middle of one big problem's reference: acted on between two slices, not at its
+# end (the problem takes about 8 s alone, more on a loaded machine; 3 s leaves room for load).
 "$rope2d" golden --layout big.json --grad-dtypes fp32 --out set --seed 5 --force >/dev/null 2>golden.log & pid=$!
 for _ in $(seq 300); do grep -q "reference, " golden.log && break; sleep 0.1; done  # between two slices
 start=$(date +%s%N)
 if kill -INT $pid; then
   wait $pid; rc=$?; ms=$((($(date +%s%N) - start) / 1000000))
-  [ "$rc" != 0 ] && [ "$ms" -lt 1500 ] && ok "SIGINT acted on in $ms ms" || bad "SIGINT: exit $rc after $ms ms"
+  [ "$rc" != 0 ] && [ "$ms" -lt 3000 ] && ok "SIGINT acted on in $ms ms" || bad "SIGINT: exit $rc after $ms ms"
 else
   bad "SIGINT: golden had ended before it (the test needs a longer problem)"
 fi
