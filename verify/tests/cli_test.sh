@@ -211,6 +211,21 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
     echo "ok   term-cpu-only"; passes=$((passes+1))
   else echo "FAIL term-cpu-only: exit $rc, left: $(ls -A "$tmp/term/tmp" | head -3)"; tail -n 3 "$tmp/term.log"; fails=$((fails+1)); fi
 fi
+# A TMPDIR the box's user cannot search (run as root, the box drops to another user) is the
+# environment's fault: exit 2 naming it, not every submission's "compilation failed".
+if [ "$(id -u)" = 0 ]; then
+  mkdir -p "$tmp/closed/tmp" && chmod 700 "$tmp/closed"
+  TMPDIR="$tmp/closed/tmp" check closed-tmpdir 2 "$rope2d" verify "$(dirname "$0")/kernels/accurate_simple.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/closedout"
+  expect closed-tmpdir-says "cannot search $tmp/closed"
+  [ -z "$(ls -A "$tmp/closed/tmp")" ] || { echo "FAIL closed-tmpdir: a folder was left in TMPDIR"; fails=$((fails+1)); }
+fi
+# Without a GPU a cuda_cpp solution's build (torch's, in the Python host) is said SKIPPED, and a
+# box that never ran is not said to have refused nothing.
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  check cudacpp-no-gpu 0 "$rope2d" verify "$(dirname "$0")/solutions/cuda_sincosf.json" --quick --out "$tmp/cudacpp"
+  expect cudacpp-no-gpu-says "build SKIPPED: its C++/CUDA sources are built through torch"
+  grep -q "not counted" "$tmp/cudacpp/report.md" && { echo "FAIL cudacpp-no-gpu: a refusal line for a box that never ran"; fails=$((fails+1)); }
+fi
 # A solution's sources folder in the report folder is the run's alone: emptied where the
 # verifier made it, refused where it holds anything else.
 check sources-fresh-1 0 "$rope2d" verify "$sol" --quick --out "$tmp/fresh"

@@ -110,7 +110,7 @@ class PythonHarness final : public Harness {
     rep.header.push_back({"confinement", describe(box)});
     Refusals refused;
     const ByteCompile b = byte_compile_in_box(s, o_.python, box, 120, &refused);
-    if (box.confine) {
+    if (box.confine && b.ran) {  // a box that never started refused nothing worth a line
       say("refused by the box: " + refused.words());
       rep.header.push_back({"refused by the box", refused.words()});
     }
@@ -120,6 +120,14 @@ class PythonHarness final : public Harness {
     }
     if (b.ran) say(std::to_string(b.files) + " Python source(s) byte-compiled");
     else if (b.files) say("byte-compile SKIPPED (" + plain_text(b.error, "    ") + ")");
+    if (s.cpp) {
+      // Its C++/CUDA sources are built by torch's cpp_extension in the Python host, which is
+      // started only where a GPU is: not built here, and said so.
+      const std::string skipped = "SKIPPED: its C++/CUDA sources are built through torch's cpp_extension by the Python host, "
+                                  "which runs only where a GPU is (nothing was compiled)";
+      say("build " + skipped);
+      rep.header.push_back({"build", skipped});
+    }
     return std::nullopt;
   }
 

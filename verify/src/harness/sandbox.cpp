@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fmt/format.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -44,14 +45,18 @@ bool box_may(const fs::path& p, mode_t others_bit) {
   return st.st_mode & (st.st_uid == box_uid ? others_bit << 6 : others_bit);
 }
 
+// The first folder above `path` that box_uid may not search (by box_may), or an empty path.
+fs::path unsearchable_above(const std::string& path) {
+  fs::path prefix;
+  for (const auto& part : fs::path(path).parent_path())
+    if (!box_may(prefix /= part, S_IXOTH)) return prefix;
+  return {};
+}
+
 // Whether the box's user can search every folder above `path`: always with the caller's own
 // rights; dropping from root to box_uid, by box_may.
 bool box_can_search_above(const std::string& path, bool dropping) {
-  if (!dropping) return true;
-  fs::path prefix;
-  for (const auto& part : fs::path(path).parent_path())
-    if (!box_may(prefix /= part, S_IXOTH)) return false;
-  return true;
+  return !dropping || unsearchable_above(path).empty();
 }
 
 // Whether the box's user can read `path` (and search it, a folder) and search every folder
@@ -423,10 +428,15 @@ void remove_scratch_folders_now() {
   live_scratch.clear();
 }
 
-Scratch::Scratch(Use use) {
+std::string scratch_base() {
   std::error_code ec;
   std::string base = fs::temp_directory_path(ec).string();
-  if (ec || base.empty() || base[0] != '/') base = "/tmp";
+  return ec || base.empty() || base[0] != '/' ? "/tmp" : base;
+}
+
+Scratch::Scratch(Use use) {
+  const std::string base = scratch_base();
+  if (use == Use::box) require_box_can_search(base);
   std::string tmpl = base + "/tmp.XXXXXXXXXX";
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a scratch folder under " + base + ": " + std::strerror(errno));
   path_ = tmpl;
@@ -440,6 +450,15 @@ Scratch::Scratch(Use use) {
   }
   if (::geteuid() == 0 && ::chown(path_.c_str(), box_uid, box_uid) != 0)
     throw std::runtime_error("cannot give the scratch folder " + path_ + " to the box's user: " + std::strerror(errno));
+}
+
+void require_box_can_search(const std::string& folder) {
+  if (::geteuid() != 0) return;
+  if (const fs::path closed = unsearchable_above(folder + "/x"); !closed.empty())
+    throw std::runtime_error(fmt::format("the temporary folder {} (TMPDIR): the box's user (uid {}) cannot search {}, so no "
+                                         "submission could reach its scratch folder there; let others search it (chmod o+x) "
+                                         "or set TMPDIR to a folder they can",
+                                         plain_line(folder), box_uid, plain_line(closed.string())));
 }
 
 void give_to_box(const std::string& path) {

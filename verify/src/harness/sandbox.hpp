@@ -77,6 +77,9 @@ std::string describe(const BoxPolicy& p);
 // The unprivileged user the box drops to when started as root.
 inline constexpr uid_t box_uid = 65534;
 
+// The folder scratch folders are made in: TMPDIR where it is an absolute path, else /tmp.
+std::string scratch_base();
+
 // A folder only this process knows, under the system's temporary folder, writable by the
 // box's user; removed with its contents by the destructor. Its name says nothing of the
 // verifier (the box's HOME and working folder: a submission reads them).
@@ -107,6 +110,11 @@ void remove_scratch_folders_now();
 // found inside is moved up into `path` before it is emptied, so that two folders at most are
 // open at once; links are removed, never followed. False (errno set) when something stayed.
 bool remove_tree(const std::string& path);
+
+// Dropping from root, the box's user must search `folder` and every folder above it: a TMPDIR
+// it cannot search would fail every submission's build and run there, the environment's fault
+// and not theirs. runtime_error naming the closed folder, else nothing.
+void require_box_can_search(const std::string& folder);
 
 // Files this process put in a scratch folder made the box user's (when started as root), so
 // that what runs there may write beside them (caches, builds) as it would in its own folder.

@@ -76,9 +76,12 @@ void results_rows(std::ostringstream& b, const Report& r) {
     const Disposition d = x.disposition(r.gate);
     b << "<tr><td>" << html::text(x.name) << "</td><td>" << html::text(dtype_name(x.dtype)) << "</td><td class=\"" << disposition_class(d)
       << "\">" << name(d) << (x.beyond_definition ? " (beyond the definition)" : "") << "</td>"
-      << fmt::format("<td class=\"num\">{}</td><td class=\"num\">{:.3g}</td><td class=\"num\">{:.3g}</td><td class=\"num\">{:.3g}</td>"
-                     "<td class=\"num\">{:.4f}</td>",
-                     m.count, m.max_scaled, m.rms_scaled(), m.max_ulp, m.count ? double(m.correctly_rounded) / m.count : 1.0);
+      << fmt::format("<td class=\"num\">{}</td>", m.count);
+    // A set of no element measured has no error to show: dashes, not zeros and a ratio of one.
+    if (m.count)
+      b << fmt::format("<td class=\"num\">{:.3g}</td><td class=\"num\">{:.3g}</td><td class=\"num\">{:.3g}</td><td class=\"num\">{:.4f}</td>",
+                       m.max_scaled, m.rms_scaled(), m.max_ulp, double(m.correctly_rounded) / m.count);
+    else b << "<td>—</td><td>—</td><td>—</td><td>—</td>";
     for (Tier t : all_tiers) {
       if (!x.ran()) b << "<td>—</td>";
       else if (m.passes(t)) b << "<td class=\"pass\">pass</td>";

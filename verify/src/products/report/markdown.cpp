@@ -27,11 +27,15 @@ void results_table(std::ostringstream& md, const Report& r) {
   md << "\n";
   for (const auto& x : r.results) {
     const Metrics& m = x.metrics;
-    md << fmt::format("| {} | {} | {} | {} | {:.3g} | {:.3g} | {:.3g} | {:.4f} |", markdown_text(x.name),
-                      markdown_text(dtype_name(x.dtype)),
-                      std::string(name(x.disposition(r.gate))) + (x.beyond_definition ? " (beyond the definition)" : ""), m.count,
-                      m.max_scaled, m.rms_scaled(), m.max_ulp, m.count ? double(m.correctly_rounded) / m.count : 1.0);
-    md << (x.ran() ? tier_cells(m) : std::string(" — |")) << "\n";
+    md << fmt::format("| {} | {} | {} | {} |", markdown_text(x.name), markdown_text(dtype_name(x.dtype)),
+                      std::string(name(x.disposition(r.gate))) + (x.beyond_definition ? " (beyond the definition)" : ""), m.count);
+    // A set of no element measured has no error to show: a dash, not zeros and a ratio of one.
+    if (m.count) md << fmt::format(" {:.3g} | {:.3g} | {:.3g} | {:.4f} |", m.max_scaled, m.rms_scaled(), m.max_ulp, double(m.correctly_rounded) / m.count);
+    else md << " — | — | — | — |";
+    if (x.ran()) md << tier_cells(m);
+    else
+      for (int i = 0; i < tier_count; ++i) md << " — |";
+    md << "\n";
   }
 }
 
