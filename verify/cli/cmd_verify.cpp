@@ -191,7 +191,9 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   if (a.sanitize) return verify_sanitized(a);
   if (is_solution(a.run.submission)) {
     // Malformed: exit 2 here. Judged over its definition's grad dtypes unless --grad-dtypes says.
-    const DefinitionScope scope = definition_scope(prepare_solution(a.run.submission, a.out_dir + "/solution"));
+    // --list writes nothing: its sources are written out only for a run.
+    const DefinitionScope scope =
+        definition_scope(a.list ? read_solution(a.run.submission) : prepare_solution(a.run.submission, a.out_dir + "/solution"));
     a.definition_dtypes = scope.grad_dtypes;
     a.definition_head_dim = scope.head_dim;
     if (!a.definition_dtypes.empty() && !a.dtypes_given) a.run.grad_dtypes = a.definition_dtypes;

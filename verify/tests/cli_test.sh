@@ -177,6 +177,11 @@ sol="$(dirname "$0")/solutions/torch_eager.json"
 check beyond-only-dtype 2 "$rope2d" verify "$sol" --grad-dtypes fp16 --quick --out "$tmp/beyond"
 expect beyond-only-dtype-says "every selected set lies beyond the definition"
 check beyond-only-name 2 "$rope2d" verify "$sol" --only odd/fp16/n=7 --grad-dtypes fp16 --quick --out "$tmp/beyond2"
+# --list runs and writes nothing: no report folder, no solution sources written out.
+mkdir -p "$tmp/listing" && (cd "$tmp/listing" && "$rope2d" verify "$sol" --list >../listing.out 2>&1); rc=$?
+if [ $rc = 0 ] && grep -q "reproduce: rope2d verify" "$tmp/listing.out" && [ -z "$(ls -A "$tmp/listing")" ]; then
+  echo "ok   list-writes-nothing"; passes=$((passes+1))
+else echo "FAIL list-writes-nothing: exit $rc, left: $(cd "$tmp/listing" && find . | head -3)"; fails=$((fails+1)); fi
 # Nor on sets of no elements, for a solution or a kernel (control: one element is judged).
 check empty-only-solution 2 "$rope2d" verify "$sol" --only odd/bf16/n=0 --quick --out "$tmp/empty1"
 check empty-only-kernel 2 "$rope2d" verify --only odd/bf16/n=0 --out "$tmp/empty2"
@@ -192,6 +197,13 @@ grep -rq SECRET_LINE_7f3 "$tmp/linkout" && { echo "FAIL link-out-kernel: the lin
 cp "$sol" "$tmp/elsewhere/solution.json" && ln -sf "$tmp/elsewhere/solution.json" "$tmp/inbox/solution.json"
 check link-out-solution 2 "$rope2d" verify "$tmp/inbox/solution.json" --quick --out "$tmp/linkout2"
 expect link-out-solution-says "not a link out of it"
+# A header the source includes that is a link is not copied for its build, and the report says
+# so (its build's "not found" alone would not tell why).
+printf '#pragma once\n' >"$tmp/elsewhere/scale.h" && ln -sf "$tmp/elsewhere/scale.h" "$tmp/inbox/scale.h"
+{ echo '#include "scale.h"'; cat "$(dirname "$0")/kernels/accurate_simple.cu"; } >"$tmp/inbox/with_header.cu"
+check linked-header 3 "$rope2d" verify "$tmp/inbox/with_header.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/linkhdr"
+grep -q "the header scale.h was not copied for the build: it is a link" "$tmp/linkhdr/report.md" && { echo "ok   linked-header-said"; passes=$((passes+1)); } ||
+  { echo "FAIL linked-header-said: the report does not name the header"; fails=$((fails+1)); }
 # The report's path is shown as text: a name with control characters cannot draw on the terminal.
 mkdir -p "$tmp/ctl" && ctl_name=$'\e[2J\e[32mpassed\nx.cu' && cp "$(dirname "$0")/kernels/accurate_simple.cu" "$tmp/ctl/$ctl_name"
 (cd "$tmp/ctl" && "$rope2d" verify "$ctl_name" --only odd/bf16/n=1 --rounds 1 >"$tmp/ctl.out" 2>&1)

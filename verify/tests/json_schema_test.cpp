@@ -147,7 +147,7 @@ TEST(JsonSchema, TheFirstProblemInTheSchemasOrder) {
             "f.json: inputs.grad_cos.dtype: expected \"bfloat16\", \"float16\" or \"float32\", found the string \"int8\"");
 }
 
-TEST(JsonSchema, NumbersOrInfinityAndElements) {
+TEST(JsonSchema, MagnitudesOrInfinityAndElements) {
   Report r;
   r.title = "t";
   SetResult x{"randn/bf16/1x64", "randn", ref::Dtype::bf16};
@@ -160,7 +160,7 @@ TEST(JsonSchema, NumbersOrInfinityAndElements) {
   EXPECT_EQ(refusal(j, JsonFormat::report), "accepted");
   j["results"][0]["max_scaled_error"] = "infinite";
   EXPECT_EQ(refusal(j, JsonFormat::report),
-            "f.json: results[0].max_scaled_error: expected a number or \"inf\", found the string \"infinite\"");
+            "f.json: results[0].max_scaled_error: expected a number >= 0 or \"inf\" (an error, a time), found the string \"infinite\"");
   j["results"][0]["max_scaled_error"] = 0;
   j["results"][0]["worst"] = {{"index", 0}};
   EXPECT_EQ(refusal(j, JsonFormat::report), "f.json: results[0].worst.grad_cos: expected a hex float (C99 %a, as 0x1.8p-1), found nothing");

@@ -378,6 +378,11 @@ TEST_F(Written, WrongTypesAreRefusedNamingTheField) {
   expect_refused([](J& j) { j["results"] = J::object(); }, "results: expected an array, found an object of 0 keys");
   expect_refused([](J& j) { j["results"][4]["subnormal_modes"] = J::array({1}); }, "results[4].subnormal_modes: expected an array of 16");
   expect_refused([](J& j) { j["results"][4]["overflow_accepted"] = -1; }, "results[4].overflow_accepted: expected a count >= 0");
+  // Errors and times are magnitudes: a negative one is no measurement (each field of that kind).
+  expect_refused([](J& j) { j["results"][0]["max_ulp"] = -3; }, "results[0].max_ulp: expected a number >= 0 or \"inf\"");
+  expect_refused([](J& j) { j["results"][0]["worst"]["ulps"] = -0.5; }, "results[0].worst.ulps: expected a number >= 0");
+  expect_refused([](J& j) { j["results"][0]["solexecbench"]["max_rel"] = -1e-3; }, "results[0].solexecbench.max_rel: expected a number >= 0");
+  expect_refused([](J& j) { j["results"][0]["max_scaled_error"] = "-inf"; }, "results[0].max_scaled_error: expected a number >= 0");
   expect_refused([](J& j) { j["results"][4]["subnormals"] = "sometimes"; }, "results[4].subnormals: expected \"ieee\" or \"flush_allowed\"");
   expect_refused([](J& j) { j["results"][0]["grad_dtype"] = "fp8"; },
                  "results[0].grad_dtype: expected bf16, fp16, fp32 or \"\" (a set of no one dtype), found the string \"fp8\"");

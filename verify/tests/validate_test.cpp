@@ -107,6 +107,13 @@ TEST(Validate, AtomicWritesFailLoudlyAndLeaveNoTemporary) {
   verify::write_file_atomic((dir / "f").string(), {"ab", "cd"});
   EXPECT_EQ(ref::read_file((dir / "f").string()), "abcd");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  // A target whose name is as long as a file name may be (255 bytes): its temporary's is cut.
+  for (std::size_t length : {247, 248, 255}) {
+    const fs::path long_name = dir / std::string(length, 'n');
+    verify::write_file_atomic(long_name.string(), {"long"});
+    EXPECT_EQ(ref::read_file(long_name.string()), "long") << length;
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 4);
   fs::remove_all(dir);
 }
 

@@ -83,8 +83,10 @@ namespace {
 std::string stage_file(const std::string& path, const std::vector<std::string_view>& parts, const std::function<bool()>& stop = {}) {
   namespace fs = std::filesystem;
   const fs::path target(path);
-  std::string tmpl = (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
-  if (target.parent_path().empty()) tmpl = "." + target.filename().string() + ".XXXXXX";
+  // Named after the target, cut so that the name stays within a file name's 255 bytes (the
+  // target's own name may be that long); mkstemp's six letters make it unique.
+  const std::string stem = "." + target.filename().string().substr(0, 200) + ".XXXXXX";
+  std::string tmpl = target.parent_path().empty() ? stem : (target.parent_path() / stem).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw std::invalid_argument(path + ": cannot create a file beside it (" + std::strerror(errno) + ")");
   auto fail = [&](const char* what) {

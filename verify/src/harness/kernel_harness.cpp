@@ -134,6 +134,8 @@ std::optional<Unprepared> KernelHarness::cpu_checks(Report& rep, const Say& say)
   if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
   if (box.confine) say("refused by the box: " + sub.refused.words());
   if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
+  for (const std::string& w : sub.warnings) say("warning: " + w);
+  rep.warnings.insert(rep.warnings.end(), sub.warnings.begin(), sub.warnings.end());
   if (box.confine) rep.header.push_back({"refused by the box", sub.refused.words()});
   if (!sub.error.empty()) {
     // What the submission's build and load check printed: text, its later lines indented.

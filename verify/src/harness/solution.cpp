@@ -49,10 +49,8 @@ void load_notes(const json& m, std::vector<std::string>* notes) {
   list("threads", "importing the solution left threads running:");
 }
 
-}  // namespace
-
-Solution prepare_solution(const std::string& path, const std::string& dir) {
-  json j;
+// solution.json read once and checked (invalid_argument, a line per broken rule); its fields.
+Solution parse_solution(const std::string& path, json& j) {
   std::string text;
   const std::vector<SchemaProblem> problems = check_solution_file(path, j, {}, &text);
   if (!problems.empty()) {
@@ -73,6 +71,19 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   s.binding = "torch";  // absent or null: torch, the one binding there is
   s.destination_passing = destination_passing(spec);
   read_compile_options(spec, s);
+  return s;
+}
+
+}  // namespace
+
+Solution read_solution(const std::string& path) {
+  json j;
+  return parse_solution(path, j);
+}
+
+Solution prepare_solution(const std::string& path, const std::string& dir) {
+  json j;
+  Solution s = parse_solution(path, j);
   s.dir = dir;
   // The folder is this run's alone: sources an earlier run left there would reach this one's
   // box. Emptied only where an earlier run of the verifier made it (its mark); a folder of

@@ -33,6 +33,9 @@ struct Solution {
 // only are filled from the files beside it) and writes its sources under dir. Throws
 // std::invalid_argument with one line per broken rule, naming the file and the field.
 Solution prepare_solution(const std::string& json_path, const std::string& dir);
+// The same reading and checks, nothing written (dir and sources empty): for what needs only
+// its fields (verify --list, the definition it declares).
+Solution read_solution(const std::string& json_path);
 
 // The problem a solution declares (its "definition"): the grad dtypes and the constant head_dim
 // axis, from a definition.json beside the solution.json whose name is

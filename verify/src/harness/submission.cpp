@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fmt/format.h>
 #include <set>
 
 #include "harness/elf_symbols.hpp"
@@ -122,11 +123,19 @@ void copy_headers(const std::string& source, const std::string& text, const fs::
         // Opened once beneath the folder, through no link, and read from that descriptor: a
         // check of the name and then an open of it would let a file swapped in between escape.
         FolderFile f = read_inside_folder(root.string(), rel.string(), 32u << 20, FolderLinks::none);
-        if (f.found == FolderFile::Found::missing || f.found == FolderFile::Found::outside ||
-            f.found == FolderFile::Found::not_regular)
-          continue;  // not a regular file reached through no link
+        if (f.found == FolderFile::Found::missing || f.found == FolderFile::Found::not_regular) continue;
+        // A file of that name that is not copied is said, once: its build's "not found" would
+        // not tell why.
+        if (f.found != FolderFile::Found::file) {
+          if (copied.insert(rel.string()).second)
+            s.warnings.push_back(fmt::format(
+                "the header {} was not copied for the build: {}", plain_line(rel.string()),
+                f.found == FolderFile::Found::outside  ? "it is a link (headers are copied as regular files reached through no link)"
+                : f.found == FolderFile::Found::too_big ? fmt::format("larger than 32 MiB ({} bytes)", f.size)
+                                                        : "unreadable (" + plain_line(f.error) + ")"));
+          break;
+        }
         copied.insert(rel.string());
-        if (f.found != FolderFile::Found::file) break;  // too big or unreadable
         std::string header = std::move(f.text);
         if (copied.size() > 512 || (bytes += header.size()) > (32u << 20)) {
           s.warnings.push_back("only the first headers the source includes were copied for its build (at most 512 files, 32 MiB)");
