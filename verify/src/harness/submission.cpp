@@ -55,14 +55,23 @@ std::string write_into_box(const std::string& text, const fs::path& to) {
   return "";
 }
 
-// A submission file, read whole once (a source at most as large as all its headers together,
-// a shared object at most 256 MiB) beneath its folder: a link may stay inside the folder, never
-// lead out of it, since the verifier may hold rights the submitter lacks and would quote the
-// file in its errors (definition.json is read the same way). `text` gets the bytes; "" or why not.
-std::string read_submission(const std::string& path, bool source, std::string* text) {
-  const std::uint64_t cap = source ? max_source_bytes : max_library_bytes;
+// The most bytes a kernel submission of `kind` may have, and the words of its refusal.
+std::uint64_t size_limit(const harness::SubmissionKind& kind) {
+  return kind.preparation == harness::Preparation::nvcc_build ? max_source_bytes : max_library_bytes;
+}
+std::string too_big(const harness::SubmissionKind& kind, std::uint64_t size) {
+  return "expected a " + std::string(kind.suffix) + " submission of at most " + std::to_string(size_limit(kind) >> 20) +
+         " MiB, found " + std::to_string(size) + " bytes";
+}
+
+// A submission file, read whole once (a source at most 32 MiB, a shared object at most 256 MiB:
+// the size is judged by one stat before a byte is read) beneath its folder: a link may stay
+// inside the folder, never lead out of it, since the verifier may hold rights the submitter
+// lacks and would quote the file in its errors (definition.json is read the same way). `text`
+// gets the bytes; "" or why not.
+std::string read_submission(const std::string& path, const harness::SubmissionKind& kind, std::string* text) {
   const fs::path p(path);
-  FolderFile f = read_inside_folder(p.parent_path().empty() ? "." : p.parent_path().string(), p.filename().string(), cap);
+  FolderFile f = read_inside_folder(p.parent_path().empty() ? "." : p.parent_path().string(), p.filename().string(), size_limit(kind));
   switch (f.found) {
     case FolderFile::Found::file:
       if (f.text.empty()) return "empty file";
@@ -71,7 +80,7 @@ std::string read_submission(const std::string& path, bool source, std::string* t
     case FolderFile::Found::missing: return "no such file";
     case FolderFile::Found::outside: return "a link out of its folder (copy the file there, not a link to it)";
     case FolderFile::Found::not_regular: return "not a regular file";
-    case FolderFile::Found::too_big: return "larger than " + std::to_string(cap) + " bytes (" + std::to_string(f.size) + ")";
+    case FolderFile::Found::too_big: return too_big(kind, f.size);
     case FolderFile::Found::unreadable: return f.error;
   }
   return "unreadable";
@@ -208,7 +217,6 @@ bool build_in_box(Submission& s, const std::string& path, const std::string& tex
 void check_submission_size(const std::string& path) {
   const harness::SubmissionKind* kind = harness::kind_of(path);
   if (!kind || kind->host != harness::Host::kernel) return;
-  const std::uint64_t limit = kind->preparation == harness::Preparation::nvcc_build ? max_source_bytes : max_library_bytes;
   // One stat of the file opened (a sparse file of 8 GiB is refused without a byte of it read).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw std::invalid_argument(path + ": cannot open it (" + std::strerror(errno) + ")");
@@ -216,24 +224,13 @@ void check_submission_size(const std::string& path) {
   const int rc = ::fstat(fd, &st);
   ::close(fd);
   if (rc != 0) throw std::invalid_argument(path + ": cannot stat it (" + std::strerror(errno) + ")");
-  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > limit)
-    throw std::invalid_argument(path + ": expected a " + std::string(kind->suffix) + " submission of at most " +
-                                std::to_string(limit >> 20) + " MiB, found " + std::to_string(st.st_size) + " bytes");
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > size_limit(*kind))
+    throw std::invalid_argument(path + ": " + too_big(*kind, static_cast<std::uint64_t>(st.st_size)));
 }
 
 Submission prepare_submission(const std::string& path, const BuildOptions& o) {
   Submission s;
   s.path = path;
-  if (!fs::is_regular_file(path) || fs::file_size(path) == 0) {
-    s.error = path + (fs::is_regular_file(path) ? ": empty file" : ": no such file");
-    return s;
-  }
-  try {  // by its size, before a byte is read (read_submission caps the read itself too)
-    check_submission_size(path);
-  } catch (const std::invalid_argument& e) {
-    s.error = e.what();
-    return s;
-  }
   const fs::path lib = fs::path(o.box.scratch) / "submission.so";
   std::error_code ec;
   const harness::SubmissionKind* kind = harness::kind_of(path);
@@ -242,7 +239,7 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
     return s;
   }
   std::string text;  // what is built or loaded and hashed: the file as read here, once
-  if (const std::string why = read_submission(path, kind->preparation == harness::Preparation::nvcc_build, &text); !why.empty()) {
+  if (const std::string why = read_submission(path, *kind, &text); !why.empty()) {
     s.error = path + ": " + why;
     return s;
   }
