@@ -92,6 +92,7 @@ struct RemoteKernel::Impl {
   std::vector<std::uint32_t> free_regions;  // ids the host has unmapped, given out again
   detail::EdgeAllocation flags;
   std::uint64_t seq = 0;
+  std::set<std::uint64_t> released;  // calls whose "done" release_waiters wrote
   std::map<cudaStream_t, std::uint32_t> slots;
   cudaStream_t rescue = nullptr;
   CUcontext apart = nullptr;  // a context of its own for writing "done" words (write_done)
@@ -163,12 +164,17 @@ struct RemoteKernel::Impl {
 
   // Writes the done word of every call still waited for (captured ones too, and those the host
   // called finished whose "done" the judge's stream has not seen): the judge's streams and
-  // graphs go on.
+  // graphs go on. Each call's once: after give_up, the reader's end of file releases nothing
+  // more (and waits no second time for a GPU that did not run the first release).
   void release_waiters() {
-    std::vector<std::uint64_t> seqs(unfinished.begin(), unfinished.end());
-    seqs.insert(seqs.end(), captured.begin(), captured.end());
-    for (const auto& [s, since] : running) seqs.push_back(s);
-    write_done(seqs);
+    std::vector<std::uint64_t> seqs;
+    const auto add = [&](std::uint64_t s) {
+      if (released.insert(s).second) seqs.push_back(s);
+    };
+    for (std::uint64_t s : unfinished) add(s);
+    for (std::uint64_t s : captured) add(s);
+    for (const auto& [s, since] : running) add(s);
+    if (!seqs.empty()) write_done(seqs);
   }
 
   // A call the host has called finished leaves the watch once the judge's stream is past its
