@@ -41,33 +41,14 @@ struct PathArgs {
 // The calls the filter notifies that name files, for this machine's architecture.
 const std::vector<PathArgs>& path_calls() {
   static const std::vector<PathArgs> calls = {
-#ifdef SYS_open
-      {SYS_open, 0, -1, -1, -1},
-#endif
-#ifdef SYS_creat
-      {SYS_creat, 0, -1, -1, -1},
-#endif
-#ifdef SYS_mkdir
-      {SYS_mkdir, 0, -1, -1, -1},
-#endif
-#ifdef SYS_rmdir
-      {SYS_rmdir, 0, -1, -1, -1},
-#endif
-#ifdef SYS_unlink
-      {SYS_unlink, 0, -1, -1, -1},
-#endif
-#ifdef SYS_rename
-      {SYS_rename, 0, -1, 1, -1},
-#endif
-#ifdef SYS_link
-      {SYS_link, 1, -1, -1, -1},
-#endif
-#ifdef SYS_symlink
-      {SYS_symlink, 1, -1, -1, -1},
-#endif
       {SYS_openat, 1, 0, -1, -1},      {SYS_openat2, 1, 0, -1, -1},     {SYS_mkdirat, 1, 0, -1, -1},
       {SYS_unlinkat, 1, 0, -1, -1},    {SYS_renameat, 1, 0, 3, 2},      {SYS_renameat2, 1, 0, 3, 2},
       {SYS_linkat, 3, 2, -1, -1},      {SYS_symlinkat, 2, 1, -1, -1},   {SYS_truncate, 0, -1, -1, -1},
+#ifdef SYS_open  // the older calls without a folder argument, where the architecture has them (x86-64's table)
+      {SYS_open, 0, -1, -1, -1},       {SYS_creat, 0, -1, -1, -1},      {SYS_mkdir, 0, -1, -1, -1},
+      {SYS_rmdir, 0, -1, -1, -1},      {SYS_unlink, 0, -1, -1, -1},     {SYS_rename, 0, -1, 1, -1},
+      {SYS_link, 1, -1, -1, -1},       {SYS_symlink, 1, -1, -1, -1},
+#endif
   };
   return calls;
 }

@@ -20,49 +20,21 @@
 
 namespace rope2d::ref::counter {
 
-// ---- IEEE basic operations, rounded to nearest even, one rounding each.
-ROPE2D_HD inline double add(double a, double b) {
+// ---- IEEE basic operations, rounded to nearest even, one rounding each: on the device the _rn
+// intrinsic (never contracted into an FMA), on the host the operator (-ffp-contract=off).
 #if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
+#define ROPE2D_RN(device, host) device
 #else
-  return a + b;
+#define ROPE2D_RN(device, host) host
 #endif
-}
-ROPE2D_HD inline double sub(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-ROPE2D_HD inline double mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-ROPE2D_HD inline double div(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-ROPE2D_HD inline double sqrt_rn(double a) {
-#if defined(__CUDA_ARCH__)
-  return __dsqrt_rn(a);
-#else
-  return std::sqrt(a);  // IEEE 754 requires a correctly rounded square root
-#endif
-}
-ROPE2D_HD inline float mulf(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
+ROPE2D_HD inline double add(double a, double b) { return ROPE2D_RN(__dadd_rn(a, b), a + b); }
+ROPE2D_HD inline double sub(double a, double b) { return ROPE2D_RN(__dsub_rn(a, b), a - b); }
+ROPE2D_HD inline double mul(double a, double b) { return ROPE2D_RN(__dmul_rn(a, b), a * b); }
+ROPE2D_HD inline double div(double a, double b) { return ROPE2D_RN(__ddiv_rn(a, b), a / b); }
+// IEEE 754 requires a correctly rounded square root of std::sqrt too.
+ROPE2D_HD inline double sqrt_rn(double a) { return ROPE2D_RN(__dsqrt_rn(a), std::sqrt(a)); }
+ROPE2D_HD inline float mulf(float a, float b) { return ROPE2D_RN(__fmul_rn(a, b), a * b); }
+#undef ROPE2D_RN
 
 ROPE2D_HD inline std::uint64_t bits_of(double x) {
   std::uint64_t u;
