@@ -6,13 +6,18 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+#include <elf.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "harness/elf_symbols.hpp"
 #include "harness/sandbox.hpp"
@@ -111,6 +116,69 @@ TEST(SubmissionKinds, TheBoxsFoundIsCheckedAgainstTheFile) {
   const std::string why = probe_submission(sub, kernel_host_program(s.path()), load_box(s));
   EXPECT_NE(why.find("missing symbol rope2d_backward: " + lib.string()), std::string::npos) << why;
   EXPECT_NE(why.find("the box's claim does not match the file"), std::string::npos) << why;
+  fs::remove_all(dir);
+}
+
+// The verifier's lookup is the loader's: for each name, found exactly where dlsym finds it, in
+// libraries whose tables name the entry point without handing it out (a hidden version, an
+// absolute symbol at 0) and in those that do. None of these has a constructor: dlopen is safe.
+TEST(SubmissionKinds, TheLookupIsTheLoaders) {
+  const std::vector<std::string> names{"rope2d_backward", "rope2d_backward_v2", "not_there"};
+  for (const char* lib : {ROPE2D_V2_LIBRARY, ROPE2D_HIDDEN_VERSION_LIBRARY, ROPE2D_ABSOLUTE_SYMBOL_LIBRARY}) {
+    void* h = ::dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(h, nullptr) << ::dlerror();
+    std::set<std::string> by_loader;
+    for (const std::string& n : names)
+      if (::dlsym(h, n.c_str())) by_loader.insert(n);
+    ::dlclose(h);
+    EXPECT_EQ(defined_functions(lib, names), by_loader) << lib;
+    EXPECT_EQ(by_loader, std::set<std::string>{"rope2d_backward_v2"}) << lib << ": the library is not what this test needs";
+  }
+}
+
+namespace {
+
+// `lib` with a table the loader never reads: its .symtab (not loaded) retyped SHT_DYNSYM, and
+// the name of its function not_the_entry_point in .strtab (not loaded) rewritten as
+// rope2d_backward. False when the file lacks either section or that name.
+bool forge_section_table(const fs::path& lib) {
+  std::string b = read_whole(lib);
+  if (b.size() < sizeof(Elf64_Ehdr)) return false;
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, b.data(), sizeof eh);
+  const auto header = [&](std::size_t i) {
+    Elf64_Shdr sh;
+    std::memcpy(&sh, b.data() + eh.e_shoff + i * sizeof sh, sizeof sh);
+    return sh;
+  };
+  const Elf64_Shdr names = header(eh.e_shstrndx);
+  std::optional<std::size_t> symtab, strtab;
+  for (std::size_t i = 0; i < eh.e_shnum; ++i) {
+    const std::string name = b.c_str() + names.sh_offset + header(i).sh_name;
+    if (name == ".symtab") symtab = i;
+    if (name == ".strtab") strtab = i;
+  }
+  if (!symtab || !strtab) return false;
+  const Elf64_Shdr st = header(*strtab);
+  const std::size_t at = std::string_view(b).substr(st.sh_offset, st.sh_size).find(std::string_view("not_the_entry_point\0", 20));
+  if (at == std::string::npos) return false;
+  std::memcpy(b.data() + st.sh_offset + at, "rope2d_backward", 16);
+  const Elf64_Word dynsym = SHT_DYNSYM;
+  std::memcpy(b.data() + eh.e_shoff + *symtab * sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_type), &dynsym, sizeof dynsym);
+  write_whole(lib, b);
+  return true;
+}
+
+}  // namespace
+
+// Tables in the section headers alone are not believed: the loader reads none of them.
+TEST(SubmissionKinds, ASymbolTableTheLoaderNeverReadsIsNotBelieved) {
+  const fs::path dir = fs::temp_directory_path() / ("rope2d_section_table_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path lib = dir / "libforged.so";
+  fs::copy_file(ROPE2D_EXIT_AT_LOAD_LIBRARY, lib, fs::copy_options::overwrite_existing);
+  ASSERT_TRUE(forge_section_table(lib)) << "the test library has no .symtab naming not_the_entry_point";
+  EXPECT_EQ(defined_functions(lib.string(), {"rope2d_backward", "not_the_entry_point"}), std::set<std::string>{"not_the_entry_point"});
   fs::remove_all(dir);
 }
 

@@ -285,7 +285,7 @@ std::string symbol_in_file(const Submission& s) {
     return e.what();
   }
   return "missing symbol " + s.symbol + ": " + s.path + " (built as " + fs::path(s.library).filename().string() +
-         ") defines no function " + s.symbol + " in its dynamic symbol table";
+         ") gives no function " + s.symbol + " to the loader's lookup (its dynamic symbol table read as the loader reads it)";
 }
 
 }  // namespace
@@ -304,7 +304,7 @@ std::string probe_submission(Submission& s, const std::string& host_program, con
   if (r.timed_out) return "loading did not end within " + std::to_string(static_cast<long>(p.limits.wall_s)) + " s (killed)";
   if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3)
     return "missing symbol " + s.symbol + ": " + said +
-           (in_file.empty() ? " (the box's claim does not match the file, whose dynamic symbol table defines it)" : "");
+           (in_file.empty() ? " (though the verifier's own lookup in the file's dynamic symbol table finds it)" : "");
   if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 4) return said.empty() ? "cannot load" : said;
   return "the load check ended with " + r.exit_text() + (said.empty() ? "" : ": " + said);
 }
