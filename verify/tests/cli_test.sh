@@ -204,6 +204,14 @@ printf '#pragma once\n' >"$tmp/elsewhere/scale.h" && ln -sf "$tmp/elsewhere/scal
 check linked-header 3 "$rope2d" verify "$tmp/inbox/with_header.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/linkhdr"
 grep -q "the header scale.h was not copied for the build: it is a link" "$tmp/linkhdr/report.md" && { echo "ok   linked-header-said"; passes=$((passes+1)); } ||
   { echo "FAIL linked-header-said: the report does not name the header"; fails=$((fails+1)); }
+# Headers named like the verifier's own files in the box's scratch folder (its watcher "host",
+# the built submission.so) are copied and built with, never over those files, never dropped.
+mkdir -p "$tmp/clash/host" && printf '#pragma once\n#define CLASH_OK 1\n' >"$tmp/clash/host/x.h" && echo 'not a header' >"$tmp/clash/host.txt"
+printf '#pragma once\n' >"$tmp/clash/submission.so"
+{ echo '#include "host/x.h"'; echo '#if 0'; echo '#include "submission.so"'; echo '#endif'
+  echo '#if !CLASH_OK'; echo '#error the header host/x.h was not there'; echo '#endif'
+  cat "$(dirname "$0")/kernels/accurate_simple.cu"; } >"$tmp/clash/clash.cu"
+check header-names-clash 0 "$rope2d" verify "$tmp/clash/clash.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/clashout"
 # The report's path is shown as text: a name with control characters cannot draw on the terminal.
 mkdir -p "$tmp/ctl" && ctl_name=$'\e[2J\e[32mpassed\nx.cu' && cp "$(dirname "$0")/kernels/accurate_simple.cu" "$tmp/ctl/$ctl_name"
 (cd "$tmp/ctl" && "$rope2d" verify "$ctl_name" --only odd/bf16/n=1 --rounds 1 >"$tmp/ctl.out" 2>&1)

@@ -153,7 +153,8 @@ void copy_headers(const std::string& source, const std::string& text, const fs::
         fs::create_directories((to / rel).parent_path(), ec);
         try {
           write_file_atomic((to / rel).string(), {header});
-        } catch (const std::invalid_argument&) {
+        } catch (const std::invalid_argument& e) {  // a header of that name was a folder's (x and x/y.h)
+          s.warnings.push_back(fmt::format("the header {} was not copied for the build: {}", plain_line(rel.string()), plain_line(e.what())));
         }
         pending.emplace_back(std::move(header), rel.parent_path());
         break;  // the first place the build would find it
@@ -163,28 +164,30 @@ void copy_headers(const std::string& source, const std::string& text, const fs::
 }
 
 // nvcc runs its sub-steps through `sh -c` with absolute paths in double quotes, where $(...)
-// and backticks expand: the source is compiled as a copy named submission.cu in the scratch
-// folder, beside copies of its headers and of the ABI header, inside the box, with relative
-// paths only. No name taken from the submission, the report folder or a config reaches nvcc.
-// False (s.error set) on failure.
+// and backticks expand: the source is compiled as a copy named src/submission.cu in the scratch
+// folder, beside copies of its headers (in src/, apart from the verifier's own files in the
+// scratch folder: the ABI header in include/, the watcher, the built object, which no header
+// name can replace), inside the box, with relative paths only. No name taken from the
+// submission, the report folder or a config reaches nvcc. False (s.error set) on failure.
 bool build_in_box(Submission& s, const std::string& path, const std::string& text, const BuildOptions& o) {
   const fs::path work = o.box.scratch;
   std::error_code ec;
-  copy_headers(path, text, work, s);
+  fs::create_directories(work / "src", ec);
+  copy_headers(path, text, work / "src", s);
   fs::create_directories(work / "include" / "rope2d", ec);
   std::string why = into_box(fs::path(o.include_dir) / "rope2d" / "rope2d_backward.h", work / "include" / "rope2d" / "rope2d_backward.h");
-  if (why.empty()) why = write_into_box(text, work / "submission.cu");
+  if (why.empty()) why = write_into_box(text, work / "src" / "submission.cu");
   if (!why.empty()) {
     s.error = path + ": cannot copy it to build it (" + why + ")";
     return false;
   }
-  std::vector<std::string> argv{o.nvcc, "-O3", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC", "-Iinclude", "-I."};
+  std::vector<std::string> argv{o.nvcc, "-O3", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC", "-Iinclude", "-Isrc"};
   for (const auto& f : o.nvcc_flags) {
     argv.push_back(f);
     if (f.find("fast_math") != std::string::npos || f.find("fast-math") != std::string::npos)
       s.warnings.push_back("compiled with " + f + ": sin/cos become hardware approximations, inaccurate beyond a few radians");
   }
-  argv.insert(argv.end(), {"-o", "submission.so", "submission.cu"});
+  argv.insert(argv.end(), {"-o", "submission.so", "src/submission.cu"});
   s.compile_command = ref::shell_join(argv);  // quoted so it can be pasted (in a folder holding the copies)
   harness::BoxPolicy box = o.box;
   box.limits.wall_s = o.timeout_s;
