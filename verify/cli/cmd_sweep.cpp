@@ -93,6 +93,7 @@ SweepOptions sweep_options(const SweepArgs& a) {
 
 int run(const SweepArgs& a) {
   check_sweep_folder(a.out, "--out");  // before anything is built or run
+  empty_build_folder(a.out + "/build");  // an earlier sweep's build of another submission
   SweepOptions o = sweep_options(a);
   const std::string command = "rope2d sweep" + std::string(a.submission.empty() ? "" : " " + a.submission) +
                               fmt::format(" --range {:#x}:{:#x}", o.lo, o.hi) + (a.quick ? " --quick" : "");

@@ -161,6 +161,11 @@ void check_verify_folder(const VerifyArgs& a) {
   check_report_folder(a.out_dir, "--out");
   // The folders the run fills hold no link that a write would follow out of --out.
   for (const char* filled : {"build", "solution"}) require_output_tree((fs::path(a.out_dir) / filled).string(), "--out");
+  // And nothing an earlier run of another submission left there (--list runs nothing).
+  if (!a.list) {
+    empty_build_folder((fs::path(a.out_dir) / "build").string());
+    empty_sources_folder((fs::path(a.out_dir) / "solution").string());
+  }
 }
 
 namespace {

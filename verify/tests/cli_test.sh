@@ -212,6 +212,15 @@ printf '#pragma once\n' >"$tmp/clash/submission.so"
   echo '#if !CLASH_OK'; echo '#error the header host/x.h was not there'; echo '#endif'
   cat "$(dirname "$0")/kernels/accurate_simple.cu"; } >"$tmp/clash/clash.cu"
 check header-names-clash 0 "$rope2d" verify "$tmp/clash/clash.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/clashout"
+# A report folder's build/ holds this run's built object alone: a .so verified after a .cu into
+# the same folder leaves no stale submission.so there; a file of anyone else's is refused.
+mkdir -p "$tmp/prebuilt" && cp "$tmp/clashout/build/submission.so" "$tmp/prebuilt/k.so"
+"$rope2d" verify "$tmp/prebuilt/k.so" --only odd/bf16/n=1 --rounds 1 --out "$tmp/clashout" >/dev/null 2>&1
+[ -e "$tmp/clashout/build/submission.so" ] && { echo "FAIL stale-build: the .cu's build stayed beside the .so's report"; fails=$((fails+1)); } ||
+  { echo "ok   stale-build"; passes=$((passes+1)); }
+mkdir -p "$tmp/clashout/build" && echo mine >"$tmp/clashout/build/notes.txt"
+check foreign-build-folder 2 "$rope2d" verify "$tmp/prebuilt/k.so" --only odd/bf16/n=1 --rounds 1 --out "$tmp/clashout"
+expect foreign-build-folder-says "found a folder of other files (notes.txt)"
 # The report's path is shown as text: a name with control characters cannot draw on the terminal.
 mkdir -p "$tmp/ctl" && ctl_name=$'\e[2J\e[32mpassed\nx.cu' && cp "$(dirname "$0")/kernels/accurate_simple.cu" "$tmp/ctl/$ctl_name"
 (cd "$tmp/ctl" && "$rope2d" verify "$ctl_name" --only odd/bf16/n=1 --rounds 1 >"$tmp/ctl.out" 2>&1)

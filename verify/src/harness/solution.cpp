@@ -76,6 +76,13 @@ Solution parse_solution(const std::string& path, json& j) {
 
 }  // namespace
 
+void empty_sources_folder(const std::string& dir) {
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(fs::path(dir) / ".rope2d-sources", ec))) fs::remove_all(dir, ec);
+  else if (fs::is_directory(fs::symlink_status(dir, ec)) && !fs::is_empty(dir, ec))
+    ref::bad_input(dir, "the folder", "a folder for the solution's sources that rope2d made, or none", "a folder of other files");
+}
+
 Solution read_solution(const std::string& path) {
   json j;
   return parse_solution(path, j);
@@ -85,16 +92,9 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   json j;
   Solution s = parse_solution(path, j);
   s.dir = dir;
-  // The folder is this run's alone: sources an earlier run left there would reach this one's
-  // box. Emptied only where an earlier run of the verifier made it (its mark); a folder of
-  // anything else is not ours to empty (exit 2).
-  std::error_code ec;
-  const fs::path mark = fs::path(dir) / ".rope2d-sources";
-  if (fs::is_regular_file(fs::symlink_status(mark, ec))) fs::remove_all(dir, ec);
-  else if (fs::is_directory(fs::symlink_status(dir, ec)) && !fs::is_empty(dir, ec))
-    ref::bad_input(dir, "the folder", "a folder for the solution's sources that rope2d made, or none", "a folder of other files");
+  empty_sources_folder(dir);
   make_output_folder(dir);
-  write_file_atomic(mark.string(), {"the sources of the solution last verified into this report folder\n"});
+  write_file_atomic((fs::path(dir) / ".rope2d-sources").string(), {"the sources of the solution last verified into this report folder\n"});
   for (const json& src : j["sources"]) {
     const fs::path out = fs::path(dir) / fs::path(src["path"].get<std::string>()).lexically_normal();
     fs::create_directories(out.parent_path());

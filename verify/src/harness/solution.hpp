@@ -33,6 +33,12 @@ struct Solution {
 // only are filled from the files beside it) and writes its sources under dir. Throws
 // std::invalid_argument with one line per broken rule, naming the file and the field.
 Solution prepare_solution(const std::string& json_path, const std::string& dir);
+// A report folder's solution/ (`dir`) is one run's alone: sources an earlier run left there
+// would reach the next one's box, or sit beside another submission's report. Emptied only where
+// an earlier run of the verifier made it (its mark, .rope2d-sources); a folder of anything else
+// is not ours to empty (invalid_argument naming it: exit 2). Nothing there: nothing done.
+void empty_sources_folder(const std::string& dir);
+
 // The same reading and checks, nothing written (dir and sources empty): for what needs only
 // its fields (verify --list, the definition it declares).
 Solution read_solution(const std::string& json_path);

@@ -217,6 +217,16 @@ bool build_in_box(Submission& s, const std::string& path, const std::string& tex
 
 }  // namespace
 
+void empty_build_folder(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(dir, ec))) return;  // nothing, or what require_output_tree refuses
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename() != "submission.so" || !fs::is_regular_file(e.symlink_status()))
+      ref::bad_input(dir, "the folder", "a folder for the built submission.so that rope2d made, or none",
+                     "a folder of other files (" + plain_line(e.path().filename().string()) + ")");
+  fs::remove(fs::path(dir) / "submission.so", ec);
+}
+
 void check_submission_size(const std::string& path) {
   const harness::SubmissionKind* kind = harness::kind_of(path);
   if (!kind || kind->host != harness::Host::kernel) return;

@@ -47,6 +47,12 @@ struct BuildOptions {
 constexpr std::uint64_t max_source_bytes = std::uint64_t{32} << 20;    // .cu: 32 MiB
 constexpr std::uint64_t max_library_bytes = std::uint64_t{256} << 20;  // .so: 256 MiB
 
+// A report folder's build/ (`dir`) holds one run's built object: one an earlier run left (of
+// another submission) would sit beside this run's report. Emptied where it holds only the
+// verifier's submission.so; anything else there is not ours to remove (invalid_argument naming
+// it: exit 2).
+void empty_build_folder(const std::string& dir);
+
 // invalid_argument naming the file, the limit and its size when a C ABI submission's file is
 // larger than its kind's limit (one fstat of the file opened, nothing read); other kinds have
 // limits of their own (SolutionLimits).
