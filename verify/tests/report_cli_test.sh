@@ -46,7 +46,7 @@ j["results"][2]["max_scaled_error"] = [1]
 json.dump(j, open(sys.argv[2], "w"))
 PY
 mkdir -p "$tmp/bad" && mv "$tmp/bad.json" "$tmp/bad/report.json"
-expect 2 "bad/report.json: results\[2\]\.max_scaled_error: expected a number or \"inf\", found an array" "$rope2d" report "$tmp/bad"
+expect 2 "bad/report.json: results\[2\]\.max_scaled_error: expected a number >= 0 or \"inf\" \\(an error, a time\\), found an array" "$rope2d" report "$tmp/bad"
 expect 2 "nothing/report.json: cannot open" "$rope2d" report "$tmp/nothing"
 expect 2 "--file: expected the name" "$rope2d" report "$tmp/ck" --file report.json
 printf '{"title": 1' >"$tmp/bad/report.json"

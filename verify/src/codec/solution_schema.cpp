@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -78,12 +79,35 @@ void spec_rules(const json& spec, const std::set<std::string>& raw_paths, bool s
     p.push_back({"spec.entry_point", "a file that sources provides (its path exactly as a source's path)", found});
 }
 
+// Whether `path` ends in a file's name: not in "/", "." or "/." (a folder).
+bool names_a_file(const std::string& path) {
+  const std::string last = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  return !last.empty() && last != ".";
+}
+
+// Ours, on the normal paths (the index of the source of each): no path is also a folder of
+// another ("a" and "a/b.py"), none is or lies under the verifier's mark of the folder it
+// writes them to.
+void folder_rules(const std::map<std::string, std::size_t>& normal, const json& sources, std::vector<SchemaProblem>& p) {
+  for (const auto& [path, i] : normal) {
+    const std::string where = "sources[" + std::to_string(i) + "].path", found = ref::brief(sources[i]["path"]);
+    if (path == ".rope2d-sources" || path.rfind(".rope2d-sources/", 0) == 0)
+      p.push_back({where, "a path other than .rope2d-sources (the verifier's mark of the folder it writes sources to)", found, true});
+    for (std::size_t k = path.find('/'); k != std::string::npos; k = path.find('/', k + 1))
+      if (const auto file = normal.find(path.substr(0, k)); file != normal.end())
+        p.push_back({"sources[" + std::to_string(file->second) + "].path",
+                     "a file no other source has as a folder (\"" + file->first + "\" is a folder of " + where + ")",
+                     ref::brief(sources[file->second]["path"]), true});
+  }
+}
+
 // The sources' paths: the model's rules (no absolute path, no "..", no duplicate) and ours
-// (a path names a file, no two paths name the same file, the total size).
+// (a path names a file, no two paths name the same file, names a file system takes, no file
+// that is another's folder, the total size).
 bool source_rules(const json& sources, std::set<std::string>& raw_paths, const SolutionLimits& limits,
                   std::vector<SchemaProblem>& p) {
   bool ok = true;
-  std::set<std::string> normal_paths;
+  std::map<std::string, std::size_t> normal_paths;
   std::uint64_t bytes = 0;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const json& s = sources[i];
@@ -99,16 +123,19 @@ bool source_rules(const json& sources, std::set<std::string>& raw_paths, const S
     if (path[0] == '/') p.push_back({where + ".path", "a relative path (absolute paths are not allowed)", found});
     else if (std::count(parts.begin(), parts.end(), "..")) p.push_back({where + ".path", "a path without \"..\"", found});
     else if (raw_paths.count(path)) p.push_back({where + ".path", "a path no other source has", found});
-    else if (parts.empty() || path.back() == '/' || path.find('\0') != std::string::npos)
+    else if (parts.empty() || !names_a_file(path) || path.find('\0') != std::string::npos)
       p.push_back({where + ".path", "a path that names a file", found, true});
+    else if (path.size() > 1024 || std::any_of(parts.begin(), parts.end(), [](const std::string& x) { return x.size() > 255; }))
+      p.push_back({where + ".path", "a path of at most 1024 bytes, each name at most 255", found, true});
     else {
       std::string normal;
       for (const std::string& x : parts) normal += (normal.empty() ? "" : "/") + x;
-      if (!normal_paths.insert(normal).second)
+      if (!normal_paths.emplace(normal, i).second)
         p.push_back({where + ".path", "a file no other source writes (\"" + normal + "\" is written twice)", found, true});
     }
     raw_paths.insert(path);
   }
+  folder_rules(normal_paths, sources, p);
   if (bytes > limits.max_source_bytes)
     p.push_back({"sources", "at most " + std::to_string(limits.max_source_bytes) + " bytes of source in all",
                  std::to_string(bytes) + " bytes", true});
