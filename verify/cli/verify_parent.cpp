@@ -70,11 +70,13 @@ struct Watch {
   }
 };
 
-// A signal that ends the run (Ctrl-C, SIGTERM, a closed terminal): noted by the handler, acted
-// on by supervise(), which ends the worker; the run folder goes, then the signal takes its course.
+// A signal that ends the run (Ctrl-C, SIGTERM, a closed terminal, or another whose default
+// ends a process and that someone may send: SIGQUIT, SIGUSR1/2, the timers, SIGXCPU): noted by the
+// handler, acted on by supervise(), which ends the worker; the run folder goes, then the signal
+// takes its course. (SIGPIPE keeps its default: a write to a closed pipe is this process's own.)
 volatile std::sig_atomic_t ending_signal = 0;
 extern "C" void note_ending_signal(int sig) { ending_signal = sig; }
-constexpr int ending_signals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr int ending_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU};
 
 // The worker makes its temporary files (the box's scratch folders among them) in `run_folder`,
 // which the parent removes, however the worker ended.

@@ -227,18 +227,21 @@ mkdir -p "$tmp/ctl" && ctl_name=$'\e[2J\e[32mpassed\nx.cu' && cp "$(dirname "$0"
 if grep -q $'\e' "$tmp/ctl.out"; then echo "FAIL control-name: an escape character reached the terminal"; fails=$((fails+1))
 else echo "ok   control-name"; passes=$((passes+1)); fi
 # Without a GPU the submission is built and loaded in boxes by the checks that need none: a
-# SIGTERM meanwhile ends them, their boxes with them, and leaves nothing in TMPDIR (one the
-# box's user can search, as a user's is).
+# SIGTERM (or another signal whose default ends a process, SIGUSR1) meanwhile ends them, their
+# boxes with them, and leaves nothing in TMPDIR (one the box's user can search, as a user's is).
 mkdir -p "$tmp/term/tmp" && chmod 755 "$tmp" "$tmp/term" "$tmp/term/tmp" && printf '%s\n' '#include <unistd.h>' '#include <cstdint>' '#include <cuda_runtime.h>' \
   '__attribute__((constructor)) static void slow() { sleep(60); }' \
   'extern "C" int rope2d_backward(const void*, const void*, const float*, float*, int64_t, int, cudaStream_t) { return 0; }' >"$tmp/term/slow.cu"
 if ! nvidia-smi -L >/dev/null 2>&1; then
-  TMPDIR="$tmp/term/tmp" "$rope2d" verify "$tmp/term/slow.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/term/out" >"$tmp/term.log" 2>&1 &
-  vpid=$!
-  sleep 4 && kill -TERM $vpid; wait $vpid; rc=$?
-  if [ $rc = 143 ] && [ -z "$(ls -A "$tmp/term/tmp")" ] && grep -q "ended by signal 15" "$tmp/term.log"; then
-    echo "ok   term-cpu-only"; passes=$((passes+1))
-  else echo "FAIL term-cpu-only: exit $rc, left: $(ls -A "$tmp/term/tmp" | head -3)"; tail -n 3 "$tmp/term.log"; fails=$((fails+1)); fi
+  for sig in TERM USR1; do
+    TMPDIR="$tmp/term/tmp" "$rope2d" verify "$tmp/term/slow.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/term/out" >"$tmp/term.log" 2>&1 &
+    vpid=$!
+    sleep 4 && kill -$sig $vpid; wait $vpid; rc=$?
+    n=$(kill -l $sig)
+    if [ $rc = $((128 + n)) ] && [ -z "$(ls -A "$tmp/term/tmp")" ] && grep -q "ended by signal $n" "$tmp/term.log"; then
+      echo "ok   $sig-cpu-only"; passes=$((passes+1))
+    else echo "FAIL $sig-cpu-only: exit $rc, left: $(ls -A "$tmp/term/tmp" | head -3)"; tail -n 3 "$tmp/term.log"; fails=$((fails+1)); fi
+  done
 fi
 # A TMPDIR the box's user cannot search (run as root, the box drops to another user) is the
 # environment's fault: exit 2 naming it, not every submission's "compilation failed".
@@ -272,6 +275,13 @@ check huge-source 2 timeout 20 "$rope2d" verify "$tmp/huge.cu" --quick --out "$t
 expect huge-source-says "huge.cu: expected a .cu submission of at most 32 MiB, found 8589934592 bytes"
 check huge-library 2 timeout 20 "$rope2d" verify "$tmp/huge.so" --quick --out "$tmp/huge-so"
 expect huge-library-says "huge.so: expected a .so submission of at most 256 MiB, found 314572800 bytes"
+# A built object is held to the same limit: a small source whose object is 260 MiB of data is a
+# failed build (exit 3), and nothing of it lands in the report folder.
+printf '%s\n' '#include <cstdint>' '#include <cuda_runtime.h>' '__attribute__((used)) char blob[260u << 20] = {1};' \
+  'extern "C" int rope2d_backward(const void*, const void*, const float*, float*, int64_t, int, cudaStream_t) { return blob[0]; }' >"$tmp/bigobj.cu"
+check huge-built-object 3 timeout 300 "$rope2d" verify "$tmp/bigobj.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/bigobj"
+expect huge-built-object-says "the built submission.so is [0-9]* bytes, over the 256 MiB"
+[ -e "$tmp/bigobj/build/submission.so" ] && { echo "FAIL huge-built-object: it was copied into the report folder"; fails=$((fails+1)); }
 rm -f "$tmp/huge.cu" "$tmp/huge.so"
 # reports/verify/<name> is never replaced by one that judged nothing (run from a scratch folder).
 if ! nvidia-smi -L >/dev/null 2>&1; then

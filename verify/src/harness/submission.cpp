@@ -266,6 +266,13 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
       s.error_cause = Cause::build;
       return s;
     }
+    // A built object is held to a given one's limit (it is copied into the report folder).
+    if (const std::uint64_t size = fs::file_size(lib, ec); !ec && size > max_library_bytes) {
+      s.error = "the built submission.so is " + std::to_string(size) + " bytes, over the " + std::to_string(max_library_bytes >> 20) +
+                " MiB a shared object submission may have";
+      s.error_cause = Cause::build;
+      return s;
+    }
     // The built object kept beside the report (a copy: the box's folder is removed at the end),
     // written as every output is: a regular file created whole, never through a link.
     try {
