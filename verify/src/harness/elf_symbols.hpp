@@ -10,13 +10,15 @@
 
 namespace rope2d::verify::harness {
 
-// The names among `wanted` that the ELF shared object at `path` gives to an unversioned lookup
-// (dlsym) as functions, found as the dynamic loader finds them: through the program headers'
-// dynamic segment (DT_SYMTAB, DT_STRTAB, DT_GNU_HASH or DT_HASH, DT_VERSYM), never the section
-// headers, which the loader does not read; a function defined in the object at an address
-// (STT_FUNC, not undefined or absolute), bound GLOBAL or WEAK, visible, not of a hidden version.
-// The file is opened once, through no link, and read; invalid_argument naming the file when it
-// cannot be opened or is no ELF shared object with a dynamic segment that libelf can read.
+// The names among `wanted` that the ELF shared object at `path` hands out to dlsym as code:
+// looked up as glibc's loader does (its program headers' dynamic segment, the GNU hash table
+// where there is one, else the SysV one, the version table where versions are defined or
+// needed; never the section headers, which the loader does not read), then held to what an
+// entry point is: a global, weak or unique function (or indirect function, or a symbol of no
+// type) defined in the object, not absolute, visible. The file (at most 256 MiB, of this
+// machine's byte order) is opened once, through no link, and read into memory; every walk over
+// its tables is bounded. invalid_argument naming the file when it cannot be read or is no ELF
+// shared object with a dynamic segment.
 std::set<std::string> defined_functions(const std::string& path, const std::vector<std::string>& wanted);
 
 }  // namespace rope2d::verify::harness
