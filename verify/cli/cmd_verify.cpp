@@ -161,11 +161,19 @@ void check_verify_folder(const VerifyArgs& a) {
   check_report_folder(a.out_dir, "--out");
   // The folders the run fills hold no link that a write would follow out of --out.
   for (const char* filled : {"build", "solution"}) require_output_tree((fs::path(a.out_dir) / filled).string(), "--out");
-  // And nothing an earlier run of another submission left there (--list runs nothing).
-  if (!a.list) {
-    empty_build_folder((fs::path(a.out_dir) / "build").string());
-    empty_sources_folder((fs::path(a.out_dir) / "solution").string());
-  }
+  // And nothing an earlier run of another submission left there (--list runs nothing); a
+  // folder that holds the submission itself (an earlier run's build verified again) is left.
+  if (a.list) return;
+  const auto holds_submission = [&](const fs::path& folder) {
+    std::error_code ec;
+    const fs::path rel = fs::weakly_canonical(a.run.submission, ec).lexically_relative(fs::weakly_canonical(folder, ec));
+    return !a.run.submission.empty() && !ec && !rel.empty() && *rel.begin() != "..";
+  };
+  const fs::path build = fs::path(a.out_dir) / "build", sources = fs::path(a.out_dir) / "solution";
+  if (!holds_submission(build)) empty_build_folder(build.string());
+  // A run of no solution writes no sources: their folder emptied where rope2d marked it, else left.
+  if (!holds_submission(sources) && (is_solution(a.run.submission) || fs::exists(sources / ".rope2d-sources")))
+    empty_sources_folder(sources.string());
 }
 
 namespace {

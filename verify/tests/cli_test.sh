@@ -216,8 +216,13 @@ check header-names-clash 0 "$rope2d" verify "$tmp/clash/clash.cu" --only odd/bf1
 # the same folder leaves no stale submission.so there; a file of anyone else's is refused.
 mkdir -p "$tmp/prebuilt" && cp "$tmp/clashout/build/submission.so" "$tmp/prebuilt/k.so"
 "$rope2d" verify "$tmp/prebuilt/k.so" --only odd/bf16/n=1 --rounds 1 --out "$tmp/clashout" >/dev/null 2>&1
-[ -e "$tmp/clashout/build/submission.so" ] && { echo "FAIL stale-build: the .cu's build stayed beside the .so's report"; fails=$((fails+1)); } ||
-  { echo "ok   stale-build"; passes=$((passes+1)); }
+if [ ! -s "$tmp/prebuilt/k.so" ]; then echo "FAIL stale-build: the .cu's run left no build/submission.so to test with"; fails=$((fails+1))
+elif [ -e "$tmp/clashout/build/submission.so" ]; then echo "FAIL stale-build: the .cu's build stayed beside the .so's report"; fails=$((fails+1))
+else echo "ok   stale-build"; passes=$((passes+1)); fi
+# An earlier run's build verified again into the same folder is the submission: never removed.
+"$rope2d" verify "$(dirname "$0")/kernels/accurate_simple.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/again" >/dev/null 2>&1
+check build-verified-again 0 "$rope2d" verify "$tmp/again/build/submission.so" --only odd/bf16/n=1 --rounds 1 --out "$tmp/again"
+[ -s "$tmp/again/build/submission.so" ] || { echo "FAIL build-verified-again: the submission was removed"; fails=$((fails+1)); }
 mkdir -p "$tmp/clashout/build" && echo mine >"$tmp/clashout/build/notes.txt"
 check foreign-build-folder 2 "$rope2d" verify "$tmp/prebuilt/k.so" --only odd/bf16/n=1 --rounds 1 --out "$tmp/clashout"
 expect foreign-build-folder-says "found a folder of other files (notes.txt)"

@@ -92,6 +92,12 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   json j;
   Solution s = parse_solution(path, j);
   s.dir = dir;
+  // Emptying the folder would remove the solution being read (solution.json kept among its sources).
+  std::error_code ec;
+  const fs::path rel = fs::weakly_canonical(path, ec).lexically_relative(fs::weakly_canonical(dir, ec));
+  if (!ec && !rel.empty() && *rel.begin() != "..")
+    ref::bad_input(dir, "the folder", "a folder for the solution's sources apart from " + plain_line(path) + " (another --out)",
+                   "the folder that holds it");
   empty_sources_folder(dir);
   make_output_folder(dir);
   write_file_atomic((fs::path(dir) / ".rope2d-sources").string(), {"the sources of the solution last verified into this report folder\n"});

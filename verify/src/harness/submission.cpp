@@ -220,11 +220,18 @@ bool build_in_box(Submission& s, const std::string& path, const std::string& tex
 void empty_build_folder(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(fs::symlink_status(dir, ec))) return;  // nothing, or what require_output_tree refuses
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
-    if (e.path().filename() != "submission.so" || !fs::is_regular_file(e.symlink_status()))
+  // Its own: submission.so, and the temporary copy of a run killed while it wrote one.
+  const auto ours = [](const std::string& name) {
+    return name == "submission.so" || (name.size() == 21 && name.rfind(".submission.so.", 0) == 0);
+  };
+  std::vector<fs::path> remove;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (!ours(e.path().filename().string()) || !fs::is_regular_file(e.symlink_status()))
       ref::bad_input(dir, "the folder", "a folder for the built submission.so that rope2d made, or none",
                      "a folder of other files (" + plain_line(e.path().filename().string()) + ")");
-  fs::remove(fs::path(dir) / "submission.so", ec);
+    remove.push_back(e.path());
+  }
+  for (const fs::path& p : remove) fs::remove(p, ec);
 }
 
 void check_submission_size(const std::string& path) {
