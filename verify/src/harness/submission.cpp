@@ -129,12 +129,18 @@ void copy_headers(const std::string& source, const std::string& text, const fs::
       for (const fs::path& rel : {(folder / name).lexically_normal(), fs::path(name).lexically_normal()}) {
         if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") continue;  // not beside the source
         if (copied.count(rel.string())) break;  // a regular file when it was copied
+        if (*rel.begin() == "submission.cu") {  // the name of the source's own copy beside them
+          if (copied.insert(rel.string()).second)
+            s.warnings.push_back("the header " + plain_line(rel.string()) + " was not copied for the build: submission.cu "
+                                 "is the name the verifier gives the source's copy");
+          break;
+        }
         // Opened once beneath the folder, through no link, and read from that descriptor: a
         // check of the name and then an open of it would let a file swapped in between escape.
         FolderFile f = read_inside_folder(root.string(), rel.string(), 32u << 20, FolderLinks::none);
         if (f.found == FolderFile::Found::missing || f.found == FolderFile::Found::not_regular) continue;
         // A file of that name that is not copied is said, once: its build's "not found" would
-        // not tell why.
+        // not tell why. The next place the build would look is tried still.
         if (f.found != FolderFile::Found::file) {
           if (copied.insert(rel.string()).second)
             s.warnings.push_back(fmt::format(
@@ -142,7 +148,7 @@ void copy_headers(const std::string& source, const std::string& text, const fs::
                 f.found == FolderFile::Found::outside  ? "it is a link (headers are copied as regular files reached through no link)"
                 : f.found == FolderFile::Found::too_big ? fmt::format("larger than 32 MiB ({} bytes)", f.size)
                                                         : "unreadable (" + plain_line(f.error) + ")"));
-          break;
+          continue;
         }
         copied.insert(rel.string());
         std::string header = std::move(f.text);
