@@ -23,11 +23,13 @@
 #include "products/sweep/sweep_report.hpp"
 #include "products/sweep/sweep_worst.hpp"
 #include "codec/validate.hpp"
+#include "codec/plain_text.hpp"
+#include "harness/kinds.hpp"
+#include "harness/submission.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "rope2d/rope2d_backward.h"
 #include "harness/remote_kernel.hpp"
-#include "harness/submission.hpp"
 #include "verify_worker.hpp"
 #endif
 
@@ -92,6 +94,14 @@ SweepOptions sweep_options(const SweepArgs& a) {
 }
 
 int run(const SweepArgs& a) {
+  // A submission is checked as verify checks it, GPU or not: a file of a kernel kind, not too big.
+  if (!a.submission.empty()) {
+    if (!fs::is_regular_file(a.submission)) throw std::invalid_argument(a.submission + ": no such file");
+    const harness::SubmissionKind* kind = harness::kind_of(a.submission);
+    if (!kind || kind->host != harness::Host::kernel)
+      throw std::invalid_argument(a.submission + ": expected a .cu or .so kernel submission (by the ending of its name)");
+    check_submission_size(a.submission);
+  }
   check_sweep_folder(a.out, "--out");  // before anything is built or run
   empty_build_folder(a.out + "/build");  // an earlier sweep's build of another submission
   SweepOptions o = sweep_options(a);
@@ -145,11 +155,13 @@ int run(const SweepArgs& a) {
 #endif
   if (!r.ran) {
     // The machinery without a GPU: the loop, the host twin and the CPU judge on a small range.
-    std::cout << "rope2d sweep: kernel runs SKIPPED (" << skipped << "); the sweep's host path on a sample (2^16 patterns from each of 16 shards) of "
-              << sweep_range_words(o.lo, o.hi) << ", a float32 evaluation (glibc sinf/cosf) standing in for the kernel\n";
+    const std::string unrun = a.submission.empty() ? "" : " (" + plain_line(a.submission) + " was neither built nor run)";
+    std::cout << "rope2d sweep: kernel runs SKIPPED (" << skipped << ")" << unrun
+              << "; the sweep's host path on a sample (2^16 patterns from each of 16 shards) of " << sweep_range_words(o.lo, o.hi)
+              << ", a float32 evaluation (glibc sinf/cosf) standing in for the kernel\n";
     o.quick = true;
     r = run_sweep(o, host_sweep_chunk, std::int64_t{1} << 18, show);
-    r.backend = "host (float32 evaluation with glibc sinf/cosf; kernel runs SKIPPED: " + skipped + ")";
+    r.backend = "host (float32 evaluation with glibc sinf/cosf; kernel runs SKIPPED: " + skipped + unrun + ")";
   }
   progress.done();
   write_sweep_files(a.out, r, command, device);

@@ -172,6 +172,15 @@ grep -q "passed" "$tmp/check.err" && ok_summary=1 || ok_summary=0
   { echo "FAIL check --json: no summary on stderr"; fails=$((fails+1)); }
 check sweep-bad-shard 2 "$rope2d" sweep --shard 3/2 --out "$tmp/sw3"
 check sweep-all-and-range 2 "$rope2d" sweep --all --range 0:5 --out "$tmp/sw3"
+# sweep checks its submission as verify does, GPU or not: no file, or no kernel kind, is bad input.
+check sweep-missing-submission 2 "$rope2d" sweep "$tmp/nowhere.so" --range 0:16 --out "$tmp/sw4"
+expect sweep-missing-submission-says "nowhere.so: no such file"
+echo text >"$tmp/notakernel.txt"
+check sweep-no-kernel-kind 2 "$rope2d" sweep "$tmp/notakernel.txt" --range 0:16 --out "$tmp/sw4"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  check sweep-submission-no-gpu 0 "$rope2d" sweep "$(dirname "$0")/kernels/accurate_simple.cu" --range 0:16 --out "$tmp/sw5"
+  expect sweep-submission-no-gpu-says "accurate_simple.cu was neither built nor run"
+fi
 # Never "passed" on nothing: every selected set beyond the solution's definition (090: bf16).
 sol="$(dirname "$0")/solutions/torch_eager.json"
 check beyond-only-dtype 2 "$rope2d" verify "$sol" --grad-dtypes fp16 --quick --out "$tmp/beyond"
