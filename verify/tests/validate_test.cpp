@@ -182,6 +182,9 @@ TEST(NightlyConfig, BadConfigsNameTheField) {
   EXPECT_NE(config(R"({"sweep": {"budget_s": "600"}})").find("sweep.budget_s: expected a number"), std::string::npos);
   EXPECT_NE(config(R"({"sweep": {"to": 1e300}})").find("sweep.to: expected a number in"), std::string::npos);
   EXPECT_NE(config(R"({"sweep": {"from": 5, "to": 5}})").find("sweep.to: expected a value above from"), std::string::npos);
+  // -0 is the pattern 0x80000000, above every positive angle's: the range would be empty.
+  EXPECT_NE(config(R"({"sweep": {"from": -0.0, "to": 16384}})").find("sweep.from: expected an angle >= +0"), std::string::npos);
+  EXPECT_NE(config(R"({"sweep": {"from": 0, "to": -0.0}})").find("sweep.to: expected an angle >= +0"), std::string::npos);
   EXPECT_NE(config(R"({"sweep": {"budget": 5}})").find("sweep.budget: expected only from, to, angles and budget_s"),
             std::string::npos);
   EXPECT_NE(config(R"({"sweep": {"angles": "some"}})").find("sweep.angles: expected \"all\""), std::string::npos);

@@ -2,6 +2,7 @@
 #include "codec/nightly_config.hpp"
 
 #include <bit>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -46,6 +47,11 @@ NightlyConfig read_nightly_config(const std::string& path) {
       c.sweep_all = true;
     }
     // Angles are float32: the sweep's ends are the float32 values of the numbers given.
+    // -0 passes the schema's minimum but is the bit pattern 0x80000000, above every positive
+    // angle's: a range from it would be empty, and the sweep skipped.
+    for (const char* end : {"from", "to"})
+      if (s.contains(end) && std::signbit(s[end].get<double>()))
+        bad_input(path, std::string("sweep.") + end, "an angle >= +0 (-0 is the float32 pattern 0x80000000)", brief(s[end]));
     if (s.contains("from")) c.sweep_from = static_cast<float>(s["from"].get<double>());
     if (s.contains("to")) c.sweep_to = static_cast<float>(s["to"].get<double>());
     if (s.contains("budget_s")) c.sweep_budget_s = s["budget_s"].get<double>();
