@@ -34,6 +34,7 @@
 #include "products/nightly/nightly_report.hpp"
 #include "products/nightly/nightly_run.hpp"
 #include "products/nightly/nightly_site.hpp"
+#include "codec/plain_text.hpp"
 #include "codec/validate.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
@@ -51,6 +52,7 @@ using nlohmann::json;
 struct NightlyArgs {
   NightlyOptions night;
   std::string date, shard, gpus;
+  bool golden_given = false;  // --golden named: a set that is not there is bad input, not a skip
 };
 
 struct MergeArgs {
@@ -116,6 +118,11 @@ int run(const NightlyArgs& a) {
   const std::string date = run_date(a.date);
   if (!a.shard.empty() && !a.gpus.empty()) throw std::invalid_argument("--shard and --gpus: expected one of them, found both");
   check_night_folder(a.night.root, date);
+  // The default set may be absent (an install without data): skipped, and said; so is
+  // --golden none, asked for. A named one that is not there is a typo a night must not pass over.
+  if (a.golden_given && a.night.golden != "none" && !fs::is_regular_file(fs::path(a.night.golden) / "manifest.json"))
+    throw std::invalid_argument("--golden: expected a golden set (a folder with manifest.json), found nothing at '" +
+                                plain_line(a.night.golden) + "'");
   const json plan = nightly_plan_of(a.night);
   if (!a.gpus.empty()) {
     const NightlyGpu gpu = this_gpu();
@@ -173,7 +180,8 @@ Action add_nightly(CLI::App& app) {
     std::cerr << "rope2d nightly: --root is deprecated; use --out\n";
   });
   app.add_option("--date", a->date, "name of this run's folder, YYYY-MM-DD (default: today, UTC)");
-  app.add_option("--golden", a->night.golden, "golden set checked against the reference")->capture_default_str();
+  CLI::Option* golden =
+      app.add_option("--golden", a->night.golden, "golden set checked against the reference (none: no golden check)")->capture_default_str();
   app.add_option("--sincosf-measurement", a->night.sincosf_measurement,
                  "compare this measurement (sincosf_ulp --json FILE) with the premise instead of running sincosf_ulp on the GPU");
   app.add_option("--shard", a->shard, "do shard i of N (0 <= i < N) and write <out>/<date>/shard-i-of-N.json; merge makes the report");
@@ -186,7 +194,10 @@ Action add_nightly(CLI::App& app) {
   merge->add_option("--out", m->root, "where dated reports go")->capture_default_str();
   merge->add_option("--date", m->date, "the night (default: today, UTC; the shards must be of this date)");
   merge->add_flag("--quiet", m->quiet, "no progress display");
-  return [a, m, merge] { return merge->parsed() ? run_merge(*m) : run(*a); };
+  return [a, m, merge, golden] {
+    a->golden_given = golden->count() > 0;
+    return merge->parsed() ? run_merge(*m) : run(*a);
+  };
 }
 
 }  // namespace rope2d::cli

@@ -12,6 +12,12 @@ out=$("$rope2d" nightly --root root --date ../../escaped --quick --quiet 2>&1); 
 [ $rc = 2 ] && ok "--date ../../escaped exits 2" || bad "--date ../../escaped: exit $rc"
 grep -q -- "--date: expected YYYY-MM-DD, found '../../escaped'" <<<"$out" && ok "message names the option" || bad "message: $out"
 [ ! -e "$tmp/escaped" ] && [ -z "$(ls root)" ] && ok "nothing written outside --root" || bad "a folder was created"
+# A --golden that names no golden set is bad input, not a skipped check (a typo would pass a night).
+for g in "$tmp/work/no-such-set" ""; do
+  out=$("$rope2d" nightly --golden "$g" --root root --date 2026-01-01 --quick --quiet 2>&1); rc=$?
+  [ $rc = 2 ] && grep -q -- "--golden: expected a golden set" <<<"$out" && [ -z "$(ls root)" ] &&
+    ok "--golden '$g' exits 2 naming the option, before anything runs" || bad "--golden '$g': exit $rc: $(head -c 300 <<<"$out")"
+done
 # A config naming a file that does not exist is bad input, before anything runs.
 echo '{"submissions": ["missing.cu"]}' >missing.json
 out=$("$rope2d" nightly --config missing.json --root root --date 2026-01-01 --quick --quiet 2>&1); rc=$?
