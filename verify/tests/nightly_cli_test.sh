@@ -50,4 +50,12 @@ grep -qF "x'; touch PWNED; echo '" "$junit" && ok "the submission's name is in j
 # No deprecated tier name reaches the verifier children.
 ls root/2026-01-02/verify-*.log >/dev/null 2>&1 && ! grep -q "warning: tier" root/2026-01-02/*.log && ok "no child warned about a deprecated tier" ||
   bad "a child warned about a deprecated tier"
+# An earlier night's summary.json that is a link looping on itself is set aside with a warning,
+# never a failure of this night, of its dashboard or of `report --site`.
+mkdir -p loop/2025-12-31 && ln -s summary.json loop/2025-12-31/summary.json
+"$rope2d" nightly --out loop --date 2026-01-01 --quick --quiet >loop.log 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "an earlier summary set aside.*Too many levels of symbolic links" loop/2026-01-01/summary.md &&
+  ok "a looping earlier summary is set aside with a warning" || bad "looping earlier summary: exit $rc: $(tail -n 2 loop.log)"
+"$rope2d" report --site loop >site.log 2>&1 && [ -s loop/index.html ] && ok "report --site passes over it" ||
+  bad "report --site: $(tail -n 2 site.log)"
 finish "nightly cli"

@@ -48,6 +48,11 @@ NightSummary read_previous_summary(const std::string& path) {
   }
 }
 
+bool summary_named(const std::filesystem::path& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec) || (ec && ec != std::errc::no_such_file_or_directory);
+}
+
 bool valid_run_date(const std::string& d) {
   if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
   for (int i : {0, 1, 2, 3, 5, 6, 8, 9})

@@ -4,6 +4,7 @@
 // nightly-summary.schema.json) before anything uses them.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -32,5 +33,8 @@ nlohmann::json read_shard_result(const std::string& path);
 void check_previous_summary(const nlohmann::json& summary, const std::string& where);
 // Its dispositions named as dispositions are (disposition.hpp).
 NightSummary read_previous_summary(const std::string& path);
+// Whether a night's summary is there to read: something at `path`, or a name that cannot be
+// resolved (a link that loops), which reading then sets aside with its reason; never throws.
+bool summary_named(const std::filesystem::path& path);
 
 }  // namespace rope2d::verify

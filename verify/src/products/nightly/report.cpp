@@ -192,11 +192,13 @@ NightReport write_nightly_report(const std::string& root, NightSummary n, const 
   const fs::path dir = fs::path(root) / n.date;
   // The latest earlier night whose summary reads; one that does not is set aside with a
   // warning (never a failure of this night and of every later one) and the one before is tried.
+  // A name that cannot be resolved (a link that loops) is such a summary, not an error here.
   std::vector<fs::path> earlier;
-  if (fs::is_directory(root))
-    for (const auto& e : fs::directory_iterator(root))
-      if (e.is_directory() && e.path().filename().string() < n.date && valid_run_date(e.path().filename().string()) &&
-          fs::exists(e.path() / "summary.json"))
+  std::error_code ec;
+  if (fs::is_directory(root, ec))
+    for (const auto& e : fs::directory_iterator(root, ec))
+      if (e.is_directory(ec) && e.path().filename().string() < n.date && valid_run_date(e.path().filename().string()) &&
+          summary_named(e.path() / "summary.json"))
         earlier.push_back(e.path());
   std::sort(earlier.rbegin(), earlier.rend());
   n.regressions.clear();

@@ -240,9 +240,10 @@ void margin_rows(std::ostringstream& b, const std::vector<const SiteNight*>& nig
       }
       const std::string stem = night->date + "/verify-" + v.kernel + "-" + v.grad_dtype.value_or("");
       b << "<td class=\"num\">" << w.beyond_s_term << "</td><td>";
-      if (fs::exists(root / stem / "report.html")) b << html::link(stem + "/report.html", "report.html");
-      else if (fs::exists(root / stem / "report.md")) b << html::link(stem + "/report.md", "report.md");
-      else if (fs::exists(root / (stem + ".log"))) b << html::link(stem + ".log", "log");
+      std::error_code ec;  // a name that cannot be resolved (a link that loops) is linked to by none
+      if (fs::exists(root / stem / "report.html", ec)) b << html::link(stem + "/report.html", "report.html");
+      else if (fs::exists(root / stem / "report.md", ec)) b << html::link(stem + "/report.md", "report.md");
+      else if (fs::exists(root / (stem + ".log"), ec)) b << html::link(stem + ".log", "log");
       b << "</td></tr>\n";
     }
   b << "</table>\n";
@@ -271,9 +272,10 @@ double tier_margin(Tier t, double worst) { return worst > 0 ? s_term(t) / worst 
 std::vector<SiteNight> read_nights(const std::string& root) {
   std::vector<SiteNight> nights;
   if (!fs::is_directory(root)) return nights;
-  for (const auto& e : fs::directory_iterator(root)) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
     const std::string date = e.path().filename().string();
-    if (!e.is_directory() || e.is_symlink() || !valid_run_date(date) || !fs::exists(e.path() / "summary.json")) continue;
+    if (!e.is_directory(ec) || e.is_symlink(ec) || !valid_run_date(date) || !summary_named(e.path() / "summary.json")) continue;
     SiteNight n{date, std::nullopt, "", {}};
     try {
       n.summary = read_previous_summary((e.path() / "summary.json").string());
@@ -281,9 +283,9 @@ std::vector<SiteNight> read_nights(const std::string& root) {
       n.unreadable = under_root(x.what(), root);
     }
     std::vector<fs::path> shards;
-    for (const auto& f : fs::directory_iterator(e.path())) {
+    for (const auto& f : fs::directory_iterator(e.path(), ec)) {
       const std::string name = f.path().filename().string();
-      if (f.is_regular_file() && name.starts_with("shard-") && name.ends_with(".json")) shards.push_back(f.path());
+      if (f.is_regular_file(ec) && name.starts_with("shard-") && name.ends_with(".json")) shards.push_back(f.path());
     }
     std::sort(shards.begin(), shards.end());
     for (const fs::path& s : shards) n.shards.push_back(shard_status(s, root));
