@@ -34,6 +34,7 @@
 #include "products/nightly/nightly_report.hpp"
 #include "products/nightly/nightly_run.hpp"
 #include "products/nightly/nightly_site.hpp"
+#include "codec/atomic_file.hpp"
 #include "codec/plain_text.hpp"
 #include "codec/validate.hpp"
 
@@ -77,6 +78,10 @@ std::string run_date(const std::string& given) {
 // --out and the night's folder under it: directories or nothing (never a symbolic link), checked
 // before any work; the files written there are checked as they are written.
 void check_night_folder(const std::string& root, const std::string& date) {
+  if (root.empty()) throw std::invalid_argument("--out: expected a folder, found an empty name");
+  // A relative root lies in the current folder, whose contents may be anyone's (a checkout's
+  // `reports` linked elsewhere): no link on the way to it.
+  require_local_output_folder(root, "--out");
   require_output_folder(root, "--out");
   if (!date.empty()) require_output_folder((fs::path(root) / date).string(), "--out");
 }

@@ -23,6 +23,7 @@
 #include "products/sweep/sweep_report.hpp"
 #include "products/sweep/sweep_worst.hpp"
 #include "codec/validate.hpp"
+#include "codec/atomic_file.hpp"
 #include "codec/plain_text.hpp"
 #include "harness/kinds.hpp"
 #include "harness/submission.hpp"
@@ -102,6 +103,8 @@ int run(const SweepArgs& a) {
       throw std::invalid_argument(a.submission + ": expected a .cu or .so kernel submission (by the ending of its name)");
     check_submission_size(a.submission);
   }
+  if (a.out.empty()) throw std::invalid_argument("--out: expected a folder, found an empty name");
+  require_local_output_folder(a.out, "--out");  // a relative one: no link on the way to it (a checkout's `reports`)
   check_sweep_folder(a.out, "--out");  // before anything is built or run
   empty_build_folder(a.out + "/build");  // an earlier sweep's build of another submission
   SweepOptions o = sweep_options(a);

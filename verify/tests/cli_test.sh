@@ -172,6 +172,18 @@ grep -q "passed" "$tmp/check.err" && ok_summary=1 || ok_summary=0
   { echo "FAIL check --json: no summary on stderr"; fails=$((fails+1)); }
 check sweep-bad-shard 2 "$rope2d" sweep --shard 3/2 --out "$tmp/sw3"
 check sweep-all-and-range 2 "$rope2d" sweep --all --range 0:5 --out "$tmp/sw3"
+# sweep and nightly write into a relative --out (their defaults: reports/...) through no link in
+# the current folder, as verify does; an empty --out is bad input before any work.
+mkdir -p "$tmp/linkcwd" "$tmp/linkvictim" && ln -sfn "$tmp/linkvictim" "$tmp/linkcwd/reports"
+(cd "$tmp/linkcwd" && "$rope2d" sweep --range 0:16 --quick --quiet >"$tmp/linkcwd.out" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "found a symbolic link" "$tmp/linkcwd.out" && { echo "ok   sweep-default-out-link"; passes=$((passes+1)); } ||
+  { echo "FAIL sweep-default-out-link: exit $rc"; fails=$((fails+1)); }
+(cd "$tmp/linkcwd" && "$rope2d" nightly --quick --quiet --date 2026-01-01 >"$tmp/linkcwd.out" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "found a symbolic link" "$tmp/linkcwd.out" && { echo "ok   nightly-default-out-link"; passes=$((passes+1)); } ||
+  { echo "FAIL nightly-default-out-link: exit $rc"; fails=$((fails+1)); }
+[ -z "$(ls -A "$tmp/linkvictim")" ] || { echo "FAIL default-out-link: written through the link"; fails=$((fails+1)); }
+check sweep-empty-out 2 "$rope2d" sweep --range 0:16 --quick --out ""
+check nightly-empty-out 2 "$rope2d" nightly --quick --out "" --date 2026-01-01
 # sweep checks its submission as verify does, GPU or not: no file, or no kernel kind, is bad input.
 check sweep-missing-submission 2 "$rope2d" sweep "$tmp/nowhere.so" --range 0:16 --out "$tmp/sw4"
 expect sweep-missing-submission-says "nowhere.so: no such file"
