@@ -247,7 +247,10 @@ int cpu_only_supervised(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
 
 int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate) {
   // Checked here, where it is exit 2 with its message, before the worker's boxes would fail.
-  if (!a.run.submission.empty()) harness::require_box_can_search(harness::scratch_base());
+  if (!a.run.submission.empty() && !a.no_sandbox) {
+    harness::require_box_can_search(harness::scratch_base());
+    harness::require_hideable_home(std::getenv("HOME") ? std::getenv("HOME") : "");
+  }
   int fds[2];
   // Removed after the worker and everything it started are reaped: what the worker or its box
   // left there goes with it, also when a call overran and the worker was killed before its own

@@ -277,6 +277,10 @@ if [ "$(id -u)" = 0 ]; then
   expect closed-tmpdir-says "cannot search $tmp/closed"
   [ -z "$(ls -A "$tmp/closed/tmp")" ] || { echo "FAIL closed-tmpdir: a folder was left in TMPDIR"; fails=$((fails+1)); }
 fi
+# A HOME that holds the system (HOME=/usr) would be hidden in the box with everything that runs
+# there: the environment's fault, exit 2 naming it, not the submission's failure.
+HOME=/usr check home-holds-system 2 "$rope2d" verify "$(dirname "$0")/kernels/accurate_simple.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/homeusr"
+expect home-holds-system-says "HOME (/usr): the box hides the caller's home folder"
 # Without a GPU a cuda_cpp solution's build (torch's, in the Python host) is said SKIPPED, and a
 # box that never ran is not said to have refused nothing.
 if ! nvidia-smi -L >/dev/null 2>&1; then

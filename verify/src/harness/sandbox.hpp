@@ -116,6 +116,11 @@ bool remove_tree(const std::string& path);
 // and not theirs. runtime_error naming the closed folder, else nothing.
 void require_box_can_search(const std::string& folder);
 
+// The box hides the caller's home (HOME): one that holds the system's programs and libraries
+// (/usr, /lib, /bin, /etc: HOME=/usr, say) would leave nothing that runs in the box, every
+// submission failing for the environment's fault. runtime_error naming it, else nothing.
+void require_hideable_home(const std::string& home);
+
 // Files this process put in a scratch folder made the box user's (when started as root), so
 // that what runs there may write beside them (caches, builds) as it would in its own folder.
 void give_to_box(const std::string& path);
