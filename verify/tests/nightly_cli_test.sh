@@ -58,4 +58,13 @@ mkdir -p loop/2025-12-31 && ln -s summary.json loop/2025-12-31/summary.json
   ok "a looping earlier summary is set aside with a warning" || bad "looping earlier summary: exit $rc: $(tail -n 2 loop.log)"
 "$rope2d" report --site loop >site.log 2>&1 && [ -s loop/index.html ] && ok "report --site passes over it" ||
   bad "report --site: $(tail -n 2 site.log)"
+# A link where a verify report goes is bad input named before any verify runs (exit 2), not a
+# verify child's refusal reported as this project's kernel failing (exit 1); nothing is written
+# through it.
+mkdir -p inway/2026-01-01/verify-rope2d-bf16 victim && echo keep >victim/keep
+ln -s "$PWD/victim/keep" inway/2026-01-01/verify-rope2d-bf16/report.md
+out=$("$rope2d" nightly --out inway --date 2026-01-01 --quick --quiet 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "verify-rope2d-bf16/report.md: expected a regular file or nothing, found a symbolic link" <<<"$out" &&
+  [ "$(cat victim/keep)" = keep ] && [ ! -e inway/2026-01-01/summary.md ] &&
+  ok "a link in a verify report folder exits 2 naming it" || bad "link in a verify folder: exit $rc: $(head -c 300 <<<"$out")"
 finish "nightly cli"

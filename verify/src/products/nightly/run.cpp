@@ -30,13 +30,30 @@ using nlohmann::json;
 
 namespace {
 
+// A verify item's report folder in the night's folder.
+fs::path verify_folder(const fs::path& dir, const json& item) {
+  return dir / ("verify-" + item["kernel"].get<std::string>() + "-" + item["grad_dtype"].get<std::string>());
+}
+
+// The report folders of the verify items, checked as verify checks its --out before anything
+// runs: something in the way (a link, a FIFO) is bad input named here (exit 2), not a verify
+// child's exit 2 reported as the kernel's failure.
+void check_verify_folders(const fs::path& dir, const std::vector<json>& items) {
+  for (const json& it : items) {
+    if (it["kind"] != "verify") continue;
+    const fs::path out = verify_folder(dir, it);
+    check_report_folder(out.string(), "the night's report folder");
+    for (const char* filled : {"build", "solution"}) require_output_tree((out / filled).string(), "the night's report folder");
+  }
+}
+
 // 1. One verifier run, in its own process (an argument vector: no shell reads the paths).
 NightVerify verify_one(const std::string& program, const json& item, const fs::path& dir, std::uint64_t seed, bool quick) {
   NightVerify v;
   v.kernel = item["kernel"].get<std::string>();
   v.grad_dtype = item["grad_dtype"].get<std::string>();
   const std::string name = v.kernel + "-" + *v.grad_dtype;
-  const std::string out = (dir / ("verify-" + name)).string(), path = item["path"];
+  const std::string out = verify_folder(dir, item).string(), path = item["path"];
   std::vector<std::string> argv{program, "verify", "--out", out, "--grad-dtypes", *v.grad_dtype, "--seed", std::to_string(seed), "--quiet",
                                 "--tier", std::string(verify::name(Tier::float32_bound))};
   if (quick) argv.push_back("--quick");
@@ -125,6 +142,7 @@ json run_nightly_shard(const NightlyOptions& o, const json& plan, ShardId s, con
   const fs::path dir = make_night_folder(o.root, date);
   const std::uint64_t seed = nightly_seed(date);
   const std::vector<json> items = nightly_items(plan, s);
+  check_verify_folders(dir, items);
   json verify = json::array(), golden = json::array(), sweep = json::array(), premise = json::array();
   for (std::size_t k = 0; k < items.size(); ++k)
     if (items[k]["kind"] == "verify") {
