@@ -201,6 +201,11 @@ TEST(JsonSchema, BadLayoutsNameTheField) {
   EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"txt":1}]]})"),
             "l.json: batch[0][0].txt: expected only text, image, marker and pos, found this field");
   EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":2},{"marker":1,"pos":0}]]})"), "accepted");
+  // Beyond 64-bit signed integers: refused as written, never read as a negative number.
+  EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":2},{"marker":1,"pos":18446744073709551615}]]})"),
+            "l.json: batch[0][1].pos: expected an integer below 2^63, found the number 18446744073709551615");
+  EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":9223372036854775808}]]})"),
+            "l.json: batch[0][0].text: expected an integer below 2^63, found the number 9223372036854775808");
   EXPECT_NE(message(std::string(10, '[') + std::string(10, ']')).find("expected at most 6 levels of nesting"), std::string::npos);
 }
 

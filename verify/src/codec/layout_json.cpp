@@ -2,6 +2,7 @@
 // (verify/schema/layout.schema.json) and then the rules a schema cannot say.
 #include "codec/layout_json.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "rope2d/ref/input.hpp"
@@ -15,10 +16,18 @@ namespace {
 
 // One kind per segment: the schema allows only these keys, each typed; which go together is here.
 ref::Segment segment(const json& j, const std::string& where, const std::string& field) {
+  // A count or position as the number given: one beyond 64-bit signed integers (2^64 - 1 read
+  // as -1) is refused as it was written.
+  const auto int64_of = [&](const char* key) {
+    const json& v = j[key];
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+      ref::bad_input(where, field + "." + key, "an integer below 2^63", ref::brief(v));
+    return v.get<std::int64_t>();
+  };
   ref::Segment s;
   if (j.contains("text")) {
     if (j.size() != 1) ref::bad_input(where, field, "a text segment of the key \"text\" alone", ref::brief(j));
-    s.count = j["text"].get<std::int64_t>();
+    s.count = int64_of("text");
   } else if (j.contains("image")) {
     if (j.size() != 1) ref::bad_input(where, field, "an image segment of the key \"image\" alone", ref::brief(j));
     s.kind = ref::Segment::Kind::image;
@@ -27,8 +36,8 @@ ref::Segment segment(const json& j, const std::string& where, const std::string&
   } else if (j.contains("marker")) {
     if (!j.contains("pos") || j.size() != 2) ref::bad_input(where, field, "a marker segment of the keys \"marker\" and \"pos\"", ref::brief(j));
     s.kind = ref::Segment::Kind::marker;
-    s.count = j["marker"].get<std::int64_t>();
-    s.pos = j["pos"].get<std::int64_t>();
+    s.count = int64_of("marker");
+    s.pos = int64_of("pos");
   } else {
     ref::bad_input(where, field, "one of \"text\", \"image\", \"marker\"", ref::brief(j));
   }
