@@ -45,7 +45,7 @@ done
 printf '%s\n' "$src" >'n$(touch PWNED_l).cu'
 printf '%s\n' "$src" >'-n`touch PWNED_m`.cu'
 python3 -c 'import json; print(json.dumps({"submissions": ["n$(touch PWNED_l).cu", "-n`touch PWNED_m`.cu"], "grad_dtypes": ["bf16"], "sweep": {"to": 1}}))' >cfg.json
-timeout -k 5 600 "$rope2d" nightly --config cfg.json --golden nowhere --quick --quiet --out night --date 2026-12-04 >night.log 2>&1
+timeout -k 5 600 "$rope2d" nightly --config cfg.json --golden none --quick --quiet --out night --date 2026-12-04 >night.log 2>&1
 rc=$?
 [ $rc = 1 ] && ok "nightly: exit 1 (the entries fail to load)" || { bad "nightly: exit $rc"; tail -5 night.log; }
 pwned && ok "nightly: nothing ran" || bad "nightly: a command ran ($(find "$tmp" -name 'PWNED*'))"
