@@ -223,7 +223,8 @@ class Lookup {
     for (unsigned char c : name_) h = h * 33 + c;
     const unsigned bits = img_.class64() ? 64 : 32;
     const std::uint64_t bloom = table + 16;
-    const std::span<const char> w = img_.at(bloom + (h / bits) % *bloom_size * (bits / 8), bits / 8);
+    // The word glibc reads: its index masked by bloom_size - 1 (a power of two in a linker's table).
+    const std::span<const char> w = img_.at(bloom + (std::uint64_t{h / bits} & (*bloom_size - 1)) * (bits / 8), bits / 8);
     if (w.empty()) return;
     const std::uint64_t word = bits == 64 ? LoadedImage::read<std::uint64_t>(w, 0) : LoadedImage::read<std::uint32_t>(w, 0);
     const std::uint64_t mask = (std::uint64_t{1} << (h % bits)) | (std::uint64_t{1} << ((h >> (*shift & 31)) % bits));
