@@ -165,9 +165,9 @@ void check_verify_folder(const VerifyArgs& a) {
   // folder that holds the submission itself (an earlier run's build verified again) is left.
   if (a.list) return;
   const auto holds_submission = [&](const fs::path& folder) {
-    std::error_code ec;
-    const fs::path rel = fs::weakly_canonical(a.run.submission, ec).lexically_relative(fs::weakly_canonical(folder, ec));
-    return !a.run.submission.empty() && !ec && !rel.empty() && *rel.begin() != "..";
+    std::error_code e1, e2;
+    const fs::path rel = fs::weakly_canonical(a.run.submission, e1).lexically_relative(fs::weakly_canonical(folder, e2));
+    return !a.run.submission.empty() && !e1 && !e2 && !rel.empty() && *rel.begin() != "..";
   };
   const fs::path build = fs::path(a.out_dir) / "build", sources = fs::path(a.out_dir) / "solution";
   if (!holds_submission(build)) empty_build_folder(build.string());
