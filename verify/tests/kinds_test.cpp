@@ -202,12 +202,22 @@ TEST(SubmissionKinds, EndlessHashChainsEndTheLookup) {
   std::string sysv = read_whole(ROPE2D_V2_SYSV_LIBRARY), gnu = read_whole(ROPE2D_V2_LIBRARY);
   const auto hash = section(sysv, ".hash"), gnu_hash = section(gnu, ".gnu.hash");
   ASSERT_TRUE(hash && gnu_hash) << "the test libraries lack their hash sections";
+  // The loop's symbol: the first of the table that is not the name looked up (the order of
+  // the table is the linker's, and differs between builds).
+  const auto dynsym = section(sysv, ".dynsym"), dynstr = section(sysv, ".dynstr");
+  ASSERT_TRUE(dynsym && dynstr);
+  std::uint32_t other = 1;
+  for (; other < dynsym->first.sh_size / sizeof(Elf64_Sym); ++other) {
+    Elf64_Sym sym;
+    std::memcpy(&sym, sysv.data() + dynsym->first.sh_offset + other * sizeof sym, sizeof sym);
+    if (std::string(sysv.c_str() + dynstr->first.sh_offset + sym.st_name) != "rope2d_backward_v2") break;
+  }
   const std::size_t h = hash->first.sh_offset;
   std::uint32_t nbucket;
   std::memcpy(&nbucket, sysv.data() + h, 4);
-  put_word(sysv, h + 4, 0xffffffffu);                                                  // nchain
-  for (std::uint32_t k = 0; k < nbucket; ++k) put_word(sysv, h + 8 + 4 * k, 1);      // every bucket: symbol 1
-  put_word(sysv, h + 8 + 4 * nbucket + 4, 1);                                          // chain[1] = 1
+  put_word(sysv, h + 4, 0xffffffffu);                                                    // nchain
+  for (std::uint32_t k = 0; k < nbucket; ++k) put_word(sysv, h + 8 + 4 * k, other);    // every bucket: that symbol
+  put_word(sysv, h + 8 + 4 * nbucket + 4 * other, other);                               // its chain: itself
   const std::size_t g = gnu_hash->first.sh_offset;
   std::uint32_t nbuckets, symoffset, bloom_size;
   std::memcpy(&nbuckets, gnu.data() + g, 4);
