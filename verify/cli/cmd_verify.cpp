@@ -30,6 +30,7 @@
 #include "progress.hpp"
 #include "rope2d/ref/regimes.hpp"
 #include "codec/atomic_file.hpp"
+#include "codec/folder_file.hpp"
 #include "rope2d/verify/judge/check.hpp"
 #include "rope2d/verify/judge/judge.hpp"
 #include "codec/plain_text.hpp"
@@ -164,11 +165,7 @@ void check_verify_folder(const VerifyArgs& a) {
   // And nothing an earlier run of another submission left there (--list runs nothing); a
   // folder that holds the submission itself (an earlier run's build verified again) is left.
   if (a.list) return;
-  const auto holds_submission = [&](const fs::path& folder) {
-    std::error_code e1, e2;
-    const fs::path rel = fs::weakly_canonical(a.run.submission, e1).lexically_relative(fs::weakly_canonical(folder, e2));
-    return !a.run.submission.empty() && !e1 && !e2 && !rel.empty() && *rel.begin() != "..";
-  };
+  const auto holds_submission = [&](const fs::path& folder) { return !a.run.submission.empty() && lies_within(a.run.submission, folder); };
   const fs::path build = fs::path(a.out_dir) / "build", sources = fs::path(a.out_dir) / "solution";
   if (!holds_submission(build)) empty_build_folder(build.string());
   // A run of no solution writes no sources: their folder emptied where rope2d marked it, else left.

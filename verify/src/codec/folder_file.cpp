@@ -167,4 +167,10 @@ FolderFile read_inside_folder(const std::string& folder, const std::string& rel,
   return found(FolderFile::Found::file);
 }
 
+bool lies_within(const std::filesystem::path& path, const std::filesystem::path& folder) {
+  std::error_code e1, e2;
+  const std::filesystem::path rel = std::filesystem::weakly_canonical(path, e1).lexically_relative(std::filesystem::weakly_canonical(folder, e2));
+  return !e1 && !e2 && !rel.empty() && *rel.begin() != "..";
+}
+
 }  // namespace rope2d::verify

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 namespace rope2d::verify {
@@ -37,5 +38,9 @@ enum class FolderResolve { best, walk };
 // folder holds; std::bad_alloc aside.
 FolderFile read_inside_folder(const std::string& folder, const std::string& rel, std::uint64_t max_bytes,
                               FolderLinks links = FolderLinks::beneath, FolderResolve how = FolderResolve::best);
+
+// Whether `path` is `folder` or lies beneath it, both resolved as they stand now (links
+// followed, a missing tail taken as written); false where either cannot be resolved.
+bool lies_within(const std::filesystem::path& path, const std::filesystem::path& folder);
 
 }  // namespace rope2d::verify

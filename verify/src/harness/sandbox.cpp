@@ -29,6 +29,7 @@
 #include <string>
 #include <thread>
 
+#include "codec/folder_file.hpp"
 #include "codec/plain_text.hpp"
 
 namespace rope2d::verify::harness {
@@ -465,14 +466,12 @@ void require_hideable_home(const std::string& home) {
   std::error_code ec;
   const fs::path real = fs::weakly_canonical(fs::absolute(home, ec), ec);
   if (home.empty() || ec || real == "/") return;  // none, or the root, which the box never hides
-  for (const char* system : {"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc"}) {
-    const fs::path rel = fs::path(system).lexically_relative(real);
-    if (!rel.empty() && *rel.begin() != "..")
+  for (const char* system : {"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc"})
+    if (lies_within(system, real))
       throw std::runtime_error(fmt::format("HOME ({}): the box hides the caller's home folder, and this one holds the system's "
                                            "programs and libraries ({}), without which nothing runs in the box; set HOME to a "
                                            "folder of your own",
                                            plain_line(home), system));
-  }
 }
 
 void give_to_box(const std::string& path) {

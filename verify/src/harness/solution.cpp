@@ -93,9 +93,7 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   Solution s = parse_solution(path, j);
   s.dir = dir;
   // Emptying the folder would remove the solution being read (solution.json kept among its sources).
-  std::error_code e1, e2;
-  const fs::path rel = fs::weakly_canonical(path, e1).lexically_relative(fs::weakly_canonical(dir, e2));
-  if (!e1 && !e2 && !rel.empty() && *rel.begin() != "..")
+  if (lies_within(path, dir))
     ref::bad_input(dir, "the folder", "a folder for the solution's sources apart from " + plain_line(path) + " (another --out)",
                    "the folder that holds it");
   empty_sources_folder(dir);
