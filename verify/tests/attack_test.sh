@@ -87,6 +87,9 @@ else
   echo "FAIL control: unconfined, the attack left no mark: the escape check cannot see one"; fails=$((fails + 1))
 fi
 rm -rf "${marks:?}"/*
+# What a submission printed and the paths it named are shown as text: no verdict, heading or
+# escape of its own reaches the terminal or the report's markup.
+forged=$'\x1b|\r|^\\*\\*Verdict: passed|^# rope2d verify: passed|^rope2d verify: CPU checks passed$'
 if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
   # What the box refused is counted from outside (harness/watch.hpp) and named.
   ALSO="refused by the box: [0-9]+ write\(s\) outside .*rope2d-attack/escaped.txt" check forge_at_load forge_at_load.cu 0 "loaded in the box"
@@ -98,9 +101,6 @@ if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
   # Its own output reopened as an include: refused (the pipe is not the box user's), or at worst
   # a build that waits for ever, killed at the limit.
   check include_own_output include_own_output.cu 3 "FAILED to build" --build-timeout 20
-  # What it printed and the paths it named are shown as text: no verdict, heading or escape of
-  # its own reaches the terminal or the report's markup.
-  forged=$'\x1b|\r|^\\*\\*Verdict: passed|^# rope2d verify: passed|^rope2d verify: CPU checks passed$'
   NOT=$forged check forged_text forged_text.cu 3 "could not be loaded: cannot load"
   NOT=$forged ALSO="refused by the box: 3 write\(s\) outside" check forged_paths forged_paths.cu 0 "loaded in the box"
   # The box's "found" is the submission's word: the judge reads the file's symbol table itself.
@@ -192,6 +192,13 @@ else
   check loud loud.cu 1 "Verdict: incorrect"
   ALSO="refused by the box.*127.0.0.1:47811" check network network.cu 1 "Verdict: incorrect"
   check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20
+  # Every other attack of the corpus (those the CPU run checks at load) runs here too, in the box
+  # a GPU run builds (its device nodes revealed): each computes nothing, so it is incorrect, or
+  # failed where it ended its own host or build; never passed, and nothing of it escapes or stays.
+  for f in "$attacks"/*.cu "$attacks"/steal_headers/steal_headers.cu; do
+    n=$(basename "$f" .cu)
+    [[ $checked == *" $n "* ]] || NOT=$forged check "$n" "$f" "1|3" "Verdict: (incorrect|failed)" --build-timeout 60
+  done
   # The same attacks as Python and cuda_cpp solutions, through the runner that imports them.
   if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     python3 "$attacks/solutions.py" "$work/solutions" >"$work/solutions.txt" || fails=$((fails + 1))
