@@ -96,7 +96,7 @@ TEST(CounterGpu, DeviceJudgingEqualsTheCpuJudge) {
   // judged_on_gpu: inputs made and judged on the GPU, no host inputs, against compare() on the
   // same outputs; maxima to the last bits the two sides' sincos differ by.
   DeviceJudging how;
-  const Entry plain = plain_entry(testbed(), &rope2d_backward, &how), fused = fused_entry(testbed(), &rope2d_backward_fused, &how);
+  const Entry plain = plain_entry(testbed(), &rope2d_backward, how), fused = fused_entry(testbed(), &rope2d_backward_fused, how);
   for (ref::Dtype d : ref::grad_dtypes)
     for (const ProblemSpec& s : {spec("randn", AngleSource::randn, d, 8, 1024), spec("layout", AngleSource::layout, d, 4, 853)}) {
       Problem lean;

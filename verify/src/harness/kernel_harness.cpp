@@ -171,8 +171,8 @@ std::vector<Entry> KernelHarness::entries(Tier gate, Subnormals subnormals, bool
   served_->bed = std::make_unique<Testbed>();
   // The randn and layout sets (counter-based, the bulk of every run) made and judged on the
   // GPU where asked; the others (and those handed back) on the CPU.
-  const DeviceJudging how{.gate = gate, .subnormals = subnormals};
-  const DeviceJudging* gpu = device_inputs ? &how : nullptr;
+  std::optional<DeviceJudging> gpu;
+  if (device_inputs) gpu = DeviceJudging{.gate = gate, .subnormals = subnormals};
   std::vector<Entry> entries{plain_entry(*served_->bed, sub_.backward, gpu)};
   if (sub_.fused) entries.push_back(fused_entry(*served_->bed, sub_.fused, gpu));
   return entries;

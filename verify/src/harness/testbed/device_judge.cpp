@@ -65,7 +65,7 @@ CallResult judged_on_gpu(Testbed& bed, const Problem& p, const DeviceJudging& ho
   return c;
 }
 
-Entry plain_entry(Testbed& bed, BackwardFn fn, const DeviceJudging* gpu) {
+Entry plain_entry(Testbed& bed, BackwardFn fn, std::optional<DeviceJudging> gpu) {
   return {"", [&bed, fn, gpu](const Problem& p, int round) {
             if (!gpu || !p.device_only) return call_result(bed.run(fn, p, checks_for_round(round)));
             return judged_on_gpu(bed, p, *gpu, [&](const Testbed::OutputJudge& j) { return bed.run(fn, p, checks_for_round(round), j); });
@@ -73,7 +73,7 @@ Entry plain_entry(Testbed& bed, BackwardFn fn, const DeviceJudging* gpu) {
           {}};
 }
 
-Entry fused_entry(Testbed& bed, FusedFn fn, const DeviceJudging* gpu) {
+Entry fused_entry(Testbed& bed, FusedFn fn, std::optional<DeviceJudging> gpu) {
   return {"fused:", [&bed, fn, gpu](const Problem& p, int round) {
             if (!gpu || !p.device_only) return call_result(bed.run_fused(fn, p, checks_for_round(round)));
             return judged_on_gpu(bed, p, *gpu,

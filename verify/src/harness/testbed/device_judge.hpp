@@ -2,6 +2,8 @@
 // every integrity check on the first round and the repeat check on every round.
 #pragma once
 
+#include <optional>
+
 #include "harness/testbed/device.hpp"
 #include "rope2d/verify/judge/judge.hpp"
 
@@ -33,9 +35,11 @@ struct DeviceJudging {
 CallResult judged_on_gpu(Testbed& bed, const Problem& p, const DeviceJudging& how,
                          const std::function<DeviceRun(const Testbed::OutputJudge&)>& run);
 
-// Without `gpu` (or for problems with host inputs) the judge compares the outputs itself.
-Entry plain_entry(Testbed& bed, BackwardFn fn, const DeviceJudging* gpu = nullptr);
+// Without `gpu` (or for problems with host inputs) the judge compares the outputs itself. The
+// entry keeps its own copy of `gpu`: it outlives the caller's settings (a harness makes its
+// entries in one call and the judge calls them long after).
+Entry plain_entry(Testbed& bed, BackwardFn fn, std::optional<DeviceJudging> gpu = std::nullopt);
 // Applies to problems with positions (layout sets).
-Entry fused_entry(Testbed& bed, FusedFn fn, const DeviceJudging* gpu = nullptr);
+Entry fused_entry(Testbed& bed, FusedFn fn, std::optional<DeviceJudging> gpu = std::nullopt);
 
 }  // namespace rope2d::verify
