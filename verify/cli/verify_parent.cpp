@@ -148,22 +148,36 @@ bool supervise(int fd, pid_t pid, double call_timeout, Watch& w, Progress& progr
   }
 }
 
+// A signal that ends a process for a fault of its own (not a kill from outside).
+bool fault_signal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT || sig == SIGSYS || sig == SIGTRAP;
+}
+
 // The child died or was killed: report what finished and why the rest did not.
 int report_broken(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Watch& w, bool killed, int status) {
   SetResult broken{w.current.empty() ? "startup" : w.current, "", std::nullopt};
   for (const ProblemSpec& s : specs)  // the set it was in: its family, dtype and shape
     if (s.name() == w.current) broken.set = s.set, broken.dtype = s.grad_dtype, broken.shape = s.shape();
+  // The worker runs the verifier's code only (a submission runs in its box, the project's kernel
+  // is the project's): its fault is the verifier's, never the submission's failure. Unboxed
+  // (--no-sandbox), the submission could have signalled it: then it is not told apart.
+  const bool worker_fault = !killed && w.child_error.empty() && WIFSIGNALED(status) && fault_signal(WTERMSIG(status)) && !a.no_sandbox;
   if (killed) broken.fail(fmt::format("a kernel call did not return within {} s (killed)", a.call_timeout), Cause::timeout);
   else if (w.child_error.rfind("verifier error", 0) == 0) broken.fail(w.child_error, Cause::verifier);
   else if (!w.child_error.empty()) broken.fail(w.child_error);
+  else if (worker_fault)
+    broken.fail(fmt::format("verifier error: the verifier's worker died with signal {} ({}): a fault of the verifier's own, "
+                            "not a verdict on the submission",
+                            WTERMSIG(status), strsignal(WTERMSIG(status))),
+                Cause::verifier);
   else if (WIFSIGNALED(status)) broken.fail(fmt::format("the process died with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
   else broken.fail(fmt::format("the process exited with status {}", WEXITSTATUS(status)));
   w.partial.results.push_back(broken);
   write_report(a.out_dir, w.partial);
   std::cout << summary(w.partial) << "report: " << plain_line(a.out_dir + "/report.md") << "\n";
-  // The verifier's own cross-checks (GPU against CPU) failing is not the submission's fault.
-  if (w.child_error.rfind("verifier error", 0) == 0) {
-    std::cerr << "rope2d verify: " << w.child_error << "\n";
+  // The verifier's own faults and cross-checks (GPU against CPU) failing are not the submission's.
+  if (broken.error_cause == Cause::verifier) {
+    std::cerr << "rope2d verify: " << broken.error << "\n";
     return Exit::usage;
   }
   return Exit::submission_failed;
