@@ -234,7 +234,8 @@ PY
     quicktime) # The project's kernel, --quick then the default run, on a quiet machine (before any attack).
                for k in quick1 quick2 quick3 full; do a=; [ $k = full ] || a=--quick
                  /usr/bin/time -f "verify $a wall %e s" $bin/rope2d verify $a --quiet --out /tmp/$k 2>&1 | tail -n 1
-                 echo "exit ${PIPESTATUS[0]}, $(grep -m1 -E '^(\*\*)?Verdict' /tmp/$k/report.md)"; done | tee "$out/quicktime.log" ;;
+                 echo "exit ${PIPESTATUS[0]}, $(grep -m1 -E '^(\*\*)?Verdict' /tmp/$k/report.md)"
+                 cp /tmp/$k/report.md "$out/quicktime-$k.md" 2>/dev/null; done | tee "$out/quicktime.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done
