@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "harness/elf_symbols.hpp"
+#include "harness/harness.hpp"
 #include "harness/sandbox.hpp"
 #include "harness/submission.hpp"
 
@@ -42,6 +43,29 @@ TEST(SubmissionKinds, EachFileNameHasOneKind) {
   EXPECT_EQ(kind_of(".so"), nullptr);  // an ending alone names no file of that kind
   EXPECT_EQ(kind_suffixes(), ".cu, .so or .json");
 }
+
+#ifdef ROPE2D_HARNESSES_IN_LIBRARY  // a build without CUDA (CMakeLists.txt): the sanitizer stage
+TEST(SubmissionKinds, AHarnessKeepsItsKindWhileTheRegistryGrows) {
+  // A harness made for a file keeps its kind whatever is added to the registry later (the table
+  // may move in memory as it grows: the sanitizer build reads freed memory if a harness held on
+  // to the table's entry). Control: a kind added is found.
+  HarnessOptions kernel_o, python_o;
+  kernel_o.submission = "kernel.cu";
+  python_o.submission = "solution.json";
+  const std::unique_ptr<Harness> kernel = harness_for(kernel_o), python = harness_for(python_o);
+  const std::string kernel_kind(kernel->kind()), python_kind(python->kind());
+  static std::vector<std::string> endings(256);  // the added kinds' texts, never moved
+  for (std::size_t i = 0; i < endings.size(); ++i) {
+    endings[i] = ".grown" + std::to_string(i) + ".so";
+    add_submission_kind({"grown", endings[i], Preparation::copy_library, Host::kernel});
+  }
+  EXPECT_EQ(kind_of("lib.grown255.so")->suffix, ".grown255.so");
+  EXPECT_EQ(kernel->kind(), kernel_kind);
+  EXPECT_EQ(python->kind(), python_kind);
+  EXPECT_EQ(kernel_kind, kind_of("kernel.cu")->name);
+  EXPECT_EQ(python_kind, kind_of("solution.json")->name);
+}
+#endif
 
 namespace {
 

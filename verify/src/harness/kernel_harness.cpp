@@ -52,7 +52,9 @@ class KernelHarness final : public Harness {
   // file of no kind, which its preparation refuses, naming the endings.
   KernelHarness(const SubmissionKind* kind, HarnessOptions o, rope2d_backward_fn backward = nullptr,
                 rope2d_backward_fused_fn fused = nullptr)
-      : kind_(kind), o_(std::move(o)), served_(std::make_unique<KernelServed>()) {
+      : kind_(kind ? std::optional<SubmissionKind>(*kind) : std::nullopt),
+        o_(std::move(o)),
+        served_(std::make_unique<KernelServed>()) {
     sub_.backward = backward;
     sub_.fused = fused;
   }
@@ -107,7 +109,7 @@ class KernelHarness final : public Harness {
   void start_host();
   bool builtin() const { return o_.submission.empty(); }
 
-  const SubmissionKind* kind_;
+  std::optional<SubmissionKind> kind_;  // a copy: the registry may grow while this lives
   HarnessOptions o_;
   Submission sub_;
   std::unique_ptr<Scratch> scratch_;  // the box's scratch folder, as long as the host lives

@@ -134,7 +134,7 @@ class PythonHarness final : public Harness {
  private:
   void start_host(const std::string& dir);
 
-  const SubmissionKind& kind_;
+  SubmissionKind kind_;  // a copy: the registry may grow while this lives
   HarnessOptions o_;
   Solution sol_;
   DefinitionScope scope_;
