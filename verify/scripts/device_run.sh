@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: GPU properties, the verifier and the benchmark, logs under $OUT.
-# Binaries come prebuilt in .device/bin (the GPU image lacks MPFR, Boost, Eigen, RapidCheck):
-#   cmake --build build -j2 --target tests   # kernel_prop and the GPU tests are not in the default build
-#   mkdir -p .device/bin && cp build/verify/rope2d build/verify/rope2d-kernel-host build/properties/kernel_prop build/cuda/librope2d_kernel.so .device/bin/
+# Binaries come prebuilt (the GPU image lacks MPFR, Boost, Eigen, RapidCheck and libelf), as an
+# install prefix: its programs find their own files (share/rope2d: the golden set, the worst-case
+# lists, the Python package, the ABI headers) beside them, wherever the prefix lies. A bare copy of
+# build/verify/rope2d would look for them in the source tree it was built from, on this machine.
+#   cmake --build build -j2 --target all tests   # kernel_prop and the GPU tests are not in the default build
+#   cmake --install build --prefix /tmp/p && tar cJf .device/p.tar.xz -C /tmp p   # unpacked there into .device/p: BIN=.device/p/bin
+#   mkdir -p .device/lib && cp -L "$(ldconfig -p | sed -n 's/.*libelf.so.1 .*=> //p' | head -1)" .device/lib/   # on LD_LIBRARY_PATH below
+#   cp build/properties/kernel_prop build/cuda/librope2d_kernel.so /tmp/p/bin/   # before the tar: for the props and paired steps
+#   (another build for step pairs, BIN2: the same from its own build folder, into another prefix)
 #   mkdir -p .device/debs && (cd .device/debs && apt-get download bubblewrap)   # the box for submissions
-#   cp -r build/python/lib/* .device/bin/  # librope2d_py.so with its MPFR and GMP and worst/, for the python step
-#   cp build/verify/gpu_check_gpu_test .device/bin/   # for the gpucheck step
-#   cp build/verify/counter_gpu_test .device/bin/     # for the counter step
-#   cp build/verify/flush_edge_gpu_test build/verify/librope2d_accurate_ftz.so .device/bin/   # for the ftzedge step
-#   cp build/verify/sincosf_ulp build/verify/premise_check .device/bin/   # for the sincosf step
-#   cp build/verify/flushing_judge_gpu_test .device/bin/   # for the ftzjudge step
-# then run this script there with .device carried. Each step's log is kept even if one fails.
+#   cp -r build/python/lib/* /tmp/p/bin/  # librope2d_py.so with its MPFR and GMP and worst/, for the python step
+#   cp build/verify/gpu_check_gpu_test /tmp/p/bin/   # for the gpucheck step
+#   cp build/verify/counter_gpu_test /tmp/p/bin/     # for the counter step
+#   cp build/verify/flush_edge_gpu_test build/verify/librope2d_accurate_ftz.so /tmp/p/bin/   # for the ftzedge step
+#   cp build/verify/sincosf_ulp build/verify/premise_check /tmp/p/bin/   # for the sincosf step
+#   cp build/verify/flushing_judge_gpu_test /tmp/p/bin/   # for the ftzjudge step
+# then run this script there with .device carried, from a copy of the checkout that the box's user
+# can search (cp -a . /opt/r2 && chmod -R a+rX /opt/r2: the Python package is shown in the box
+# from its place in the prefix). Each step's log is kept even if one fails.
 set -uo pipefail
-# The project's files (.device/bin, python/rope2d, data/golden-smoke) are the checkout's this
+# The project's files (.device/p, .device/debs, verify/tests) are the checkout's this
 # script is in, whatever the working directory; $OUT and $SOLX_HARNESS as given.
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# The prefix (its tar unpacked once) and the carried libraries the image lacks.
+[ -f "$root/.device/p.tar.xz" ] && [ ! -d "$root/.device/p" ] && tar xJf "$root/.device/p.tar.xz" -C "$root/.device"
+[ -d "$root/.device/lib" ] && export LD_LIBRARY_PATH=$root/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 out=$(realpath -m "${OUT:-$root/reports/device}")
 # Submissions run in a bubblewrap box: the .deb carried in .device/debs is unpacked into a folder
 # of its own (never over /: its libraries would replace the machine's) and put on the PATH.
@@ -24,7 +35,7 @@ done
 [ -n "${SOLX_HARNESS:-}" ] && SOLX_HARNESS=$(realpath -m "$SOLX_HARNESS")
 cd "$root" || exit 1
 mkdir -p "$out"
-bin=${BIN:-.device/bin}  # BIN=.device/other: another build's binaries (two builds compared in one call)
+bin=${BIN:-.device/p/bin}  # BIN=.device/other: another build's binaries (two builds compared in one call)
 export PYTHONUNBUFFERED=1
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
