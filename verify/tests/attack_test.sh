@@ -58,7 +58,7 @@ check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output 
   [ -z "$bad" ] && [ -n "$(ls -A "$marks")" ] && bad="escaped: $(ls "$marks" | tr '\n' ' ')"
   [ -z "$bad" ] && [ -n "$(ls -A "$tmp")" ] && bad="left in the temporary folder: $(ls -A "$tmp" | tr '\n' ' ')"
   [ -z "$bad" ] && [ "$rc" -ge 128 ] && bad="the verifier died (exit $rc)"
-  # Its worker too (exit 2 with the reason; an expected 2 aside, say so first).
+  # Nor its worker: a worker that died is a verifier error (exit 2), named as the failure here.
   grep -q "verifier error: the verifier's worker died" "$work/$name.log" 2>/dev/null && bad="the verifier's worker died: $(grep -m1 -o "worker died with signal [0-9]*" "$work/$name.log")"
   # A process that outlived its box was handed to init (pid 1); those of other boxes running
   # now (a parallel test) still have their box's first process as parent. A zombie (an ended
