@@ -19,6 +19,7 @@
 #include <variant>
 
 #include "codec/plain_text.hpp"
+#include "harness/fault_stack.hpp"
 #include "harness/sandbox.hpp"
 #include "progress.hpp"
 #include "rope2d/verify/products/report_files.hpp"
@@ -103,6 +104,7 @@ pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, T
   const pid_t pid = fork_child(run_folder);
   if (pid == 0) {
     close(fds[0]);
+    harness::stack_on_fault("rope2d verify worker");  // its death is a verifier error: say where
     int rc = 3;
     try {
       rc = verify_worker(a, specs, gate, fds[1]);

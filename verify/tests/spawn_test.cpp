@@ -3,15 +3,19 @@
 // which starts where reopening /dev/stderr cannot (here fd 2 a socket): the cause of
 // `rope2d bench --torch` failing with "cannot run python3 ...: No such file or directory".
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "harness/fault_stack.hpp"
 #include "harness/spawn.hpp"
 
 using namespace rope2d::verify;
@@ -177,4 +181,39 @@ TEST(ChildStderr, APathIsStillAFileAndEmptyStillJoinsStdout) {
   r = run_program({"sh", "-c", "echo out; echo err >&2"}, "", [&](const char* d, std::size_t n) { out.append(d, n); });
   ASSERT_TRUE(r.started) << r.start_error;
   EXPECT_NE(out.find("err\n"), std::string::npos) << out;
+}
+
+TEST(StackOnFault, AFaultSaysWhereAndStillEndsByItsSignal) {
+  // Control (installed false): the same fault with the default action writes nothing.
+  for (const bool installed : {true, false}) {
+    int p[2];
+    ASSERT_EQ(::pipe(p), 0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::dup2(p[1], 2);
+      ::close(p[0]);
+      ::close(p[1]);
+      ::signal(SIGSEGV, SIG_DFL);  // no handler of a sanitizer's either
+      if (installed) rope2d::verify::harness::stack_on_fault("test child");
+      ::raise(SIGSEGV);
+      ::_exit(0);
+    }
+    ::close(p[1]);
+    std::string err;
+    char buf[4096];
+    for (ssize_t k; (k = ::read(p[0], buf, sizeof buf)) > 0;) err.append(buf, static_cast<std::size_t>(k));
+    ::close(p[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) << "installed " << installed << ", status " << status;
+    if (installed) {
+      const std::string head = "test child: signal 11 (SEGV); its stack:\n";
+      const std::size_t at = err.find(head);
+      ASSERT_NE(at, std::string::npos) << err;
+      EXPECT_GE(std::count(err.begin() + static_cast<std::ptrdiff_t>(at + head.size()), err.end(), '\n'), 2) << err;
+    } else {
+      EXPECT_EQ(err, "");
+    }
+  }
 }
