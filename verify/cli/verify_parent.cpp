@@ -150,11 +150,6 @@ bool supervise(int fd, pid_t pid, double call_timeout, Watch& w, Progress& progr
   }
 }
 
-// A signal that ends a process for a fault of its own (not a kill from outside).
-bool fault_signal(int sig) {
-  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT || sig == SIGSYS || sig == SIGTRAP;
-}
-
 // The child died or was killed: report what finished and why the rest did not.
 int report_broken(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Watch& w, bool killed, int status) {
   SetResult broken{w.current.empty() ? "startup" : w.current, "", std::nullopt};
@@ -163,7 +158,7 @@ int report_broken(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Wa
   // The worker runs the verifier's code only (a submission runs in its box, the project's kernel
   // is the project's): its fault is the verifier's, never the submission's failure. Unboxed
   // (--no-sandbox), the submission could have signalled it: then it is not told apart.
-  const bool worker_fault = !killed && w.child_error.empty() && WIFSIGNALED(status) && fault_signal(WTERMSIG(status)) && !a.no_sandbox;
+  const bool worker_fault = !killed && w.child_error.empty() && WIFSIGNALED(status) && harness::fault_signal(WTERMSIG(status)) && !a.no_sandbox;
   if (killed) broken.fail(fmt::format("a kernel call did not return within {} s (killed)", a.call_timeout), Cause::timeout);
   else if (w.child_error.rfind("verifier error", 0) == 0) broken.fail(w.child_error, Cause::verifier);
   else if (!w.child_error.empty()) broken.fail(w.child_error);

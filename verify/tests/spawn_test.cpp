@@ -183,6 +183,12 @@ TEST(ChildStderr, APathIsStillAFileAndEmptyStillJoinsStdout) {
   EXPECT_NE(out.find("err\n"), std::string::npos) << out;
 }
 
+TEST(StackOnFault, AFaultIsTheProcesssOwnNotAKillFromOutside) {
+  using rope2d::verify::harness::fault_signal;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP}) EXPECT_TRUE(fault_signal(sig)) << sig;
+  for (int sig : {SIGKILL, SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGXCPU, 0}) EXPECT_FALSE(fault_signal(sig)) << sig;
+}
+
 TEST(StackOnFault, AFaultSaysWhereAndStillEndsByItsSignal) {
   // Control (installed false): the same fault with the default action writes nothing.
   for (const bool installed : {true, false}) {

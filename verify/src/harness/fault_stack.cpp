@@ -12,7 +12,7 @@ namespace rope2d::verify::harness {
 namespace {
 
 char who_[64] = "";
-constexpr int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+constexpr int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP};
 
 void put(const char* s) { (void)!::write(2, s, std::strlen(s)); }
 
@@ -34,11 +34,16 @@ extern "C" void on_fault(int sig) {
   put("); its stack:\n");
   void* frames[64];
   ::backtrace_symbols_fd(frames, ::backtrace(frames, 64), 2);
-  ::signal(sig, SIG_DFL);  // SA_RESETHAND did so already; the signal again ends the process
-  ::raise(sig);
+  ::raise(sig);  // its default action again (SA_RESETHAND): the process ends by it
 }
 
 }  // namespace
+
+bool fault_signal(int sig) {
+  for (int f : faults)
+    if (f == sig) return true;
+  return false;
+}
 
 void stack_on_fault(const char* who) {
   std::strncpy(who_, who, sizeof who_ - 1);

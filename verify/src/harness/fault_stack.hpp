@@ -4,7 +4,11 @@
 
 namespace rope2d::verify::harness {
 
-// From now on, a fault of this process (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) first writes
+// A signal that ends a process for a fault of its own, not a kill from outside: SIGSEGV, SIGBUS,
+// SIGFPE, SIGILL, SIGABRT, SIGSYS or SIGTRAP.
+bool fault_signal(int sig);
+
+// From now on, a fault of this process (a fault_signal) first writes
 // "<who>: signal N (name); its stack:" and one line per frame to standard error, then ends the
 // process by that signal as before. The frames are addresses in their objects
 // ("rope2d(+0x1a2b3c)"): `addr2line -f -C -e PROGRAM 0x1a2b3c` names them in the same build.
