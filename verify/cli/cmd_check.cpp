@@ -6,6 +6,7 @@
 #include "codec/plain_text.hpp"
 #include "commands.hpp"
 #include "machine_outputs.hpp"
+#include "options.hpp"
 #include "progress.hpp"
 #include "rope2d/verify/judge/check.hpp"
 #include "rope2d/verify/products/report_files.hpp"
@@ -32,8 +33,7 @@ int run(CheckArgs a) {
   // Without --outputs the stored results must equal the reference bit for bit: a gate would be ignored.
   if (a.tier_given && a.outputs.empty())
     throw std::invalid_argument("--tier: only with --outputs (a golden set alone is checked bit for bit)");
-  const auto tier = parse_tier(a.tier);
-  if (!tier) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.tier + "'");
+  const Tier tier = tier_option(a.tier);
   // Where the report and trace go, before anything is read or judged.
   if (!a.report_dir.empty()) check_report_folder(a.report_dir, a.report_old.empty() ? "--out" : "--report");
   check_machine_outputs(a.machine);
@@ -42,7 +42,7 @@ int run(CheckArgs a) {
   Progress progress(a.quiet);
   const ProgressFn step = [&](std::size_t i, std::size_t n, const std::string& name) { progress.step(i, n, name); };
   Report r = a.outputs.empty() ? check_golden_against_reference(set, step)
-                               : check_outputs(set, read_safetensors(a.outputs), *tier, step,
+                               : check_outputs(set, read_safetensors(a.outputs), tier, step,
                                               a.ieee_subnormals ? Subnormals::ieee : Subnormals::flush_allowed);
   progress.done();
   if (!a.outputs.empty()) r.header.push_back({"outputs", a.outputs});  // the trace lines' solution

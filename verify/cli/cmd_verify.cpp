@@ -108,7 +108,7 @@ bool golden_set_fails(const VerifyArgs& a, Report& rep) {
 // and the reference's certified path against its MPFR path on fresh hard inputs. The report
 // holds every selected set, with the status that says why none was judged: skipped for want
 // of a GPU, or the submission's build failure.
-int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, const std::string& reason) {
+int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, const std::string& reason) {
   std::cout << "rope2d verify: SKIPPED the kernel runs: " << reason << "\n";
   std::cout << "rope2d verify: checking what needs no GPU instead\n";
   // An explicit --golden that is not there is bad input, not something to skip.
@@ -116,7 +116,7 @@ int cpu_only(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier ga
   if (!default_golden && !fs::exists(fs::path(a.golden) / "manifest.json"))
     throw std::invalid_argument("--golden: expected a golden set (a folder with manifest.json), found nothing at " + a.golden);
   Report rep;
-  rep.gate = gate;
+  rep.gate = a.run.tier;
   const std::string submission = a.run.submission.empty() ? std::string("rope2d (this project's kernel)") : a.run.submission;
   rep.title = "rope2d verify: " + submission;
   rep.header = {{"submission", submission}, {"kernel runs", "SKIPPED: " + reason + " (no kernel ran, no set was judged)"}};
@@ -181,10 +181,8 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
       throw std::invalid_argument("ROPE2D_REQUIRE_GPU: expected 1 (require a GPU) or 0, found '" + std::string(env).substr(0, 40) + "'");
     a.require_gpu |= std::string(env) == "1";
   }
-  const auto gate = parse_tier(a.run.tier);
-  if (!gate) throw std::invalid_argument("--tier: expected one of " + tier_names() + ", found '" + a.run.tier + "'");
-  // An old name has warned once here: reproduce lines and re-executed children get today's name.
-  a.run.tier = std::string(name(*gate));
+  // An old name warns once here: reproduce lines and re-executed children get today's name.
+  a.run.tier = tier_option(a.tier_name);
   if (!a.run.submission.empty() && !fs::is_regular_file(a.run.submission))
     throw std::invalid_argument(a.run.submission + ": no such file");
   // Too big a file is bad input (exit 2), refused before it is hashed or copied.
@@ -229,7 +227,7 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   if (a.list) return list(a, specs);
 
   StdoutForJson redirect(mo.json);  // the worker's summary too: stdout holds the JSON alone
-  const int rc = judge_submission(a, specs, *gate);
+  const int rc = judge_submission(a, specs);
   redirect.restore();
   emit_machine_outputs(mo, a.out_dir);
   return rc;
@@ -242,7 +240,7 @@ Action add_verify(CLI::App& app) {
   app.add_option("SUBMISSION", a->run.submission,
                  "kernel.cu or libkernel.so with rope2d_backward, or a SOL-ExecBench solution.json; none: this project's kernel");
   app.add_option("--out", a->out_dir, "report directory (default reports/verify/<name>, or <name>-no-gpu where no GPU is)");
-  app.add_option("--tier", a->run.tier, "gate: " + tier_names() + " (old names strict, faithful-* still accepted, deprecated)")->capture_default_str();
+  app.add_option("--tier", a->tier_name, "gate: " + tier_names() + " (old names strict, faithful-* still accepted, deprecated)")->capture_default_str();
   app.add_option("--nvcc", a->run.nvcc, "nvcc to compile .cu submissions")->capture_default_str();
   app.add_option("--nvcc-flag", a->run.nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");
   CLI::Option* dtypes = app.add_option("--grad-dtypes", a->grad_dtypes_option,

@@ -4,9 +4,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <iostream>
+#include <stdexcept>
 #include <string>
 
 #include "rope2d/ref/input.hpp"
+#include "rope2d/verify/model/tolerance.hpp"
 
 namespace rope2d::cli {
 
@@ -37,6 +40,16 @@ inline CLI::Validator seconds_range(double hi) {
         return std::string();
       },
       "SECONDS");
+}
+
+// --tier's value read once: a tier's name, or an old name, which warns on stderr; anything else is
+// refused naming the option and the names it takes.
+inline verify::Tier tier_option(const std::string& s) {
+  std::string deprecation;
+  const auto tier = verify::parse_tier(s, &deprecation);
+  if (!tier) throw std::invalid_argument("--tier: expected one of " + verify::tier_names() + ", found '" + s + "'");
+  if (!deprecation.empty()) std::cerr << deprecation << "\n";
+  return *tier;
 }
 
 }  // namespace rope2d::cli

@@ -98,7 +98,7 @@ pid_t fork_child(const std::string& run_folder) {
   return pid;
 }
 
-pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, const std::string& run_folder,
+pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, const std::string& run_folder,
                    int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = fork_child(run_folder);
@@ -107,7 +107,7 @@ pid_t start_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, T
     harness::stack_on_fault("rope2d verify worker");  // its death is a verifier error: say where
     int rc = 3;
     try {
-      rc = verify_worker(a, specs, gate, fds[1]);
+      rc = verify_worker(a, specs, fds[1]);
     } catch (const std::exception& e) {
       protocol::send(fds[1], protocol::Error{e.what()});
     }
@@ -230,14 +230,14 @@ void end_by_signal(const char* what) {
 // The checks that need no GPU build and load the submission in boxes too: run in a child of
 // their own with its temporary files in a run folder, as the worker is, so that a signal ends
 // them, their boxes with them, and what they left there is removed.
-int cpu_only_supervised(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, const std::string& why) {
+int cpu_only_supervised(VerifyArgs& a, const std::vector<ProblemSpec>& specs, const std::string& why) {
   std::optional<harness::Scratch> run_folder(std::in_place, harness::Scratch::Use::for_run);
   NotedSignals noted;
   const pid_t pid = fork_child(run_folder->path());
   if (pid == 0) {
     int rc = Exit::usage;
     try {
-      rc = cpu_only(a, specs, gate, why);
+      rc = cpu_only(a, specs, why);
     } catch (const std::exception& e) {  // bad input or the environment, as main() says it
       std::cerr << "rope2d: " << e.what() << "\n";
     }
@@ -256,7 +256,7 @@ int cpu_only_supervised(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
 
 }  // namespace
 
-int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate) {
+int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs) {
   // Checked here, where it is exit 2 with its message, before the worker's boxes would fail.
   if (!a.run.submission.empty() && !a.no_sandbox) {
     harness::require_box_can_search(harness::scratch_base());
@@ -269,10 +269,10 @@ int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier 
   std::optional<harness::Scratch> run_folder(std::in_place, harness::Scratch::Use::for_run);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   NotedSignals noted;
-  const pid_t pid = start_worker(a, specs, gate, run_folder->path(), fds);
+  const pid_t pid = start_worker(a, specs, run_folder->path(), fds);
   Progress progress(a.quiet);
   Watch w;
-  w.partial.gate = gate;
+  w.partial.gate = a.run.tier;
   w.partial.title = "rope2d verify: " + (a.run.submission.empty() ? std::string("rope2d (this project's kernel)") : a.run.submission);
   const bool killed = supervise(fds[0], pid, a.call_timeout, w, progress);
   int status = 0;
@@ -288,7 +288,7 @@ int judge_submission(VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier 
       a.out_dir += "-no-gpu";
       check_verify_folder(a);
     }
-    const int rc = cpu_only_supervised(a, specs, gate, w.nogpu);
+    const int rc = cpu_only_supervised(a, specs, w.nogpu);
     if (rc != Exit::ok || !a.require_gpu) return rc;
     std::cout << "rope2d verify: --require-gpu: the kernel runs were SKIPPED (" << w.nogpu << "): exit " << Exit::no_gpu << "\n";
     return Exit::no_gpu;

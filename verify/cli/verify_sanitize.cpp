@@ -23,8 +23,9 @@ int verify_sanitized(const VerifyArgs& a) {
                                 "them; add --no-sandbox to run the submission unconfined under the tools");
   std::vector<std::string> args = {"verify"};
   if (!a.run.submission.empty()) args.push_back(std::filesystem::absolute(a.run.submission).string());
-  args.insert(args.end(), {"--sanitize-set", "--rounds", "1", "--quiet", "--seed", std::to_string(a.run.seed), "--tier", a.run.tier,
-                           "--grad-dtypes", verify::grad_dtype_list(a.run.grad_dtypes), "--nvcc", a.run.nvcc, "--golden", a.golden,
+  args.insert(args.end(), {"--sanitize-set", "--rounds", "1", "--quiet", "--seed", std::to_string(a.run.seed),
+                           "--tier", std::string(verify::name(a.run.tier)), "--grad-dtypes", verify::grad_dtype_list(a.run.grad_dtypes),
+                           "--nvcc", a.run.nvcc, "--golden", a.golden,
                            // Calls run tens of times slower under the tools.
                            "--call-timeout", fmt::format("{}", std::max(120.0, 30 * a.call_timeout))});
   for (const auto& f : a.run.nvcc_flags) args.push_back("--nvcc-flag=" + f);

@@ -108,9 +108,9 @@ class Forward final : public Observer {
 
 }  // namespace
 
-int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Tier gate, int fd) {
+int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, int fd) {
 #ifndef ROPE2D_HAVE_CUDA
-  (void)a, (void)specs, (void)gate;
+  (void)a, (void)specs;
   proto::send(fd, proto::NoGpu{"this build has no CUDA (nvcc was not found when it was configured)"});
   return 0;
 #else
@@ -120,7 +120,6 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
     return 0;
   }
   const Plan plan{.specs = specs,
-                  .gate = gate,
                   .run = a.run,
                   .device = dev,
                   .device_inputs = !a.cpu_judge,
@@ -132,7 +131,7 @@ int verify_worker(const VerifyArgs& a, const std::vector<ProblemSpec>& specs, Ti
                   .out_dir = a.out_dir,
                   .checks = &c_abi_checks()};
   const std::unique_ptr<harness::Harness> h = submission_harness(a);
-  Forward observer(fd, gate);
+  Forward observer(fd, a.run.tier);
   verify::verify(plan, *h, observer);
   return 0;
 #endif

@@ -33,6 +33,7 @@ struct VerifyArgs {
   bool require_gpu = false;                     // --require-gpu or ROPE2D_REQUIRE_GPU=1: no GPU is exit 4
   // --grad-dtypes as given (run.grad_dtypes once read), and whether it was on the command line.
   std::vector<std::string> grad_dtypes_option{"bf16", "fp16", "fp32"};
+  std::string tier_name = "float32-bound";      // --tier as given (run.tier once read)
   bool dtypes_given = false;
   // A solution's definition's grad dtypes (empty: every dtype is the solution's problem); the
   // others, where --grad-dtypes asks for them, are judged beyond the definition.
@@ -64,12 +65,12 @@ void check_verify_folder(const VerifyArgs& a);
 
 // What the machine can check without a GPU (cmd_verify.cpp), `reason` saying why; the report
 // in a.out_dir holds every set of `specs`, skipped (no GPU) or failed to build.
-int cpu_only(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, const std::string& reason);
+int cpu_only(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, const std::string& reason);
 
 // Runs the worker and supervises it (verify_parent.cpp); a report is written to a.out_dir.
 // Runs the worker and judges; without a GPU, the CPU checks, whose report goes to `<out>-no-gpu`
 // where --out was not given (a.out_dir then names it), never over a judged run's report.
-int judge_submission(VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate);
+int judge_submission(VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs);
 
 // --sanitize (verify_sanitize.cpp): re-executes rope2d verify under each compute-sanitizer tool
 // on the reduced set; 0 when every tool passed or was SKIPPED, 1 when one found errors.
@@ -77,6 +78,6 @@ int verify_sanitized(const VerifyArgs& a);
 
 // Everything that touches CUDA: the submission's harness judged by verify() (products/verify/
 // verify.hpp), whose steps it forwards to the parent; verify() writes the report.
-int verify_worker(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, verify::Tier gate, int fd);
+int verify_worker(const VerifyArgs& a, const std::vector<verify::ProblemSpec>& specs, int fd);
 
 }  // namespace rope2d::cli

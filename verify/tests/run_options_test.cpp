@@ -2,8 +2,11 @@
 // dtype list keeps its order (the quoting itself: ref::shell_quote, validate_test).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "rope2d/verify/judge/run_options.hpp"
 #include "rope2d/verify/judge/suites.hpp"
+#include "rope2d/verify/model/tolerance.hpp"
 
 using namespace rope2d::verify;
 
@@ -46,4 +49,18 @@ TEST(RunOptions, GradDtypesAreReadOnceAndWrittenBack) {
   EXPECT_EQ(grad_dtype_list(d), "fp32,bf16");
   EXPECT_EQ(grad_dtype_list(d, ", "), "fp32, bf16");
   EXPECT_EQ(parse_grad_dtypes({"fp32", "bf16"}, "--grad-dtypes"), d);
+}
+
+// The gate travels as a Tier from --tier's one reading on, and is written back by its name: a
+// reproduce line selects the same tier, in today's spelling.
+TEST(RunOptions, TierIsWrittenBackByName) {
+  RunOptions o;
+  EXPECT_EQ(o.tier, Tier::float32_bound);
+  o.tier = Tier::bf16_noise;
+  const std::vector<std::string> a = reproduce_args(o, "randn/bf16/1x773");
+  const auto at = std::find(a.begin(), a.end(), "--tier");
+  ASSERT_NE(at, a.end());
+  ASSERT_NE(at + 1, a.end());
+  EXPECT_EQ(*(at + 1), "bf16-noise");
+  EXPECT_EQ(parse_tier(*(at + 1)), o.tier);
 }

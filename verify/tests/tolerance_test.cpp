@@ -197,6 +197,10 @@ TEST(Tolerance, TierNamesAndDeprecatedAliases) {
   EXPECT_EQ(parse_tier("solexecbench", &none), Tier::solexecbench);
   EXPECT_TRUE(none.empty());
   EXPECT_FALSE(parse_tier("strictest"));
+  // The model floor writes nothing: where a warning goes is its caller's choice (the CLI's stderr).
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(parse_tier("strict"), Tier::float32_bound);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   EXPECT_EQ(tier_names(), "float32-bound, bf16-noise, fp16-noise, fp32-noise, solexecbench");
   // fp32-noise is the strictest bound-based tier, float32-bound the loosest of the float32 ones.
   EXPECT_LT(rule(Tier::fp32_noise).scale_coeff, rule(Tier::float32_bound).scale_coeff);

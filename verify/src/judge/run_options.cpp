@@ -5,6 +5,7 @@
 
 #include "rope2d/ref/input.hpp"
 #include "rope2d/verify/judge/suites.hpp"
+#include "rope2d/verify/model/tolerance.hpp"
 
 namespace rope2d::verify {
 
@@ -37,7 +38,7 @@ std::vector<std::string> reproduce_args(const RunOptions& o, const std::string& 
   std::vector<std::string> a;
   if (!o.submission.empty()) a.push_back(o.submission);
   // The whole dtype list, in its order: the first dtype gets the full sizes.
-  for (std::string x : std::initializer_list<std::string>{"--grad-dtypes", grad_dtype_list(o.grad_dtypes), "--tier", o.tier,
+  for (std::string x : std::initializer_list<std::string>{"--grad-dtypes", grad_dtype_list(o.grad_dtypes), "--tier", std::string(name(o.tier)),
                                                           "--seed", std::to_string(o.seed), "--rounds", std::to_string(o.rounds)})
     a.push_back(std::move(x));
   if (o.quick) a.push_back("--quick");

@@ -2,7 +2,6 @@
 #include "rope2d/verify/model/tolerance.hpp"
 
 #include <cmath>
-#include <iostream>
 #include <iterator>
 
 #include "rope2d/ref/float32_bound.hpp"
@@ -59,10 +58,8 @@ std::optional<Tier> parse_tier(std::string_view s, std::string* deprecation) {
   for (const TierRule& r : table) {
     if (r.name == s) return r.tier;
     if (!r.old_name.empty() && r.old_name == s) {
-      const std::string w = "warning: tier '" + std::string(s) + "' is deprecated; it is now called '" +
-                            std::string(r.name) + "'";
-      if (deprecation) *deprecation = w;
-      else std::cerr << w << "\n";
+      if (deprecation)
+        *deprecation = "warning: tier '" + std::string(s) + "' is deprecated; it is now called '" + std::string(r.name) + "'";
       return r.tier;
     }
   }

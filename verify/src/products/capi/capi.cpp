@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <stdexcept>
 
 #include "products/capi/common.hpp"
@@ -38,8 +39,10 @@ ref::Dtype dtype_arg(int d, const char* what) {
 }
 
 Tier tier_arg(const char* t) {
-  const auto tier = parse_tier(t ? t : "");
+  std::string deprecation;
+  const auto tier = parse_tier(t ? t : "", &deprecation);
   if (!tier) throw std::invalid_argument("tier: expected " + tier_names() + ", found '" + (t ? t : "") + "'");
+  if (!deprecation.empty()) std::cerr << deprecation << "\n";
   return *tier;
 }
 

@@ -41,7 +41,7 @@ struct Results {
 
 // Every set of the plan, in order, through the one Judge and the harness's entries.
 void judge_suite(const Plan& plan, harness::Harness& h, Judge& judge, Results& out, Observer& obs) {
-  const std::vector<Entry> entries = h.entries(plan.gate, judge.subnormals, judge.device_inputs);
+  const std::vector<Entry> entries = h.entries(plan.run.tier, judge.subnormals, judge.device_inputs);
   for (std::size_t k = 0; k < plan.specs.size(); ++k) {
     obs.start(plan.specs[k].name(), k, plan.specs.size());
     judge.next = k + 1 < plan.specs.size() ? &plan.specs[k + 1] : nullptr;  // made during this set's last round
@@ -59,12 +59,12 @@ void added_checks(const Plan& plan, const harness::CAbi& abi, const Judge& judge
     else obs.called();
   };
   for (ref::Dtype d : plan.run.grad_dtypes)
-    for (SetResult& r : plan.checks->contract(abi, d, plan.gate, judge.subnormals, plan.run.seed, watch)) out.add(std::move(r));
+    for (SetResult& r : plan.checks->contract(abi, d, plan.run.tier, judge.subnormals, plan.run.seed, watch)) out.add(std::move(r));
   if (plan.huge) {  // past 2^31 elements, judged on a sample
     SuiteOptions o;
     o.seed = plan.run.seed;
     o.grad_dtypes = plan.run.grad_dtypes;
-    for (SetResult& r : plan.checks->huge(abi, o, plan.gate, judge.subnormals)) out.add(std::move(r));
+    for (SetResult& r : plan.checks->huge(abi, o, plan.run.tier, judge.subnormals)) out.add(std::move(r));
   }
 }
 
@@ -83,12 +83,12 @@ std::vector<harness::HeaderLine> machine_lines(const Plan& plan) {
 Report verify(const Plan& plan, harness::Harness& h, Observer& obs) {
   const std::optional<harness::Unprepared> failed = h.prepare();
   Report rep;
-  rep.gate = plan.gate;
+  rep.gate = plan.run.tier;
   h.header(rep, machine_lines(plan));
   obs.device(plan.device.name);
   if (failed) return unprepared(plan, h, *failed, rep, obs);
   const harness::Judging how = h.judging(plan.device_inputs);
-  Judge judge(plan.gate, plan.run.rounds);
+  Judge judge(plan.run.tier, plan.run.rounds);
   judge.reproduce = &plan.run;
   judge.stop_set_on_error = how.stop_set_on_error;
   if (plan.run.ieee_subnormals) judge.subnormals = Subnormals::ieee;
@@ -108,7 +108,7 @@ Report verify(const Plan& plan, harness::Harness& h, Observer& obs) {
   if (abi && plan.checks && !judge.context_lost()) added_checks(plan, *abi, judge, out, obs);
   h.judged(rep, judge.phases, judge.device_inputs);
   if (abi && plan.checks && plan.bench && !judge.context_lost()) {
-    AddedSets b = plan.checks->bench(*abi, plan.gate, judge.subnormals, plan.run.seed);
+    AddedSets b = plan.checks->bench(*abi, plan.run.tier, judge.subnormals, plan.run.seed);
     rep.header.insert(rep.header.end(), b.header.begin(), b.header.end());
     for (SetResult& r : b.results) out.add(std::move(r));
   }

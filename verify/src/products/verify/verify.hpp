@@ -43,8 +43,7 @@ const CAbiChecks& c_abi_checks();
 // What is judged and how.
 struct Plan {
   std::vector<ProblemSpec> specs;
-  Tier gate = Tier::float32_bound;
-  RunOptions run;             // seed, rounds, IEEE subnormals, the worst lists, grad dtypes; each reproduce line
+  RunOptions run;             // the gate (run.tier), seed, rounds, IEEE subnormals, the worst lists, grad dtypes; each reproduce line
   DeviceInfo device;          // the machine's lines in the header
   bool device_inputs = true;  // the counter-based sets made and judged on the GPU where the harness can (not --cpu-judge)
   bool contract = true;       // the call contract after the suite (not with --only)

@@ -9,13 +9,14 @@
 
 #include "rope2d/ref/dtype.hpp"
 #include "rope2d/verify/model/problem.hpp"
+#include "rope2d/verify/model/tier.hpp"
 
 namespace rope2d::verify {
 
 struct RunOptions {
   std::string submission;                // empty: the project's kernel
   std::vector<ref::Dtype> grad_dtypes{ref::Dtype::bf16, ref::Dtype::fp16, ref::Dtype::fp32};  // in order: the first gets the full sizes
-  std::string tier = "float32-bound";
+  Tier tier = Tier::float32_bound;      // the gate (its name in reproduce lines)
   std::uint64_t seed = 1;
   int rounds = 2;
   bool quick = false;

@@ -30,8 +30,8 @@ struct TierRule {
 
 const TierRule& rule(Tier t);
 std::string_view name(Tier t);
-// Accepts the names and the deprecated old names; for an old name, warns on stderr (or puts
-// the warning in *deprecation when given) and returns the tier it stands for.
+// Accepts the names and the deprecated old names; for an old name, puts a warning in
+// *deprecation (when given: the caller decides where it goes) and returns the tier it stands for.
 std::optional<Tier> parse_tier(std::string_view s, std::string* deprecation = nullptr);
 // "float32-bound, bf16-noise, ..." for help strings and messages.
 std::string tier_names();
