@@ -133,11 +133,13 @@ line=$(grep -n -m1 -v '^#' badlist/$d/$w | cut -d: -f1)
 sed -i "${line}s/^[^ ]*/1.5/" badlist/$d/$w
 refused "a malformed worst-case list" "badlist/$d/$w:$line: expected a C99 hex float, found '1.5'" badlist/$d/shard-{0,1,2,3}-of-4.json
 [ ! -e refused/$d/sweep-0x3f800000-0x3f800010 ] && ok "a refused list leaves no joined list" || bad "refused lists: $(ls refused/$d)"
-# Names from a shard file are text in summary.md: a kernel and a grad dtype made of table
-# cells, a link, a line break and a heading, and a dtype whose report path leaves the night's
-# folder (to a file that exists there), edited into a one-shard night with its digest made anew.
-"$rope2d" nightly "${args[@]}" --out hostile --date 2026-03-04 --shard 0/1 >hostile.log 2>&1 || bad "hostile shard: exit $?"
-python3 - hostile/2026-03-04/shard-0-of-1.json <<'PY' || bad "the shard's digest is not FNV-1a of its compact config"
+# Names from a shard file are text in summary.md: a kernel made of table cells, a link, a line
+# break and a heading, edited into a one-shard night with its digest made anew. A grad dtype is
+# read as one (a name whose report path would leave the night's folder is refused, exit 2).
+# hostile_night FOLDER KERNEL DTYPE: the night's shard with those names in place of "broken", bf16.
+hostile_night() {
+"$rope2d" nightly "${args[@]}" --out "$1" --date 2026-03-04 --shard 0/1 >"$1.log" 2>&1 || bad "hostile shard: exit $?"
+python3 - "$1/2026-03-04/shard-0-of-1.json" "$2" "$3" <<'PY' || bad "the shard's digest is not FNV-1a of its compact config"
 import json, sys
 def digest(plan):  # plan_digest: FNV-1a 64 of the config as nlohmann dumps it (keys sorted, compact)
     h = 1469598103934665603
@@ -146,7 +148,7 @@ def digest(plan):  # plan_digest: FNV-1a 64 of the config as nlohmann dumps it (
     return "%016x" % h
 s = json.load(open(sys.argv[1]))
 assert digest(s["config"]) == s["config_digest"], (digest(s["config"]), s["config_digest"])
-kernel, dtype = "evil|cell](<outside.log>)\n# injected", "../../../outside"
+kernel, dtype = sys.argv[2].replace("\\n", "\n"), sys.argv[3]
 s["config"]["submissions"] = [kernel + ".cu"]
 s["config"]["grad_dtypes"] = [dtype if d == "bf16" else d for d in s["config"]["grad_dtypes"]]
 for x in s["items"] + s["verify"]:
@@ -158,7 +160,14 @@ for x in s["items"] + s["verify"]:
 s["config_digest"] = digest(s["config"])
 json.dump(s, open(sys.argv[1], "w"))
 PY
-mkdir -p "hostile/2026-03-04/verify-rope2d-.." && echo secret >hostile/outside.log
+}
+hostile_night hostiledt broken "../../../outside"
+mkdir -p "hostiledt/2026-03-04/verify-rope2d-.." && echo secret >hostiledt/outside.log
+"$rope2d" nightly merge --out hostiledt --date 2026-03-04 >hostiledt-merge.log 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "grad_dtypes\[0\]: expected bf16, fp16 or fp32, found the string \"../../../outside\"" hostiledt-merge.log && [ ! -e hostiledt/2026-03-04/summary.md ] \
+  && ok "a shard's unknown grad dtype is refused, naming it (exit 2, no summary)" || { bad "hostile dtype merge: exit $rc"; tail -3 hostiledt-merge.log; }
+hostile_night hostile 'evil|cell](<outside.log>)\n# injected' bf16
+echo secret >hostile/outside.log
 "$rope2d" nightly merge --out hostile --date 2026-03-04 >hostile-merge.log 2>&1; rc=$?
 md=hostile/2026-03-04/summary.md
 [ $rc = 1 ] && [ -s $md ] && ok "a shard with hostile names merges (exit 1: broken)" || { bad "hostile merge: exit $rc"; tail -3 hostile-merge.log; }

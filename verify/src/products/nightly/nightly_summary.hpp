@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "rope2d/ref/dtype.hpp"
 #include "rope2d/verify/model/disposition.hpp"
 #include "products/sweep/sweep.hpp"  // SweepGrads, SweepResult
 
@@ -27,13 +29,17 @@ struct NightSet {
 // writing one) the verdict comes from the exit code and there are no sets.
 struct NightVerify {
   std::string kernel;
-  std::optional<std::string> grad_dtype;  // absent in summaries from before one run per dtype
+  std::optional<ref::Dtype> grad_dtype;  // absent in summaries from before one run per dtype
   int exit = 0;
   std::optional<double> seconds;  // absent in some older summaries: then never slower
   bool report = false;
   Disposition verdict = Disposition::failed;
   std::map<std::string, NightSet> sets;  // by set name
 };
+// Its grad dtype's name, or `none` for a summary from before one run per dtype.
+std::string dtype_label(const NightVerify& v, std::string_view none = "");
+// A grad dtype's name as the nightly's files hold it, read once: an unknown one names `field`.
+ref::Dtype night_dtype(const nlohmann::json& name, const std::string& field);
 
 // One golden problem recomputed by the reference.
 struct NightGolden {

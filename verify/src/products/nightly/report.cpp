@@ -40,7 +40,7 @@ std::string link_if_there(const fs::path& dir, const std::string& rel, const std
   return "[" + markdown_text(rel) + "](<" + rel + ">)";
 }
 
-std::string verify_stem(const NightVerify& v) { return "verify-" + v.kernel + "-" + v.grad_dtype.value_or(""); }
+std::string verify_stem(const NightVerify& v) { return "verify-" + v.kernel + "-" + dtype_label(v); }
 
 void bullet_list(std::ostringstream& md, const std::string& heading, const std::vector<std::string>& lines) {
   if (lines.empty()) return;
@@ -127,7 +127,7 @@ std::string nightly_markdown(const NightSummary& n, const std::string& dir) {
      << fmt::format("{} shard{}, build {}.\n\n", n.shards, n.shards == 1 ? "" : "s", markdown_text(n.commit));
   md << "## Verifier\n\n| kernel | grad dtype | verdict | seconds | report |\n|---|---|---|---|---|\n";
   for (const NightVerify& v : n.verify)
-    md << fmt::format("| {} | {} | {} | {:.1f} | {} |\n", markdown_text(v.kernel), markdown_text(v.grad_dtype.value_or("")),
+    md << fmt::format("| {} | {} | {} | {:.1f} | {} |\n", markdown_text(v.kernel), markdown_text(dtype_label(v)),
                       name(v.verdict), v.seconds.value_or(0.0),
                       link_if_there(dir, verify_stem(v) + "/report.md", link_if_there(dir, verify_stem(v) + ".log", "none written")));
   golden_markdown(md, n.golden);
@@ -140,7 +140,7 @@ std::string nightly_junit(const NightSummary& n) {
   const std::string& date = n.date;
   JUnitSuite runs{"rope2d nightly " + date + ": verify", {}};
   for (const NightVerify& v : n.verify) {
-    JUnitCase c{"rope2d.nightly.verify", v.kernel + " " + v.grad_dtype.value_or("")};
+    JUnitCase c{"rope2d.nightly.verify", v.kernel + " " + dtype_label(v)};
     c.seconds = v.seconds.value_or(0.0);
     if (v.verdict == Disposition::skipped) c.outcome = Outcome::skipped, c.message = "no GPU: CPU checks only";
     else if (v.verdict == Disposition::incorrect) c.outcome = Outcome::failure, c.message = "verdict incorrect";

@@ -51,10 +51,10 @@ void check_verify_folders(const fs::path& dir, const std::vector<json>& items) {
 NightVerify verify_one(const std::string& program, const json& item, const fs::path& dir, std::uint64_t seed, bool quick) {
   NightVerify v;
   v.kernel = item["kernel"].get<std::string>();
-  v.grad_dtype = item["grad_dtype"].get<std::string>();
-  const std::string name = v.kernel + "-" + *v.grad_dtype;
+  v.grad_dtype = night_dtype(item["grad_dtype"], "grad_dtype");
+  const std::string dtype = dtype_label(v), name = v.kernel + "-" + dtype;
   const std::string out = verify_folder(dir, item).string(), path = item["path"];
-  std::vector<std::string> argv{program, "verify", "--out", out, "--grad-dtypes", *v.grad_dtype, "--seed", std::to_string(seed), "--quiet",
+  std::vector<std::string> argv{program, "verify", "--out", out, "--grad-dtypes", dtype, "--seed", std::to_string(seed), "--quiet",
                                 "--tier", std::string(verify::name(Tier::float32_bound))};
   if (quick) argv.push_back("--quick");
   // Last, after "--": a path that starts with a dash is a path, never an option.

@@ -163,7 +163,7 @@ NightSweep merge_sweep(const json& plan, std::vector<NightSweepRange> ranges) {
 std::vector<std::string> problems_of(const NightSummary& summary) {
   std::vector<std::string> out;
   for (const NightVerify& v : summary.verify) {
-    const std::string name = v.kernel + " " + v.grad_dtype.value_or("");
+    const std::string name = v.kernel + " " + dtype_label(v);
     if (v.report && v.verdict != Disposition::passed)  // failed: its exit too (3 did not build or run, 2 a verifier error)
       out.push_back(name + ": verdict " + std::string(verify::name(v.verdict)) +
                     (v.verdict == Disposition::failed ? " (verify exited " + std::to_string(v.exit) + ")" : ""));
@@ -303,7 +303,7 @@ NightSummary merge_nightly_shards(const std::vector<std::pair<std::string, json>
   auto verify_rank = [&](const NightVerify& v) {
     const auto k = std::find(kernel_order.begin(), kernel_order.end(), v.kernel) - kernel_order.begin();
     const json& dt = plan["grad_dtypes"];
-    const auto d = std::find(dt.begin(), dt.end(), json(v.grad_dtype.value_or(""))) - dt.begin();
+    const auto d = std::find(dt.begin(), dt.end(), json(dtype_label(v))) - dt.begin();
     return std::make_pair(k, d);
   };
   std::stable_sort(verify.begin(), verify.end(), [&](const NightVerify& a, const NightVerify& b) { return verify_rank(a) < verify_rank(b); });

@@ -77,7 +77,7 @@ const char* status_class(const std::string& status) {
   return status == "passed" ? "pass" : status.starts_with("skipped") ? "skip" : "fail";
 }
 
-std::string run_label(const NightVerify& v) { return v.kernel + " " + v.grad_dtype.value_or("(all dtypes)"); }
+std::string run_label(const NightVerify& v) { return v.kernel + " " + dtype_label(v, "(all dtypes)"); }
 
 // The night's time: the wall time of a --gpus night, else its verifier runs and sweep added up.
 std::pair<double, const char*> night_seconds(const NightSummary& n) {
@@ -115,7 +115,7 @@ std::string margin_chart(const std::string& dtype, const std::vector<const SiteN
   double lo = 1, hi = 1;
   for (std::size_t i = 0; i < nights.size(); ++i)
     for (const NightVerify& v : nights[i]->summary->verify) {
-      if (v.grad_dtype.value_or("(all dtypes)") != dtype) continue;
+      if (dtype_label(v, "(all dtypes)") != dtype) continue;
       const RunWorst w = run_worst(v);
       if (!w.max) continue;
       by_kernel[v.kernel].push_back({i, *w.max, fmt::format("{} {} {}: worst {} x 2^-24 S ({})", nights[i]->date, v.kernel, dtype, fig(*w.max), w.set)});
@@ -227,7 +227,7 @@ void margin_rows(std::ostringstream& b, const std::vector<const SiteNight*>& nig
     for (const NightVerify& v : night->summary->verify) {
       const RunWorst w = run_worst(v);
       b << "<tr data-night=\"" << html::text(night->date) << "\" data-run=\"" << html::text(run_label(v)) << "\"><td>"
-        << html::text(night->date) << "</td><td>" << html::text(v.kernel) << "</td><td>" << html::text(v.grad_dtype.value_or("(all dtypes)"))
+        << html::text(night->date) << "</td><td>" << html::text(v.kernel) << "</td><td>" << html::text(dtype_label(v, "(all dtypes)"))
         << "</td><td class=\"" << status_class(std::string(name(v.verdict))) << "\" data-k=\"verdict\">" << name(v.verdict)
         << "</td><td class=\"num\" data-k=\"worst\">" << (w.max ? fig(*w.max) : "—") << "</td><td>" << html::text(w.set) << "</td>";
       for (Tier t : margin_tiers()) {
@@ -238,7 +238,7 @@ void margin_rows(std::ostringstream& b, const std::vector<const SiteNight*>& nig
             << (std::isfinite(m) ? fig(m) + "x" : std::string("exact")) << "</td>";
         }
       }
-      const std::string stem = night->date + "/verify-" + v.kernel + "-" + v.grad_dtype.value_or("");
+      const std::string stem = night->date + "/verify-" + v.kernel + "-" + dtype_label(v);
       b << "<td class=\"num\">" << w.beyond_s_term << "</td><td>";
       std::error_code ec;  // a name that cannot be resolved (a link that loops) is linked to by none
       if (fs::exists(root / stem / "report.html", ec)) b << html::link(stem + "/report.html", "report.html");
@@ -312,7 +312,7 @@ std::string nightly_site_html(const std::vector<SiteNight>& all, const std::stri
   b << "</table>\n";
   std::set<std::string> dtypes;
   for (const SiteNight* n : nights)
-    for (const NightVerify& v : n->summary->verify) dtypes.insert(v.grad_dtype.value_or("(all dtypes)"));
+    for (const NightVerify& v : n->summary->verify) dtypes.insert(dtype_label(v, "(all dtypes)"));
   b << "<h2>Worst error and margin to each allowance, per grad dtype</h2>\n<p>Per verifier run, the largest error of its "
        "sets: failing sets always, passing sets where their maximum is within float32-bound's S term (beyond it their error is "
        "allowed by the |ref| and subnormal terms, counted apart). The margin to a tier is its allowance's S term over that "

@@ -6,6 +6,8 @@
 #include <bit>
 #include <stdexcept>
 
+#include "rope2d/verify/judge/suites.hpp"
+
 namespace rope2d::verify {
 
 using nlohmann::json;
@@ -42,10 +44,18 @@ std::optional<NightSweepWorst> worst_from_json(const json& j) {
 
 }  // namespace
 
+std::string dtype_label(const NightVerify& v, std::string_view none) {
+  return std::string(v.grad_dtype ? ref::name(*v.grad_dtype) : none);
+}
+
+ref::Dtype night_dtype(const json& name, const std::string& field) {
+  return parse_grad_dtypes({name.get<std::string>()}, field).front();
+}
+
 json to_json(const NightVerify& v) {
   json j = {{"kernel", v.kernel}, {"exit", v.exit}, {"seconds", v.seconds.value_or(0.0)}, {"report", v.report},
             {"verdict", name(v.verdict)}};
-  if (v.grad_dtype) j["grad_dtype"] = *v.grad_dtype;
+  if (v.grad_dtype) j["grad_dtype"] = ref::name(*v.grad_dtype);
   if (v.report) {
     j["sets"] = json::object();
     for (const auto& [set, s] : v.sets) j["sets"][set] = to_json(s);
@@ -56,7 +66,7 @@ json to_json(const NightVerify& v) {
 NightVerify night_verify_from_json(const json& j, const std::string& at) {
   NightVerify v;
   v.kernel = j.value("kernel", std::string());
-  if (j.contains("grad_dtype") && !j["grad_dtype"].is_null()) v.grad_dtype = j["grad_dtype"].get<std::string>();
+  if (j.contains("grad_dtype") && !j["grad_dtype"].is_null()) v.grad_dtype = night_dtype(j["grad_dtype"], at + ".grad_dtype");
   v.exit = j.value("exit", 0);
   if (j.contains("seconds")) v.seconds = j["seconds"].get<double>();
   v.report = j.value("report", false);
