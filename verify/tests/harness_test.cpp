@@ -175,6 +175,42 @@ TEST(Harness, AFakeKindGoesThroughVerify) {
   fs::remove_all(out.parent_path());
 }
 
+// The registry is tested in the build whose library holds the harnesses (without
+// CUDA: the sanitizer stage; with it, the harnesses are in the device library).
+#ifdef ROPE2D_HARNESSES_IN_LIBRARY
+TEST(Harness, ANewKindWithAHarnessOfItsOwnIsOneRegistryLine) {
+  // The line: files ending .hostfn are made ready and called by the fake (this file's harness).
+  harness::add_submission_kind({.name = "host function (test)",
+                                .suffix = ".hostfn",
+                                .preparation = harness::Preparation::copy_library,
+                                .host = harness::Host::own,
+                                .make = [](const harness::SubmissionKind&, const harness::HarnessOptions&) {
+                                  return std::unique_ptr<harness::Harness>(std::make_unique<HostFunctionHarness>());
+                                }});
+  harness::HarnessOptions o;
+  o.submission = "mine.hostfn";
+  const std::unique_ptr<harness::Harness> h = harness::harness_for(o);
+  ASSERT_NE(dynamic_cast<HostFunctionHarness*>(h.get()), nullptr);
+  Recorder rec;
+  EXPECT_EQ(verify(small_plan(""), *h, rec).verdict(), Disposition::passed);
+  EXPECT_EQ(rec.events.back(), "done passed");
+  // Controls: the other files keep their hosts' harnesses; a line of its own host without a
+  // harness, or with a harness but a shared host, is refused.
+  o.submission = "kernel.cu";
+  EXPECT_EQ(dynamic_cast<HostFunctionHarness*>(harness::harness_for(o).get()), nullptr);
+  EXPECT_THROW(harness::add_submission_kind({"own, no harness", ".nomake", harness::Preparation::copy_library, harness::Host::own}),
+               std::invalid_argument);
+  EXPECT_THROW(harness::add_submission_kind({.name = "a harness, a shared host",
+                                             .suffix = ".both",
+                                             .preparation = harness::Preparation::copy_library,
+                                             .host = harness::Host::kernel,
+                                             .make = [](const harness::SubmissionKind&, const harness::HarnessOptions&) {
+                                               return std::unique_ptr<harness::Harness>();
+                                             }}),
+               std::invalid_argument);
+}
+#endif
+
 TEST(Harness, TheVerdictIsTheHarnesss) {
   // The control: the same harness with every output's sign flipped.
   const fs::path out = scratch("broken");

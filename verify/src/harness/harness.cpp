@@ -1,5 +1,5 @@
 // The registry of harnesses (harness.hpp): a file's kind from the one suffix table (kinds.cpp),
-// the kind's host to its harness.
+// the kind's host to its harness, or the kind's own harness.
 #include "harness/harness.hpp"
 
 #include <stdexcept>
@@ -12,6 +12,7 @@ std::unique_ptr<Harness> harness_for(const HarnessOptions& o) {
   switch (k->host) {
     case Host::kernel: return kernel_harness(k, o);
     case Host::python: return python_harness(*k, o);
+    case Host::own: return k->make(*k, o);
   }
   throw std::logic_error("a submission kind without a host");
 }

@@ -98,7 +98,8 @@ class Harness {
   virtual std::optional<Unprepared> cpu_checks(Report& rep, const Say& say) = 0;
 };
 
-// The registry: the harness of the file at `o.submission`, by its kind's host (kinds.hpp). A
+// The registry: the harness of the file at `o.submission`, by its kind's host (kinds.hpp), or
+// made by the kind's own `make` (Host::own: a format with a harness file of its own). A
 // file of no kind gets the kernel harness, whose preparation refuses it naming the endings
 // (the submission's failure, as a build's).
 std::unique_ptr<Harness> harness_for(const HarnessOptions& o);

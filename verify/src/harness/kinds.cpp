@@ -29,6 +29,8 @@ std::span<const SubmissionKind> submission_kinds() { return registry(); }
 void add_submission_kind(const SubmissionKind& k) {
   if (k.suffix.empty() || k.name.empty() || k.symbol.empty())
     throw std::invalid_argument("a submission kind needs a name, an ending and an entry point");
+  if ((k.host == Host::own) != (k.make != nullptr))
+    throw std::invalid_argument("a submission kind has a harness of its own (make) exactly when its host is Host::own");
   for (const SubmissionKind& other : registry())
     if (other.suffix == k.suffix) throw std::invalid_argument("the ending " + std::string(k.suffix) + " is " + std::string(other.name) + "'s");
   registry().push_back(k);

@@ -4,9 +4,10 @@
 // SOL-ExecBench solution's sources written out) and how its calls reach the judge (the kernel
 // host over the C ABI, or the Python host). A new format that is made ready and called as an
 // existing one is one more line (a shared object exporting an entry point of another name,
-// say); one that needs a new way is one more harness file besides.
+// say); one that needs a new way is one more harness file besides, named in its line (`make`).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,7 +15,13 @@
 namespace rope2d::verify::harness {
 
 enum class Preparation { nvcc_build, copy_library, solution };
-enum class Host { kernel, python };
+// own: a harness of its own, made by the kind's `make` (neither host's).
+enum class Host { kernel, python, own };
+
+class Harness;          // harness.hpp
+struct HarnessOptions;  // harness.hpp
+struct SubmissionKind;
+using MakeHarness = std::unique_ptr<Harness> (*)(const SubmissionKind& kind, const HarnessOptions& o);
 
 struct SubmissionKind {
   std::string_view name;    // the report's "kind"
@@ -23,13 +30,15 @@ struct SubmissionKind {
   Host host;
   std::string_view symbol = "rope2d_backward";              // the C ABI entry point the kernel host looks up
   std::string_view fused_symbol = "rope2d_backward_fused";  // its optional fused entry point
+  MakeHarness make = nullptr;                               // Host::own: its harness (a harness file's factory)
 };
 
 // Every kind, in the registry's order.
 std::span<const SubmissionKind> submission_kinds();
 
 // One more kind for this process (a program of its own built on the library, a test): as a
-// line in kinds.cpp's table would be. invalid_argument when its ending is taken or empty.
+// line in kinds.cpp's table would be. invalid_argument when its ending is taken or empty, or
+// when it has a `make` but not Host::own, or the reverse.
 void add_submission_kind(const SubmissionKind& k);
 
 // The kind of the file at `path`, by the longest ending of its name that a kind has; nullptr
