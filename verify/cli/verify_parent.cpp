@@ -31,13 +31,6 @@ using namespace rope2d::verify;
 
 namespace {
 
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
-
 // What the parent learns from the child's messages.
 struct Watch {
   Report partial;  // every set judged so far, for the report of a run that died
@@ -46,7 +39,7 @@ struct Watch {
   bool in_call = false;
 
   void take(const protocol::Message& m, Progress& progress) {
-    std::visit(Overloaded{
+    std::visit(protocol::overloaded{
                    [&](const protocol::NoGpu& x) { nogpu = x.reason.empty() ? "no GPU" : x.reason; },
                    [&](const protocol::Start& x) {
                      current = x.name;

@@ -14,13 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-template <class... F>
-struct overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-overloaded(F...) -> overloaded<F...>;
-
 json to_json(const Message& m) {
   return std::visit(overloaded{
                         [](const Device& d) { return json{{"type", "device"}, {"name", d.name}}; },

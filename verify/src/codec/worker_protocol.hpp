@@ -36,6 +36,14 @@ struct Error { std::string message; };      // the worker threw
 
 using Message = std::variant<Device, NoGpu, Start, Call, Called, End, Done, Error>;
 
+// One lambda per kind of message for std::visit: std::visit(overloaded{[](const Start&) {...}, ...}, m).
+template <class... F>
+struct overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+overloaded(F...) -> overloaded<F...>;
+
 // One line, newline included.
 std::string serialise(const Message& m);
 // A line (with or without its newline); nullopt when it is not a message of this protocol

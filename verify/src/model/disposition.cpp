@@ -2,11 +2,7 @@
 // (disposition.hpp). A disposition without a name here fails to compile (-Werror=switch).
 #include "rope2d/verify/model/disposition.hpp"
 
-#include <stdexcept>
-#include <nlohmann/json.hpp>
-#include <string>
-
-#include "rope2d/ref/input.hpp"
+#include "model/named.hpp"
 
 namespace rope2d::verify {
 
@@ -22,13 +18,7 @@ std::string_view name(Disposition d) {
 }
 
 Disposition parse_disposition(std::string_view text, std::string_view field) {
-  std::string names;
-  for (Disposition d : all_dispositions) {
-    if (name(d) == text) return d;
-    names += (names.empty() ? "" : ", ") + std::string(name(d));
-  }
-  throw std::invalid_argument(std::string(field) + ": expected one of " + names + ", found " +
-                              ref::brief(nlohmann::json(std::string(text))));
+  return detail::parse_named(text, field, all_dispositions);
 }
 
 }  // namespace rope2d::verify

@@ -3,11 +3,10 @@
 // (-Werror=switch).
 #include "rope2d/verify/model/status.hpp"
 
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
-#include "rope2d/ref/input.hpp"
+#include "model/named.hpp"
 
 namespace rope2d::verify {
 
@@ -92,14 +91,6 @@ std::string_view name(SxbStatus s) {
   return "?";
 }
 
-Cause parse_cause(std::string_view text, std::string_view field) {
-  std::string names;
-  for (Cause c : all_causes) {
-    if (name(c) == text) return c;
-    names += (names.empty() ? "" : ", ") + std::string(name(c));
-  }
-  throw std::invalid_argument(std::string(field) + ": expected one of " + names + ", found " +
-                              ref::brief(nlohmann::json(std::string(text))));
-}
+Cause parse_cause(std::string_view text, std::string_view field) { return detail::parse_named(text, field, all_causes); }
 
 }  // namespace rope2d::verify
