@@ -111,7 +111,8 @@ TEST(Solution, OfficialDefaultsOfCompileOptions) {
                                   "compile_options": {"cuda_cflags": ["-O3"]}})",
                               "k.cu");
   EXPECT_TRUE(exact.warnings.empty());
-  EXPECT_EQ(exact.compile_options, R"({"cuda_cflags":["-O3"]})");
+  EXPECT_EQ(exact.compile_options.dump(), R"({"cuda_cflags":["-O3"]})");
+  EXPECT_EQ(null_opts.compile_options.dump(), "{}");
   fs::remove_all(tmp("schema"));
 }
 

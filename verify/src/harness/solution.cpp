@@ -27,9 +27,8 @@ namespace {
 
 // compile_options for the runner, and the warning when the official default (fast math) applies.
 void read_compile_options(const json& spec, Solution& s) {
-  const json opts = spec.contains("compile_options") && spec["compile_options"].is_object() ? spec["compile_options"] : json::object();
-  s.compile_options = opts.dump();
-  if (s.cpp && !opts.contains("cuda_cflags"))
+  s.compile_options = spec.contains("compile_options") && spec["compile_options"].is_object() ? spec["compile_options"] : json::object();
+  if (s.cpp && !s.compile_options.contains("cuda_cflags"))
     s.warnings.push_back("compile_options.cuda_cflags not given: built with SOL-ExecBench's default -O3 --use_fast_math "
                          "(__sinf/__cosf: inaccurate beyond a few radians)");
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct Solution {
   // C++ languages: built by the runner through the torch binding with spec.compile_options
   // (cuda_cflags absent: the official harness's "-O3 --use_fast_math", and a warning).
   bool cpp = false;
-  std::string compile_options = "{}";  // spec.compile_options as JSON, handed to the runner
+  nlohmann::json compile_options = nlohmann::json::object();  // spec.compile_options as read, handed to the runner
   std::vector<std::string> warnings;
 };
 
