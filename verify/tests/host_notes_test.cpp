@@ -25,6 +25,10 @@ wire::HostEvent event_of(std::uint64_t seq, const std::string& text) {
   return n.event;
 }
 
+// The index of kind T in HostEvent.
+template <class T>
+const std::size_t index_of = wire::HostEvent(T{}).index();
+
 // The BadNote's words, or a failure naming the kind that was read instead.
 std::string why_bad(std::uint64_t seq, const std::string& text) {
   const wire::HostEvent e = event_of(seq, text);
@@ -99,7 +103,9 @@ TEST(HostNotes, TheNotesThePythonHostWritesAreRead) {
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   // The kinds read, in order: a load error and a call's end over the limit come as cut notes,
   // a call's error over the limit as an error that says it was cut (its kind kept).
-  const std::vector<std::size_t> kinds = {0, 1, 5, 2, 3, 3, 4, 5};
+  const std::vector<std::size_t> kinds = {index_of<wire::Loaded>, index_of<wire::LoadFailed>, index_of<wire::NoteCut>,
+                                          index_of<wire::Built>, index_of<wire::CallFailed>, index_of<wire::CallFailed>,
+                                          index_of<wire::CallEnded>, index_of<wire::NoteCut>};
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     std::ifstream in(dir + "/" + std::to_string(i) + ".bin", std::ios::binary);
     const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), {});
