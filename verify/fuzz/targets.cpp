@@ -1,9 +1,13 @@
 // The fuzz targets (targets.hpp), shared by the libFuzzer programs and the mutation test.
 #include "targets.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <span>
+#include <stdexcept>
+#include <variant>
 
+#include "harness/host_notes.hpp"
 #include "harness/host_protocol.hpp"
 
 #include <unistd.h>
@@ -232,6 +236,7 @@ void host_records(const std::uint8_t* data, std::size_t size) {
         std::memcmp(n->text.data(), data + sizeof(wire::Reply), n->text.size()) != 0)
       throw std::logic_error("an accepted note reads back otherwise");
     if (wire::parse_reply(bytes)) throw std::logic_error("a record read both as a note and as a reply");
+    host_notes(reinterpret_cast<const std::uint8_t*>(n->text.data()), n->text.size());
   }
   if (const auto r = wire::parse_reply(bytes)) {
     if (std::memcmp(&*r, data, sizeof *r) != 0) throw std::logic_error("an accepted reply reads back otherwise");
@@ -239,11 +244,47 @@ void host_records(const std::uint8_t* data, std::size_t size) {
   }
 }
 
+namespace {
+
+// What a note read as `e` about call `seq` (0: the host) may hold: a kind of its side, times
+// finite and >= 0, causes of its kind; a BadNote says why in few words.
+void check_note(std::uint64_t seq, const verify::harness::wire::HostEvent& e) {
+  namespace wire = verify::harness::wire;
+  using verify::Cause;
+  const bool host_kind = std::holds_alternative<wire::Loaded>(e) || std::holds_alternative<wire::LoadFailed>(e) ||
+                         std::holds_alternative<wire::Built>(e);
+  const bool call_kind = std::holds_alternative<wire::CallFailed>(e) || std::holds_alternative<wire::CallEnded>(e);
+  if ((host_kind && seq != 0) || (call_kind && seq == 0)) throw std::logic_error("a note read as a kind of the other side");
+  if (const auto* l = std::get_if<wire::Loaded>(&e); l && !(std::isfinite(l->import_s) && l->import_s >= 0))
+    throw std::logic_error("a load note with a time out of range was accepted");
+  if (const auto* d = std::get_if<wire::CallEnded>(&e); d && !(std::isfinite(d->wall_s) && d->wall_s >= 0))
+    throw std::logic_error("a call's end with a time out of range was accepted");
+  if (const auto* f = std::get_if<wire::LoadFailed>(&e); f && f->cause != Cause::build && f->cause != Cause::runtime)
+    throw std::logic_error("a load error of another cause was accepted");
+  if (const auto* f = std::get_if<wire::CallFailed>(&e);
+      f && f->cause != Cause::runtime && f->cause != Cause::shape && f->cause != Cause::dtype)
+    throw std::logic_error("a call's error of another cause was accepted");
+  if (const auto* b = std::get_if<wire::BadNote>(&e); b && (b->why.empty() || b->why.size() > 400))
+    throw std::logic_error("a refused note without a short reason");
+}
+
+}  // namespace
+
+void host_notes(const std::uint8_t* data, std::size_t size) {
+  namespace wire = verify::harness::wire;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  for (std::uint64_t seq : {0ull, 7ull}) {
+    const wire::HostNote n = wire::parse_host_note({seq, text});
+    if (n.seq != seq) throw std::logic_error("a note read as about another call");
+    check_note(seq, n.event);
+  }
+}
+
 const std::vector<Target>& targets() {
   static const std::vector<Target> t{{"safetensors", safetensors}, {"manifest", manifest}, {"layout", layout},
                                      {"solution", solution},       {"nightly_config", nightly_config}, {"outputs", outputs},
                                      {"shard_result", shard_result}, {"previous_summary", previous_summary},
-                                     {"worst_list", worst_list}, {"host_records", host_records}};
+                                     {"worst_list", worst_list}, {"host_records", host_records}, {"host_notes", host_notes}};
   return t;
 }
 

@@ -31,6 +31,9 @@ void worst_list(const std::uint8_t* data, std::size_t size);      // a worst-cas
 // A record between the judge and the kernel host (harness/host_protocol.hpp), read both ways:
 // an accepted record holds only fields in range and reads back the same.
 void host_records(const std::uint8_t* data, std::size_t size);
+// A note's text from the Python host (harness/host_notes.hpp), as about the host and about a
+// call: an accepted note is a kind of that side with its fields in range; a refusal says why.
+void host_notes(const std::uint8_t* data, std::size_t size);
 
 const std::vector<Target>& targets();
 

@@ -111,7 +111,8 @@ TEST(Solution, OfficialDefaultsOfCompileOptions) {
                                   "compile_options": {"cuda_cflags": ["-O3"]}})",
                               "k.cu");
   EXPECT_TRUE(exact.warnings.empty());
-  EXPECT_EQ(exact.compile_options, R"({"cuda_cflags":["-O3"]})");
+  EXPECT_EQ(exact.compile_options.dump(), R"({"cuda_cflags":["-O3"]})");
+  EXPECT_EQ(null_opts.compile_options.dump(), "{}");
   fs::remove_all(tmp("schema"));
 }
 
@@ -128,19 +129,31 @@ TEST(Solution, EverySampleSolutionLoads) {
   fs::remove_all(tmp("samples"));
 }
 
-// The Python host's notes (python/rope2d/runner/host_serve.py), read as untrusted JSON: its errors and
-// findings fail a call, with the cause it names; anything else is ignored.
+// The Python host's notes (python/rope2d/runner/host_serve.py), read into events
+// (harness/host_notes_test.cpp tests the reading) and folded into a call's result or the host's
+// start: its errors and findings fail a call, with the cause it names; anything else is ignored.
+namespace {
+
+harness::wire::HostEvent call_note(const std::string& text) { return harness::wire::parse_host_note({5, text}).event; }
+harness::wire::HostEvent host_note(const std::string& text) { return harness::wire::parse_host_note({0, text}).event; }
+
+}  // namespace
+
 TEST(HostNotes, ACallsErrorReplacesTheTestbedsWordsWithItsCause) {
   CallResult c;
   c.error = "returned 1 (cudaErrorInvalidValue)";
-  EXPECT_DOUBLE_EQ(fold_call_note(R"({"error": "output float32 [1, 2], expected float32 [2, 1]", "kind": "shape"})", c), 0.0);
+  EXPECT_DOUBLE_EQ(fold_call_note(call_note(R"({"error": "output float32 [1, 2], expected float32 [2, 1]", "kind": "shape"})"), c), 0.0);
   EXPECT_EQ(c.error, "output float32 [1, 2], expected float32 [2, 1]");
   EXPECT_EQ(c.error_cause, Cause::shape);
   CallResult d;
-  fold_call_note(R"({"error": "output float16 [4], expected float32 [4]", "kind": "dtype"})", d);
+  fold_call_note(call_note(R"({"error": "output float16 [4], expected float32 [4]", "kind": "dtype"})"), d);
   EXPECT_EQ(d.error_cause, Cause::dtype);
+  // A call's error is never a build error: a note that says so is not the protocol, and the
+  // call keeps the testbed's own words.
   CallResult e;
-  fold_call_note(R"({"error": "ValueError: no", "kind": "build"})", e);  // a call's error is never a build error
+  e.error = "returned 1 (cudaErrorInvalidValue)";
+  fold_call_note(call_note(R"({"error": "ValueError: no", "kind": "build"})"), e);
+  EXPECT_EQ(e.error, "returned 1 (cudaErrorInvalidValue)");
   EXPECT_EQ(e.error_cause, Cause::runtime);
 }
 
@@ -148,34 +161,41 @@ TEST(HostNotes, FindingsAreAddedOnceAndWallTimesRead) {
   CallResult c;
   c.findings = {"guard band changed"};
   const std::string n = R"({"wall_s": 0.25, "findings": ["the call left the current CUDA stream switched", "guard band changed"]})";
-  EXPECT_DOUBLE_EQ(fold_call_note(n, c), 0.25);
-  fold_call_note(n, c);
+  EXPECT_DOUBLE_EQ(fold_call_note(call_note(n), c), 0.25);
+  fold_call_note(call_note(n), c);
   EXPECT_EQ(c.findings, (std::vector<std::string>{"guard band changed", "the call left the current CUDA stream switched"}));
   EXPECT_TRUE(c.error.empty());
 }
 
 TEST(HostNotes, WhatIsNotANoteChangesNothing) {
-  for (const char* text : {"", "[]", "not json", R"({"wall_s": -3})", R"({"error": 5})", R"({"findings": "one"})", "\xff\xfe"}) {
+  for (const char* text : {"", "[]", "not json", R"({"wall_s": -3})", R"({"error": 5})", R"({"findings": "one"})", "\xff\xfe",
+                           R"({"note": "a note longer than the protocol allows, cut", "kind": "runtime"})",
+                           R"({"type": "load", "import_s": 1, "patched": ["torch.sin"], "state": [], "threads": []})"}) {
     CallResult c;
-    EXPECT_DOUBLE_EQ(fold_call_note(text, c), 0.0) << text;
+    EXPECT_DOUBLE_EQ(fold_call_note(call_note(text), c), 0.0) << text;
     EXPECT_TRUE(c.error.empty() && c.findings.empty()) << text;
   }
 }
 
 TEST(HostNotes, TheHostsStartSaysWhatTheImportChangedOrWhyItFailed) {
   HostStart s;
-  read_host_note(R"({"type": "load", "import_s": 1.5, "patched": ["torch.sin"], "state": [], "threads": []})", s);
+  read_host_note(host_note(R"({"type": "load", "import_s": 1.5, "patched": ["torch.sin"], "state": [], "threads": []})"), s);
   ASSERT_EQ(s.notes.size(), 1u);
   EXPECT_NE(s.notes[0].find("torch.sin"), std::string::npos);
   EXPECT_TRUE(s.load_error.empty());
-  read_host_note(R"({"type": "load_error", "kind": "build", "message": "cannot build kernel.cu::run: nvcc failed"})", s);
+  read_host_note(host_note(R"({"type": "build", "how": "nvcc -O3"})"), s);
+  ASSERT_EQ(s.notes.size(), 2u);
+  EXPECT_EQ(s.notes[1], "built nvcc -O3");
+  read_host_note(host_note(R"({"type": "load_error", "kind": "build", "message": "cannot build kernel.cu::run: nvcc failed"})"), s);
   EXPECT_EQ(s.load_error, "cannot build kernel.cu::run: nvcc failed");
   EXPECT_EQ(s.load_cause, Cause::build);
   HostStart t;
-  read_host_note(R"({"type": "load_error", "kind": "load"})", t);
+  read_host_note(host_note(R"({"type": "load_error", "kind": "load", "message": ""})"), t);
   EXPECT_FALSE(t.load_error.empty());
   EXPECT_EQ(t.load_cause, Cause::runtime);
-  read_host_note("{", t);
-  read_host_note(R"({"type": 3})", t);
-  EXPECT_TRUE(t.notes.empty());
+  HostStart u;
+  for (const char* text : {"{", R"({"type": 3})", R"({"type": "load_error", "kind": "load"})", R"({"error": "x", "kind": "runtime"})",
+                           R"({"type": "build", "how": ""})", R"({"wall_s": 1, "findings": ["x"]})"})
+    read_host_note(host_note(text), u);
+  EXPECT_TRUE(u.notes.empty() && u.load_error.empty());
 }

@@ -81,7 +81,7 @@ class PythonHarness final : public Harness {
       rep.header.push_back({"definition", sol_.definition + " (grad dtypes " + grad_dtype_list(scope_.grad_dtypes, ", ") +
                                               (scope_.head_dim ? ", head_dim " + std::to_string(scope_.head_dim) : "") +
                                               "; other dtypes and shapes asked for are judged beyond the definition, outside the verdict)"});
-    if (sol_.cpp) rep.header.push_back({"compile_options", sol_.compile_options + " (built through the torch binding)"});
+    if (sol_.cpp) rep.header.push_back({"compile_options", sol_.compile_options.dump() + " (built through the torch binding)"});
     rep.header.push_back({"confinement", describe(box_)});
   }
 
@@ -149,7 +149,7 @@ class PythonHarness final : public Harness {
 void PythonHarness::start_host(const std::string& dir) {
   std::vector<std::string> command = o_.python_runner;
   command.insert(command.end(), {dir, sol_.entry_point, sol_.destination_passing ? "1" : "0", scratch_->path(),
-                                 json{{"cpp", sol_.cpp}, {"compile_options", json::parse(sol_.compile_options)}}.dump()});
+                                 json{{"cpp", sol_.cpp}, {"compile_options", sol_.compile_options}}.dump()});
   const RemoteOptions o{.command = command,
                         .name = "Python host",
                         .processes = 2,  // the relay and the host (rope2d.runner)

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/host_notes.hpp"
 #include "harness/host_protocol.hpp"
 #include "harness/driver_api.hpp"
 #include "harness/edge_memory.hpp"
@@ -76,7 +77,7 @@ struct RemoteKernel::Impl {
   std::map<std::uint64_t, cudaEvent_t> resumed;  // recorded on the judge's stream after its wait for "done"
   std::vector<cudaEvent_t> spare_events;
   std::vector<std::string> errors;           // reported since the last settle
-  std::vector<wire::Note> notes;             // since the last take_notes
+  std::vector<wire::HostNote> notes;         // since the last take_notes
   int notes_dropped = 0;
   std::vector<std::int64_t> shape;           // of the next calls (set_shape)
   std::thread reader, watchdog;
@@ -220,10 +221,11 @@ struct RemoteKernel::Impl {
   }
 
   // A note is kept (up to 256 between takes) and never awaited: the host's words, no reply.
+  // Read here, once, into its typed event; one of no kind the host sends is kept as a BadNote.
   bool keep_note(std::span<const unsigned char> record) {
     std::optional<wire::Note> n = wire::parse_note(record);
     if (!n) return false;
-    if (notes.size() < 256) notes.push_back(std::move(*n));
+    if (notes.size() < 256) notes.push_back(wire::parse_host_note(*n));
     else ++notes_dropped;
     return true;
   }
@@ -462,7 +464,7 @@ void RemoteKernel::set_shape(const std::vector<std::int64_t>& shape) {
   impl_->shape = shape;
 }
 
-std::vector<wire::Note> RemoteKernel::take_notes(int* dropped) {
+std::vector<wire::HostNote> RemoteKernel::take_notes(int* dropped) {
   std::lock_guard lk(impl_->m);
   if (dropped) *dropped = impl_->notes_dropped;
   impl_->notes_dropped = 0;

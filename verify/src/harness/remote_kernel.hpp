@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/host_notes.hpp"
 #include "harness/host_protocol.hpp"
 #include "harness/sandbox.hpp"
 #include "rope2d/rope2d_backward.h"
@@ -62,8 +63,9 @@ class RemoteKernel {
   // it); empty: flat, as the C ABI sees them.
   void set_shape(const std::vector<std::int64_t>& shape);
   // The host's notes (its words on itself, seq 0, and on each call, by seq) since the last
-  // take, in order; at most 256 are kept between takes (the rest counted in `dropped`).
-  std::vector<wire::Note> take_notes(int* dropped = nullptr);
+  // take, in order, each read as it arrived (host_notes.hpp); at most 256 are kept between
+  // takes (the rest counted in `dropped`).
+  std::vector<wire::HostNote> take_notes(int* dropped = nullptr);
 
   // The one in use in this process (the testbed's allocations are shared with it), or null.
   static RemoteKernel* active();

@@ -1,6 +1,6 @@
 // SOL-ExecBench solutions: the solution read with the rules of solution_schema.hpp, its sources
-// written out, the shapes it is called with, and the Python host's notes as the judge reads them
-// (the calls themselves: harness/testbed/served_solution.cpp).
+// written out, the shapes it is called with, and the Python host's notes (host_notes.hpp's
+// events) as the judge folds them in (the calls themselves: harness/testbed/served_solution.cpp).
 #include "harness/solution.hpp"
 
 #include <algorithm>
@@ -27,26 +27,24 @@ namespace {
 
 // compile_options for the runner, and the warning when the official default (fast math) applies.
 void read_compile_options(const json& spec, Solution& s) {
-  const json opts = spec.contains("compile_options") && spec["compile_options"].is_object() ? spec["compile_options"] : json::object();
-  s.compile_options = opts.dump();
-  if (s.cpp && !opts.contains("cuda_cflags"))
+  s.compile_options = spec.contains("compile_options") && spec["compile_options"].is_object() ? spec["compile_options"] : json::object();
+  if (s.cpp && !s.compile_options.contains("cuda_cflags"))
     s.warnings.push_back("compile_options.cuda_cflags not given: built with SOL-ExecBench's default -O3 --use_fast_math "
                          "(__sinf/__cosf: inaccurate beyond a few radians)");
 }
 
 // What importing the solution changed, in words (a replaced torch attribute also fails every
 // call: the runner lists it among each call's findings).
-void load_notes(const json& m, std::vector<std::string>* notes) {
-  if (!notes) return;
-  const auto list = [&](const char* key, const std::string& what) {
-    if (!m.contains(key) || !m[key].is_array() || m[key].empty()) return;
+void load_notes(const harness::wire::Loaded& l, std::vector<std::string>& notes) {
+  const auto list = [&](const std::vector<std::string>& items, const std::string& what) {
+    if (items.empty()) return;
     std::string s = what;
-    for (std::size_t i = 0; i < m[key].size(); ++i) s += (i ? ", " : " ") + (m[key][i].is_string() ? m[key][i].get<std::string>() : ref::brief(m[key][i]));
-    notes->push_back(s);
+    for (std::size_t i = 0; i < items.size(); ++i) s += (i ? ", " : " ") + items[i];
+    notes.push_back(s);
   };
-  list("state", "importing the solution changed torch's global state:");
-  list("patched", "importing the solution replaced torch attributes:");
-  list("threads", "importing the solution left threads running:");
+  list(l.state, "importing the solution changed torch's global state:");
+  list(l.patched, "importing the solution replaced torch attributes:");
+  list(l.threads, "importing the solution left threads running:");
 }
 
 // solution.json read once and checked (invalid_argument, a line per broken rule); its fields.
@@ -184,43 +182,29 @@ bool within_definition(const ProblemSpec& p, const std::vector<ref::Dtype>& grad
   return on_axes(p, head_dim) && (grad_dtypes.empty() || std::ranges::find(grad_dtypes, p.grad_dtype) != grad_dtypes.end());
 }
 
-namespace {
-
-std::string text_field(const json& m, const char* key) {
-  return m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : std::string();
-}
-
-}  // namespace
-
-void read_host_note(const std::string& text, HostStart& into) {
-  const json m = json::parse(text, nullptr, false);
-  if (!m.is_object()) return;
-  const std::string type = text_field(m, "type");
-  if (type == "load_error") {
-    into.load_error = text_field(m, "message");
-    if (into.load_error.empty()) into.load_error = "the solution could not be loaded (the host gave no message)";
-    into.load_cause = text_field(m, "kind") == "build" ? Cause::build : Cause::runtime;
-  } else if (type == "load") {
-    load_notes(m, &into.notes);
-  } else if (type == "build" && !text_field(m, "how").empty()) {
-    into.notes.push_back("built " + text_field(m, "how"));
+void read_host_note(const harness::wire::HostEvent& e, HostStart& into) {
+  namespace wire = harness::wire;
+  if (const auto* f = std::get_if<wire::LoadFailed>(&e)) {
+    into.load_error = f->message.empty() ? "the solution could not be loaded (the host gave no message)" : f->message;
+    into.load_cause = f->cause;
+  } else if (const auto* l = std::get_if<wire::Loaded>(&e)) {
+    load_notes(*l, into.notes);
+  } else if (const auto* b = std::get_if<wire::Built>(&e); b && !b->how.empty()) {
+    into.notes.push_back("built " + b->how);
   }
 }
 
-double fold_call_note(const std::string& text, CallResult& c) {
-  const json m = json::parse(text, nullptr, false);
-  if (!m.is_object()) return 0;
-  if (const std::string e = text_field(m, "error"); !e.empty()) {
-    c.error = e;
-    const std::string kind = text_field(m, "kind");
-    c.error_cause = kind == "shape" ? Cause::shape : kind == "dtype" ? Cause::dtype : Cause::runtime;
-  }
-  if (m.contains("findings") && m["findings"].is_array())
-    for (const json& f : m["findings"]) {
-      const std::string w = f.is_string() ? f.get<std::string>() : ref::brief(f);
+double fold_call_note(const harness::wire::HostEvent& e, CallResult& c) {
+  namespace wire = harness::wire;
+  if (const auto* f = std::get_if<wire::CallFailed>(&e); f && !f->error.empty()) {
+    c.error = f->error;
+    c.error_cause = f->cause;
+  } else if (const auto* d = std::get_if<wire::CallEnded>(&e)) {
+    for (const std::string& w : d->findings)
       if (std::find(c.findings.begin(), c.findings.end(), w) == c.findings.end()) c.findings.push_back(w);
-    }
-  return m.contains("wall_s") && m["wall_s"].is_number() ? std::max(0.0, m["wall_s"].get<double>()) : 0.0;
+    return d->wall_s;
+  }
+  return 0;
 }
 
 }  // namespace rope2d::verify

@@ -6,12 +6,14 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "rope2d/ref/dtype.hpp"
 #include "rope2d/verify/judge/judge.hpp"
 #include "rope2d/verify/model/report.hpp"
+#include "harness/host_notes.hpp"
 #include "harness/spawn.hpp"
 
 namespace rope2d::verify {
@@ -25,7 +27,7 @@ struct Solution {
   // C++ languages: built by the runner through the torch binding with spec.compile_options
   // (cuda_cflags absent: the official harness's "-O3 --use_fast_math", and a warning).
   bool cpp = false;
-  std::string compile_options = "{}";  // spec.compile_options as JSON, handed to the runner
+  nlohmann::json compile_options = nlohmann::json::object();  // spec.compile_options as read, handed to the runner
   std::vector<std::string> warnings;
 };
 
@@ -71,21 +73,22 @@ struct ByteCompile {
   std::string error;
 };
 
-// ---- The Python host's notes (python/rope2d/runner/host_serve.py), read as untrusted JSON --------
+// ---- The Python host's notes (python/rope2d/runner/host_serve.py), read as harness/host_notes.hpp's events ----
 // A note is the host's word: a finding or an error it reports fails the call (a submission that
 // says it failed only harms itself); its silence proves nothing, the judge's own checks do.
+// A BadNote, or a note of the other side's kinds, changes nothing.
 
-// What the host said about itself (its notes of seq 0): the import's changes and time among
-// `notes`, a build or load error (cause build or runtime).
+// What the host said about itself (its notes of seq 0): the import's changes and the build
+// among `notes`, a build or load error (cause build or runtime).
 struct HostStart {
   std::vector<std::string> notes;
   std::string load_error;
   Cause load_cause = Cause::runtime;
 };
-void read_host_note(const std::string& text, HostStart& into);
+void read_host_note(const harness::wire::HostEvent& e, HostStart& into);
 // The notes of one call folded into its result: the host's error (its text replaces the
-// testbed's "returned 1"; kind "shape" or "dtype" gives the cause), its findings appended
-// (each once). Returns the call's wall time in seconds the note gave (0 when none).
-double fold_call_note(const std::string& text, CallResult& c);
+// testbed's "returned 1", its kind gives the cause), its findings appended (each once).
+// Returns the call's wall time in seconds the note gave (0 when none).
+double fold_call_note(const harness::wire::HostEvent& e, CallResult& c);
 
 }  // namespace rope2d::verify

@@ -12,8 +12,8 @@
 namespace rope2d::verify {
 
 std::string ServedSolution::unserved(const std::string& start_error, Cause* cause) {
-  for (const harness::wire::Note& n : host_.take_notes())
-    if (n.seq == 0) read_host_note(n.text, start_);
+  for (const harness::wire::HostNote& n : host_.take_notes())
+    if (n.seq == 0) read_host_note(n.event, start_);
   *cause = start_.load_error.empty() ? Cause::runtime : start_.load_cause;
   return start_.load_error.empty() ? start_error : start_.load_error;
 }
@@ -27,14 +27,14 @@ Entry ServedSolution::entry(Testbed& bed) {
             // Per set: the first call of each problem (compiling JIT kernels) apart from the
             // calls after it, from the host's words on each call's wall time.
             bool first = round == 0;
-            for (const harness::wire::Note& n : host_.take_notes()) {
+            for (const harness::wire::HostNote& n : host_.take_notes()) {
               if (n.seq == 0) {
-                read_host_note(n.text, start_);
+                read_host_note(n.event, start_);
                 continue;
               }
               if (!per_set_.count(p.spec.set)) order_.push_back(p.spec.set);
               auto& t = per_set_[p.spec.set];
-              t[first ? 0 : 1] += fold_call_note(n.text, c);
+              t[first ? 0 : 1] += fold_call_note(n.event, c);
               t[2] += 1;
               first = false;
             }
