@@ -238,7 +238,8 @@ PY
              n=${c%%:*}; a=${c#*:}
              for b in "$bin" "$BIN2"; do d=$out/pairs/$n-$(basename "$b")
                PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "$n $(basename "$b") wall %e s" $b/rope2d verify $a --quiet --out "$d" >"$d.log" 2>&1
-               echo "$n $(basename "$b"): exit $? $(grep -m1 -oE 'Verdict: [a-z]+' "$d/report.md") $(tail -n 1 "$d.log")"; done
+               rc=$?  # before the line's command substitutions, which set $? of their own
+               echo "$n $(basename "$b"): exit $rc $(grep -m1 -oE 'Verdict: [a-z]+' "$d/report.md") $(tail -n 1 "$d.log")"; done
              python3 verify/scripts/same_judgement.py "$out/pairs/$n-$(basename "$bin")/report.json" "$out/pairs/$n-$(basename "$BIN2")/report.json" \
                >"$out/pairs/$n-same.txt" 2>&1 && echo "$n: same judgement" || { echo "$n: DIFFERENT"; head -n 8 "$out/pairs/$n-same.txt"; }
            done 2>&1 | tee "$out/pairs.log" ;;

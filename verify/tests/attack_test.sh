@@ -30,6 +30,19 @@ markup_lines() {
          if (fence && n >= fence && n == length($0)) { fence = 0; next }
          if (!fence) print }' "$1" 2>/dev/null
 }
+# How many processes a run left running, counted so that the boxes of other runs going on beside
+# it (a parallel test) are not its: the box user's handed to init (pid 1: they outlived their
+# box), and any whose working folder or command line lies in the run's temporary folder $1 (its
+# box's bwrap names the scratch folder made there, and the box's processes work in it).
+left_from() {
+  local n pid
+  n=$(ps -u 65534 -o ppid=,stat= 2>/dev/null | awk '$1 == 1 && $2 !~ /^Z/' | wc -l)
+  for pid in $(ps -eo pid=,stat= | awk '$2 !~ /^Z/ {print $1}'); do
+    case "$(readlink "/proc/$pid/cwd" 2>/dev/null)/" in "$1"/*) n=$((n + 1)); continue ;; esac
+    { tr '\0' '\n' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qF -- "$1" && n=$((n + 1))
+  done
+  echo "$n"
+}
 check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output or the report
   local name=$1 file=$2 want=$3 pattern=$4; shift 4
   # ATTACK_ONLY=REGEX runs only the matching attacks.
@@ -60,11 +73,9 @@ check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output 
   [ -z "$bad" ] && [ "$rc" -ge 128 ] && bad="the verifier died (exit $rc)"
   # Nor its worker: a worker that died is a verifier error (exit 2), named as the failure here.
   grep -q "verifier error: the verifier's worker died" "$work/$name.log" 2>/dev/null && bad="the verifier's worker died: $(grep -m1 -o "worker died with signal [0-9]*" "$work/$name.log")"
-  # A process that outlived its box was handed to init (pid 1); those of other boxes running
-  # now (a parallel test) still have their box's first process as parent. A zombie (an ended
-  # box's first process, not yet reaped by init) runs nothing.
-  local left; left=$(ps -u 65534 -o ppid=,stat= 2>/dev/null | awk '$1 == 1 && $2 !~ /^Z/' | wc -l)
-  [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of the box's user left running"
+  # A zombie (an ended box's first process, not yet reaped by init) runs nothing.
+  local left; left=$(left_from "$tmp")
+  [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of its box left running"
   if [ -n "$bad" ]; then
     echo "FAIL $name: $bad"; tail -n 8 "$work/$name.log"; fails=$((fails + 1))
   else
@@ -146,7 +157,7 @@ else
       --out "$work/forge_finished_sweep" >"$work/forge_finished_sweep.log" 2>&1
     rc=$? took=$((SECONDS - t0))
     sleep 2
-    left=$(ps -u 65534 -o ppid=,stat= 2>/dev/null | awk '$2 !~ /^Z/' | wc -l)
+    left=$(left_from "$tmp")
     bad=""
     [ "$rc" = 3 ] || bad="exit $rc, expected 3"
     # Its reason: the call's time limit, or (seen on the H100: the judge's stream is not released
@@ -155,7 +166,7 @@ else
       && bad="the output names neither the call's time limit nor the release's"
     [ -z "$bad" ] && [ "$took" -gt 120 ] && bad="it took $took s"
     [ -z "$bad" ] && [ -n "$(ls -A "$tmp")" ] && bad="left in the temporary folder: $(ls -A "$tmp" | tr '\n' ' ')"
-    [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of the box's user left running"
+    [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of its box left running"
     if [ -n "$bad" ]; then echo "FAIL forge_finished_sweep: $bad"; tail -n 5 "$work/forge_finished_sweep.log"; fails=$((fails + 1))
     else echo "ok   forge_finished_sweep (exit $rc, $took s)"; passes=$((passes + 1)); fi
   fi
@@ -176,14 +187,14 @@ else
     wait "$vpid"
     rc=$? took=$((SECONDS - t0))
     sleep 2
-    left=$(ps -u 65534 -o ppid=,stat= 2>/dev/null | awk '$2 !~ /^Z/' | wc -l)
+    left=$(left_from "$tmp")
     want=$((128 + $(kill -l "$sig")))
     bad=""
     [ "$rc" = "$want" ] || bad="exit $rc, expected $want (ended by SIG$sig)"
     [ -z "$bad" ] && ! grep -q "ended by signal" "$work/$name.log" && bad="the output does not say it was ended by the signal"
     [ -z "$bad" ] && [ "$took" -gt 40 ] && bad="it took $took s to end after the signal"
     [ -z "$bad" ] && [ -n "$(ls -A "$tmp")" ] && bad="left in the temporary folder: $(ls -A "$tmp" | tr '\n' ' ')"
-    [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of the box's user left running"
+    [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of its box left running"
     if [ -n "$bad" ]; then echo "FAIL $name: $bad"; tail -n 5 "$work/$name.log"; fails=$((fails + 1))
     else echo "ok   $name (exit $rc, $took s after the signal)"; passes=$((passes + 1)); fi
   done
