@@ -10,7 +10,7 @@ rope2d=$(realpath "$1") attacks=$(realpath "$2") work=${3:-$(mktemp -d)}  # abso
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 [ -x "$nvcc" ] || { echo "SKIPPED: no nvcc"; exit 77; }
 command -v bwrap >/dev/null || { echo "SKIPPED: no bubblewrap (bwrap)"; exit 77; }
-mkdir -p "$work" && work=$(cd "$work" && pwd)
+mkdir -p "$work" && work=$(cd "$work" && pwd -P)  # as /proc/PID/cwd names it (left_from)
 marks=/var/tmp/rope2d-attack secret=/var/tmp/rope2d-attack-secret.txt
 rm -rf "$marks" && mkdir -p "$marks" && chmod 1777 "$marks"
 echo "the secret" >"$secret" && chmod 600 "$secret"
@@ -30,18 +30,17 @@ markup_lines() {
          if (fence && n >= fence && n == length($0)) { fence = 0; next }
          if (!fence) print }' "$1" 2>/dev/null
 }
-# How many processes a run left running, counted so that the boxes of other runs going on beside
-# it (a parallel test) are not its: the box user's handed to init (pid 1: they outlived their
-# box), and any whose working folder or command line lies in the run's temporary folder $1 (its
-# box's bwrap names the scratch folder made there, and the box's processes work in it).
+# How many processes a run left running, each counted once: the box user's handed to init (pid
+# 1: they outlived their box, whichever run's), and any whose working folder or command line lies
+# in the run's own temporary folder $1 (its box's bwrap names the scratch folder made there, and
+# the box's processes work in it). The boxes of other runs going on beside it are not counted.
 left_from() {
-  local n pid
-  n=$(ps -u 65534 -o ppid=,stat= 2>/dev/null | awk '$1 == 1 && $2 !~ /^Z/' | wc -l)
-  for pid in $(ps -eo pid=,stat= | awk '$2 !~ /^Z/ {print $1}'); do
-    case "$(readlink "/proc/$pid/cwd" 2>/dev/null)/" in "$1"/*) n=$((n + 1)); continue ;; esac
-    { tr '\0' '\n' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qF -- "$1" && n=$((n + 1))
-  done
-  echo "$n"
+  {
+    ps -u 65534 -o pid=,ppid=,stat= 2>/dev/null | awk '$2 == 1 && $3 !~ /^Z/ {print $1}'
+    ls -l /proc/[0-9]*/cwd 2>/dev/null | awk -v t="$1/" 'index($NF "/", t) == 1 {split($(NF - 2), p, "/"); print p[3]}'
+    # The folder as a pattern file, not an argument: grep reads its own command line too.
+    grep -laF -f <(printf '%s/\n' "$1") /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3
+  } | sort -u | wc -l
 }
 check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output or the report
   local name=$1 file=$2 want=$3 pattern=$4; shift 4

@@ -184,7 +184,7 @@ TEST(Harness, ANewKindWithAHarnessOfItsOwnIsOneRegistryLine) {
                                 .suffix = ".hostfn",
                                 .preparation = harness::Preparation::copy_library,
                                 .host = harness::Host::own,
-                                .make = [](const harness::SubmissionKind&, const harness::HarnessOptions&) {
+                                .make = [](harness::SubmissionKind, const harness::HarnessOptions&) {
                                   return std::unique_ptr<harness::Harness>(std::make_unique<HostFunctionHarness>());
                                 }});
   harness::HarnessOptions o;
@@ -204,7 +204,7 @@ TEST(Harness, ANewKindWithAHarnessOfItsOwnIsOneRegistryLine) {
                                              .suffix = ".both",
                                              .preparation = harness::Preparation::copy_library,
                                              .host = harness::Host::kernel,
-                                             .make = [](const harness::SubmissionKind&, const harness::HarnessOptions&) {
+                                             .make = [](harness::SubmissionKind, const harness::HarnessOptions&) {
                                                return std::unique_ptr<harness::Harness>();
                                              }}),
                std::invalid_argument);

@@ -21,7 +21,8 @@ enum class Host { kernel, python, own };
 class Harness;          // harness.hpp
 struct HarnessOptions;  // harness.hpp
 struct SubmissionKind;
-using MakeHarness = std::unique_ptr<Harness> (*)(const SubmissionKind& kind, const HarnessOptions& o);
+// The kind comes as a copy, which the harness may keep: the registry may move as it grows.
+using MakeHarness = std::unique_ptr<Harness> (*)(SubmissionKind kind, const HarnessOptions& o);
 
 struct SubmissionKind {
   std::string_view name;    // the report's "kind"
