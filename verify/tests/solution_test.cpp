@@ -193,8 +193,15 @@ TEST(HostNotes, TheHostsStartSaysWhatTheImportChangedOrWhyItFailed) {
   read_host_note(host_note(R"({"type": "load_error", "kind": "load", "message": ""})"), t);
   EXPECT_FALSE(t.load_error.empty());
   EXPECT_EQ(t.load_cause, Cause::runtime);
+  // A load error cut to its kind keeps its cause; a cut note of another kind is no error.
+  for (const auto& [kind, cause] : {std::pair{"build", Cause::build}, std::pair{"load", Cause::runtime}}) {
+    HostStart cut;
+    read_host_note(host_note(std::string(R"({"note": "a note longer than the protocol allows, cut", "kind": ")") + kind + "\"}"), cut);
+    EXPECT_NE(cut.load_error.find("cut"), std::string::npos) << kind;
+    EXPECT_EQ(cut.load_cause, cause) << kind;
+  }
   HostStart u;
-  for (const char* text : {"{", R"({"type": 3})", R"({"type": "load_error", "kind": "load"})", R"({"error": "x", "kind": "runtime"})",
+  for (const char* text : {"{", R"({"type": 3})", R"({"note": "a note longer than the protocol allows, cut", "kind": "runtime"})", R"({"type": "load_error", "kind": "load"})", R"({"error": "x", "kind": "runtime"})",
                            R"({"type": "build", "how": ""})", R"({"wall_s": 1, "findings": ["x"]})"})
     read_host_note(host_note(text), u);
   EXPECT_TRUE(u.notes.empty() && u.load_error.empty());

@@ -73,7 +73,7 @@ HostEvent cut(const json& m) {
   if (!cause_of(m["kind"], {{"runtime", Cause::runtime}, {"shape", Cause::shape}, {"dtype", Cause::dtype},
                             {"build", Cause::build}, {"load", Cause::runtime}}))
     return BadNote{"a cut note of an unknown kind"};
-  return NoteCut{};
+  return NoteCut{m["kind"].get<std::string>()};
 }
 
 HostEvent about_host(const json& m) {
