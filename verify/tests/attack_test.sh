@@ -31,9 +31,10 @@ markup_lines() {
          if (!fence) print }' "$1" 2>/dev/null
 }
 # How many processes a run left running, each counted once: the box user's handed to init (pid
-# 1: they outlived their box, whichever run's), and any whose working folder or command line lies
-# in the run's own temporary folder $1 (its box's bwrap names the scratch folder made there, and
-# the box's processes work in it). The boxes of other runs going on beside it are not counted.
+# 1: they outlived their box, whichever run's; a zombie, an ended box's first process not yet
+# reaped by init, runs nothing), and any whose working folder or command line lies in the run's
+# own temporary folder $1 (its box's bwrap names the scratch folder made there, and the box's
+# processes work in it). The boxes of other runs going on beside it are not counted.
 left_from() {
   {
     ps -u 65534 -o pid=,ppid=,stat= 2>/dev/null | awk '$2 == 1 && $3 !~ /^Z/ {print $1}'
@@ -72,7 +73,6 @@ check() {  # check NAME FILE RC PATTERN [verify args...]: PATTERN in the output 
   [ -z "$bad" ] && [ "$rc" -ge 128 ] && bad="the verifier died (exit $rc)"
   # Nor its worker: a worker that died is a verifier error (exit 2), named as the failure here.
   grep -q "verifier error: the verifier's worker died" "$work/$name.log" 2>/dev/null && bad="the verifier's worker died: $(grep -m1 -o "worker died with signal [0-9]*" "$work/$name.log")"
-  # A zombie (an ended box's first process, not yet reaped by init) runs nothing.
   local left; left=$(left_from "$tmp")
   [ -z "$bad" ] && [ "${left:-0}" != 0 ] && bad="$left process(es) of its box left running"
   if [ -n "$bad" ]; then

@@ -70,10 +70,10 @@ std::string text(const json& m, const char* key) { return m.contains(key) ? m[ke
 // {"note", "kind"}: the kind of the note that was cut, any the host gives.
 HostEvent cut(const json& m) {
   if (std::string why = misfit(m, {{"note", Type::text}, {"kind", Type::text}}); !why.empty()) return BadNote{why};
-  if (!cause_of(m["kind"], {{"runtime", Cause::runtime}, {"shape", Cause::shape}, {"dtype", Cause::dtype},
-                            {"build", Cause::build}, {"load", Cause::runtime}}))
-    return BadNote{"a cut note of an unknown kind"};
-  return NoteCut{m["kind"].get<std::string>()};
+  const std::optional<Cause> cause = cause_of(m["kind"], {{"runtime", Cause::runtime}, {"shape", Cause::shape},
+                                                          {"dtype", Cause::dtype}, {"build", Cause::build}, {"load", Cause::runtime}});
+  if (!cause) return BadNote{"a cut note of an unknown kind"};
+  return NoteCut{*cause, m["kind"] == "build" || m["kind"] == "load"};
 }
 
 HostEvent about_host(const json& m) {

@@ -47,9 +47,10 @@ struct CallEnded {
 
 // Either: {"note", "kind"}, the host's stand-in for a note over max_note_bytes (host_wire.py's
 // note_record; one that was an error is cut to {"error", "kind"} instead, a CallFailed).
-// Its kind is the cut note's: about the host, "build" or "load" only for a load error.
+// Its kind read as the cut note's cause; about the host, kind "build" or "load" is a load error's.
 struct NoteCut {
-  std::string kind;
+  Cause cause = Cause::runtime;
+  bool load_error = false;
 };
 // Not a note the host sends: why, in words (the text itself is not repeated).
 struct BadNote {

@@ -191,12 +191,11 @@ void read_host_note(const harness::wire::HostEvent& e, HostStart& into) {
     load_notes(*l, into.notes);
   } else if (const auto* b = std::get_if<wire::Built>(&e); b && !b->how.empty()) {
     into.notes.push_back("built " + b->how);
-  } else if (const auto* c = std::get_if<wire::NoteCut>(&e); c && (c->kind == "build" || c->kind == "load")) {
+  } else if (const auto* c = std::get_if<wire::NoteCut>(&e); c && c->load_error) {
     // A load error whose words (a long compiler log, say) the host cut to its kind: its cause stays.
-    const bool build = c->kind == "build";
-    into.load_error = std::string(build ? "the solution did not build" : "the solution could not be loaded") +
+    into.load_error = std::string(c->cause == Cause::build ? "the solution did not build" : "the solution could not be loaded") +
                       " (the host's message was longer than a note may be, and was cut)";
-    into.load_cause = build ? Cause::build : Cause::runtime;
+    into.load_cause = c->cause;
   }
 }
 
