@@ -195,6 +195,7 @@ struct Testbed::Impl {
   DeviceRun run(const Problem& p, RunChecks checks, Call&& call, const std::vector<Buffer*>& inputs,
                 const std::vector<const void*>& host_inputs, const std::function<void(const float*)>& judged = {}) {
     DeviceRun r;
+    fresh.forget();  // each run fills the judge's copy of its inputs at most once
     if (p.spec.light) checks.stream = checks.repeat = false;  // sweeps: one call, guards and inputs
     if (mem.lost) {
       r.integrity.call_error = "the CUDA context was lost by an earlier call";
@@ -243,14 +244,12 @@ struct Testbed::Impl {
     std::vector<const Buffer*> guarded{&out};
     guarded.insert(guarded.end(), inputs.begin(), inputs.end());
     r.integrity.guards_intact = mem.guards_intact(guarded);
-    bool made = false;
     for (std::size_t i = 0; i < inputs.size() && checks.inputs; ++i) {
       if (host_inputs[i]) {
         if (!mem.unchanged(*inputs[i], host_inputs[i])) r.integrity.inputs_unchanged = false;
         continue;
       }
-      if (!made) fresh.make(p);
-      made = true;
+      fresh.make(p);  // the judging's fill where it made one
       if (i > 2 || !mem.same_on_device(*inputs[i], *fresh.made(i))) r.integrity.inputs_unchanged = false;
     }
     // Inputs the GPU made that differ from the CPU's are the verifier's fault, not the kernel's.
@@ -319,6 +318,7 @@ std::string Testbed::cross_check(const Problem& p, const DeviceArrays& a, int sa
 
 std::string Testbed::counter_mismatch(const Problem& p) {
   if (!p.counter) throw std::invalid_argument(p.spec.name() + ": not a counter-based problem");
+  impl_->fresh.forget();
   return impl_->fresh.counter_mismatch(p);
 }
 

@@ -18,7 +18,12 @@ FreshInputs::~FreshInputs() {
   if (!mem_.lost && sample_) cudaFree(sample_);
 }
 
-void FreshInputs::make(const Problem& p) { mem_.make_inputs(p, gc_, gs_, &theta_, false, positions_, table_); }
+void FreshInputs::make(const Problem& p) {
+  if (filled_ == &p) return;
+  filled_ = nullptr;  // a fill that throws half way is no fill
+  mem_.make_inputs(p, gc_, gs_, &theta_, false, positions_, table_);
+  filled_ = &p;
+}
 
 std::function<void(const float*)> FreshInputs::judging(const Problem& p, const Judge& judge) {
   if (!judge) return {};

@@ -21,8 +21,11 @@ class FreshInputs {
   FreshInputs& operator=(const FreshInputs&) = delete;
 
   // Fills the inputs of p anew (its positions and table too, so a kernel that wrote the fused
-  // path's inputs is still caught).
+  // path's inputs is still caught), once per run: a second make before `forget` keeps the
+  // fill, which no kernel is handed and the judge only reads.
   void make(const Problem& p);
+  // A new run begins: the next make fills again.
+  void forget() { filled_ = nullptr; }
   // Input k (grad_cos, grad_sin, idx_theta) of the last fill; null past those.
   const Buffer* made(std::size_t k) const { return k < 3 ? made_[k] : nullptr; }
   // The output hook of a run for Testbed's `judge`: the output judged against a fresh fill of
@@ -43,6 +46,7 @@ class FreshInputs {
   const Buffer* made_[3] = {&gc_, &gs_, &theta_};
   unsigned char* sample_ = nullptr;  // device: cross_check's gathered sample
   int sample_capacity_ = 0;
+  const Problem* filled_ = nullptr;  // the problem of the fill kept since the run began
 };
 
 }  // namespace rope2d::verify::detail
