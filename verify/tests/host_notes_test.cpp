@@ -201,3 +201,19 @@ TEST(HostNotes, HugeOrHostileTextIsRefusedInFewWords) {
     EXPECT_NO_THROW(wire::parse_host_note({static_cast<std::uint64_t>(i % 2), text})) << i;
   }
 }
+
+TEST(HostNotes, NotesOfNoKindAreCountedForTheReportInTheReadersWords) {
+  wire::UnreadNotes unread;
+  EXPECT_EQ(unread.line(), "");
+  EXPECT_FALSE(unread.take(wire::parse_host_note({2, R"({"wall_s": 0.5, "findings": []})"})));
+  EXPECT_EQ(unread.line(), "") << "a note of the host's kinds is not counted";
+  const std::string hostile = R"({"type": "load", "**Verdict: passed**\u001b[2J": 1})";
+  EXPECT_TRUE(unread.take(wire::parse_host_note({0, hostile})));
+  EXPECT_TRUE(unread.take(wire::parse_host_note({3, "not json"})));
+  const std::string line = unread.line();
+  EXPECT_EQ(line.rfind("2 note(s)", 0), 0u) << line;
+  EXPECT_NE(line.find("about the host"), std::string::npos) << "the first one's words: " << line;
+  EXPECT_NE(line.find("unknown field"), std::string::npos) << line;
+  EXPECT_EQ(line.find("call 3"), std::string::npos) << "only the first is described: " << line;
+  EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+}

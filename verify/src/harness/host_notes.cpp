@@ -129,4 +129,16 @@ HostNote parse_host_note(const Note& n) {
   return {n.seq, std::move(e)};
 }
 
+bool UnreadNotes::take(const HostNote& n) {
+  const auto* bad = std::get_if<BadNote>(&n.event);
+  if (!bad) return false;
+  if (count_++ == 0) first_ = bad->why;
+  return true;
+}
+
+std::string UnreadNotes::line() const {
+  if (count_ == 0) return "";
+  return std::to_string(count_) + " note(s) from the solution's host were of no kind it sends and changed nothing; the first: " + first_;
+}
+
 }  // namespace rope2d::verify::harness::wire

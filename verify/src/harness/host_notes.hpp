@@ -69,4 +69,19 @@ struct HostNote {
 // BadNote. Never throws on what the host sent.
 HostNote parse_host_note(const Note& n);
 
+// The notes of a run that were no kind the host sends: how many, and the reader's words on the
+// first (never the note's own text, which the solution chose). They change nothing else; the
+// report says they came.
+class UnreadNotes {
+ public:
+  // True when n was such a note (kept here); false for a note of the host's kinds.
+  bool take(const HostNote& n);
+  // The report's line, or "" when every note was read.
+  std::string line() const;
+
+ private:
+  std::int64_t count_ = 0;
+  std::string first_;
+};
+
 }  // namespace rope2d::verify::harness::wire

@@ -13,7 +13,7 @@ namespace rope2d::verify {
 
 std::string ServedSolution::unserved(const std::string& start_error, Cause* cause) {
   for (const harness::wire::HostNote& n : host_.take_notes())
-    if (n.seq == 0) read_host_note(n.event, start_);
+    if (!unread_.take(n) && n.seq == 0) read_host_note(n.event, start_);
   *cause = start_.load_error.empty() ? Cause::runtime : start_.load_cause;
   return start_.load_error.empty() ? start_error : start_.load_error;
 }
@@ -28,6 +28,7 @@ Entry ServedSolution::entry(Testbed& bed) {
             // calls after it, from the host's words on each call's wall time.
             bool first = round == 0;
             for (const harness::wire::HostNote& n : host_.take_notes()) {
+              if (unread_.take(n)) continue;
               if (n.seq == 0) {
                 read_host_note(n.event, start_);
                 continue;
@@ -45,6 +46,7 @@ Entry ServedSolution::entry(Testbed& bed) {
 
 std::vector<std::string> ServedSolution::notes() const {
   std::vector<std::string> notes = start_.notes;
+  if (const std::string unread = unread_.line(); !unread.empty()) notes.push_back(unread);
   if (order_.empty()) return notes;
   std::string s = "time per set, first call of each problem (compiling JIT kernels) / the calls after it (all judged):";
   char buf[160];

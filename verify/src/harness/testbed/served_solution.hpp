@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rope2d/verify/judge/judge.hpp"
+#include "harness/host_notes.hpp"
 #include "harness/solution.hpp"
 
 namespace rope2d::verify {
@@ -33,7 +34,8 @@ class ServedSolution {
   std::string unserved(const std::string& start_error, Cause* cause);
   // The entry that calls the host on the testbed `bed` (which must outlive it).
   Entry entry(Testbed& bed);
-  // The host's words on its start (the import's changes and time) and the time per set.
+  // The host's words on its start (the import's changes and time), the time per set, and how
+  // many of its notes were of no kind it sends.
   std::vector<std::string> notes() const;
 
  private:
@@ -42,6 +44,7 @@ class ServedSolution {
   HostStart start_;
   std::map<std::string, std::array<double, 3>> per_set_;  // first call, the calls after it, calls
   std::vector<std::string> order_;                         // the sets in the order judged
+  harness::wire::UnreadNotes unread_;
 };
 
 }  // namespace rope2d::verify
