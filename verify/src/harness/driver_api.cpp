@@ -3,45 +3,28 @@
 
 #include <cuda_runtime_api.h>
 
-#include <type_traits>
-
 namespace rope2d::verify::detail {
 
+namespace {
+
+// The entry point as of CUDA 12.0 (the versions the table's types are written for), or null.
+void* query_driver(void*, const char* name) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+      q != cudaDriverEntryPointSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+
+}  // namespace
+
+DriverApi::DriverApi() : EntryPoints(query_driver, nullptr, "the driver") {}
+
 const DriverApi& driver_api() {
-  static const DriverApi d = [] {
-    DriverApi t;
-    auto get = [&](const char* name, auto& fn) {
-      void* p = nullptr;
-      cudaDriverEntryPointQueryResult q{};
-      if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-          q != cudaDriverEntryPointSuccess || !p) {
-        if (t.missing.empty()) t.missing = std::string("the driver has no ") + name;
-        cudaGetLastError();
-        return;
-      }
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
-    };
-    get("cuMemGetAllocationGranularity", t.granularity);
-    get("cuMemCreate", t.create);
-    get("cuMemAddressReserve", t.reserve);
-    get("cuMemMap", t.map);
-    get("cuMemSetAccess", t.access);
-    get("cuMemUnmap", t.unmap);
-    get("cuMemRelease", t.release);
-    get("cuMemAddressFree", t.free);
-    get("cuMemExportToShareableHandle", t.export_handle);
-    get("cuMemImportFromShareableHandle", t.import_handle);
-    get("cuStreamWaitValue32", t.wait_value);
-    get("cuStreamWriteValue32", t.write_value);
-    get("cuCtxCreate", t.ctx_create);
-    get("cuCtxDestroy", t.ctx_destroy);
-    get("cuCtxPushCurrent", t.ctx_push);
-    get("cuCtxPopCurrent", t.ctx_pop);
-    get("cuDeviceGet", t.device_get);
-    get("cuStreamCreate", t.stream_create);
-    get("cuStreamQuery", t.stream_query);
-    return t;
-  }();
+  static const DriverApi d;
   return d;
 }
 

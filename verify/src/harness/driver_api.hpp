@@ -5,33 +5,34 @@
 
 #include <cuda.h>
 
-#include <string>
+#include "harness/entry_points.hpp"
 
 namespace rope2d::verify::detail {
 
-struct DriverApi {
-  decltype(&cuMemGetAllocationGranularity) granularity = nullptr;
-  decltype(&cuMemCreate) create = nullptr;
-  decltype(&cuMemAddressReserve) reserve = nullptr;
-  decltype(&cuMemMap) map = nullptr;
-  decltype(&cuMemSetAccess) access = nullptr;
-  decltype(&cuMemUnmap) unmap = nullptr;
-  decltype(&cuMemRelease) release = nullptr;
-  decltype(&cuMemAddressFree) free = nullptr;
-  decltype(&cuMemExportToShareableHandle) export_handle = nullptr;
-  decltype(&cuMemImportFromShareableHandle) import_handle = nullptr;
-  decltype(&cuStreamWaitValue32) wait_value = nullptr;
-  decltype(&cuStreamWriteValue32) write_value = nullptr;
+struct DriverApi : EntryPoints {
+  DriverApi();  // every entry point looked up; missing() names the first the driver lacks
+
+  EntryPoint<decltype(cuMemGetAllocationGranularity)> granularity{*this, "cuMemGetAllocationGranularity"};
+  EntryPoint<decltype(cuMemCreate)> create{*this, "cuMemCreate"};
+  EntryPoint<decltype(cuMemAddressReserve)> reserve{*this, "cuMemAddressReserve"};
+  EntryPoint<decltype(cuMemMap)> map{*this, "cuMemMap"};
+  EntryPoint<decltype(cuMemSetAccess)> access{*this, "cuMemSetAccess"};
+  EntryPoint<decltype(cuMemUnmap)> unmap{*this, "cuMemUnmap"};
+  EntryPoint<decltype(cuMemRelease)> release{*this, "cuMemRelease"};
+  EntryPoint<decltype(cuMemAddressFree)> free{*this, "cuMemAddressFree"};
+  EntryPoint<decltype(cuMemExportToShareableHandle)> export_handle{*this, "cuMemExportToShareableHandle"};
+  EntryPoint<decltype(cuMemImportFromShareableHandle)> import_handle{*this, "cuMemImportFromShareableHandle"};
+  EntryPoint<decltype(cuStreamWaitValue32)> wait_value{*this, "cuStreamWaitValue32"};
+  EntryPoint<decltype(cuStreamWriteValue32)> write_value{*this, "cuStreamWriteValue32"};
   // A context of its own (remote_kernel.cpp's release of the judge's waits): cuCtxCreate as of
   // CUDA 12.0 (flags, device), which the entry-point query gives at that version.
-  CUresult (*ctx_create)(CUcontext*, unsigned int, CUdevice) = nullptr;
-  decltype(&cuCtxDestroy) ctx_destroy = nullptr;
-  decltype(&cuCtxPushCurrent) ctx_push = nullptr;
-  decltype(&cuCtxPopCurrent) ctx_pop = nullptr;
-  decltype(&cuDeviceGet) device_get = nullptr;
-  decltype(&cuStreamCreate) stream_create = nullptr;
-  decltype(&cuStreamQuery) stream_query = nullptr;
-  std::string missing;  // the first entry point the driver lacks ("" when all are there)
+  EntryPoint<CUresult(CUcontext*, unsigned int, CUdevice)> ctx_create{*this, "cuCtxCreate"};
+  EntryPoint<decltype(cuCtxDestroy)> ctx_destroy{*this, "cuCtxDestroy"};
+  EntryPoint<decltype(cuCtxPushCurrent)> ctx_push{*this, "cuCtxPushCurrent"};
+  EntryPoint<decltype(cuCtxPopCurrent)> ctx_pop{*this, "cuCtxPopCurrent"};
+  EntryPoint<decltype(cuDeviceGet)> device_get{*this, "cuDeviceGet"};
+  EntryPoint<decltype(cuStreamCreate)> stream_create{*this, "cuStreamCreate"};
+  EntryPoint<decltype(cuStreamQuery)> stream_query{*this, "cuStreamQuery"};
 };
 
 const DriverApi& driver_api();

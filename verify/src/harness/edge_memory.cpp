@@ -20,8 +20,8 @@ const DriverApi& driver() { return driver_api(); }
 bool EdgeAllocation::allocate(std::size_t bytes, std::string* why, bool shareable) {
   release();
   const DriverApi& d = driver();
-  if (!d.missing.empty()) {
-    if (why) *why = d.missing;
+  if (!d.missing().empty()) {
+    if (why) *why = d.missing();
     return false;
   }
   int device = 0;

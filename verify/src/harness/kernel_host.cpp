@@ -233,8 +233,8 @@ int serve(const char* path, const Symbols& names) {
     return 5;
   }
   const DriverApi& d = rope2d::verify::detail::driver_api();
-  if (!d.missing.empty()) {
-    std::fprintf(stderr, "kernel host: %s\n", d.missing.c_str());
+  if (!d.missing().empty()) {
+    std::fprintf(stderr, "kernel host: %s\n", d.missing().c_str());
     return 5;
   }
   Loaded l;

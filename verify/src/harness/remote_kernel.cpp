@@ -402,8 +402,8 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
     return;
   }
   const detail::DriverApi& d = detail::driver_api();
-  if (!d.missing.empty()) {
-    m.error = "cannot share memory with a boxed kernel: " + d.missing;
+  if (!d.missing().empty()) {
+    m.error = "cannot share memory with a boxed kernel: " + d.missing();
     return;
   }
   cudaGetDevice(&m.device);

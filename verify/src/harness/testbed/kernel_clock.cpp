@@ -9,20 +9,25 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "harness/entry_points.hpp"
+
 namespace rope2d::verify::detail {
 
 namespace {
 
-// The five entry points used, resolved from the loaded library.
-struct Cupti {
-  decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
-  decltype(&cuptiActivityEnable) enable = nullptr;
-  decltype(&cuptiActivityFlushAll) flush_all = nullptr;
-  decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
-  decltype(&cuptiGetResultString) result_string = nullptr;
+// The five entry points used, looked up in the opened library.
+struct Cupti : EntryPoints {
+  explicit Cupti(void* lib) : EntryPoints(dlsym, lib, "the CUPTI library found") {}
+  EntryPoint<decltype(cuptiActivityRegisterCallbacks)> register_callbacks{*this, "cuptiActivityRegisterCallbacks"};
+  EntryPoint<decltype(cuptiActivityEnable)> enable{*this, "cuptiActivityEnable"};
+  EntryPoint<decltype(cuptiActivityFlushAll)> flush_all{*this, "cuptiActivityFlushAll"};
+  EntryPoint<decltype(cuptiActivityGetNextRecord)> next_record{*this, "cuptiActivityGetNextRecord"};
+  EntryPoint<decltype(cuptiGetResultString)> result_string{*this, "cuptiGetResultString"};
 };
 
-Cupti api;
+// Looked up by the one clock (instance()) before it registers the callbacks, and never freed,
+// like the library: CUPTI may call back until the process ends.
+const Cupti* api = nullptr;
 std::mutex records_mutex;
 std::vector<KernelRecord> records;  // filled by CUPTI's thread or by a forced flush
 
@@ -38,7 +43,7 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   CUpti_Activity* record = nullptr;
   {
     const std::lock_guard lock(records_mutex);
-    while (api.next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
+    while (api->next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
       if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
       // start, end and name sit at the same offsets in kernel record versions 4 to 10 (the
       // CUDA 13 headers' newest), whichever the loaded library writes.
@@ -47,12 +52,6 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
     }
   }
   std::free(buffer);
-}
-
-template <class F>
-bool resolve(void* lib, const char* name, F& f) {
-  f = reinterpret_cast<F>(dlsym(lib, name));
-  return f != nullptr;
 }
 
 }  // namespace
@@ -76,29 +75,27 @@ KernelClock::KernelClock() {
     reason_ = "CUPTI not found (set ROPE2D_CUPTI to libcupti.so)";
     return;
   }
-  if (!resolve(lib, "cuptiActivityRegisterCallbacks", api.register_callbacks) ||
-      !resolve(lib, "cuptiActivityEnable", api.enable) || !resolve(lib, "cuptiActivityFlushAll", api.flush_all) ||
-      !resolve(lib, "cuptiActivityGetNextRecord", api.next_record) ||
-      !resolve(lib, "cuptiGetResultString", api.result_string)) {
-    reason_ = "the CUPTI library found lacks the activity API";
+  api = new Cupti(lib);
+  if (!api->missing().empty()) {
+    reason_ = api->missing();
     return;
   }
   auto failed = [&](CUptiResult r, const char* what) {
     if (r == CUPTI_SUCCESS) return false;
     const char* text = nullptr;
-    api.result_string(r, &text);
+    api->result_string(r, &text);
     reason_ = std::string(what) + ": " + (text ? text : "CUPTI error " + std::to_string(r));
     return true;
   };
-  if (failed(api.register_callbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks") ||
-      failed(api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable(CONCURRENT_KERNEL)"))
+  if (failed(api->register_callbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks") ||
+      failed(api->enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable(CONCURRENT_KERNEL)"))
     return;
   available_ = true;
 }
 
 std::vector<KernelRecord> KernelClock::take() {
   if (!available_) return {};
-  api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  api->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::vector<KernelRecord> out;
   {
     const std::lock_guard lock(records_mutex);

@@ -37,18 +37,25 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+void Timer::DestroyStream::operator()(CUstream_st* s) const { cudaStreamDestroy(s); }
+
+void Timer::FreeDevice::operator()(void* p) const { cudaFree(p); }
+
+Timer::DeviceBuffer Timer::device_buffer(std::size_t bytes, const char* what) {
+  void* p = nullptr;
+  check(cudaMalloc(&p, bytes), what);
+  return DeviceBuffer(p);
+}
+
 Timer::Timer() {
   detail::KernelClock::instance();  // CUPTI subscribes before the timer's stream exists
-  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
+  cudaStream_t s = nullptr;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  stream_.reset(s);
   int l2 = 0;
   cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
   flush_bytes_ = std::max<std::size_t>(4 * static_cast<std::size_t>(l2), 256u << 20);  // well past the L2
-  check(cudaMalloc(&flush_, flush_bytes_), "flush buffer");
-}
-
-Timer::~Timer() {
-  cudaFree(flush_);
-  cudaStreamDestroy(stream_);
+  flush_ = device_buffer(flush_bytes_, "flush buffer");
 }
 
 bool Timer::has_kernel_clock() const { return detail::KernelClock::instance().available(); }
@@ -67,24 +74,25 @@ Timing Timer::time(const std::function<void(int, CUstream_st*)>& launch, const T
     ~Event() { cudaEventDestroy(e); }
   } ea, eb;
   cudaEvent_t a = ea.e, b = eb.e;
-  check(cudaStreamSynchronize(stream_), "sync");
+  cudaStream_t stream = stream_.get();
+  check(cudaStreamSynchronize(stream), "sync");
   clock.take();  // drop what earlier work left
   std::vector<double> times, kernel_times;
   bool kernels_seen = true;
   for (int i = 0; i < o.warmup + o.runs; ++i) {
-    check(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_), "L2 flush");
-    detail::launch_spin(lead_ns, stream_);
-    check(cudaEventRecord(a, stream_), "event");
-    launch(i, stream_);
-    check(cudaEventRecord(b, stream_), "event");
+    check(cudaMemsetAsync(flush_.get(), i & 0xff, flush_bytes_, stream), "L2 flush");
+    detail::launch_spin(lead_ns, stream);
+    check(cudaEventRecord(a, stream), "event");
+    launch(i, stream);
+    check(cudaEventRecord(b, stream), "event");
     check(cudaEventSynchronize(b), "sync");
     check(cudaGetLastError(), "launch");
     float ms = 0;
     check(cudaEventElapsedTime(&ms, a, b), "elapsed");
     const double kernel_ms = kernel_ms_after_lead(clock.take(), spin_symbol);
     if (after) {
-      after(i, stream_);
-      check(cudaStreamSynchronize(stream_), "sync");
+      after(i, stream);
+      check(cudaStreamSynchronize(stream), "sync");
       clock.take();  // the judging's own kernels: in no run's time
     }
     if (i < o.warmup) continue;
@@ -97,14 +105,11 @@ Timing Timer::time(const std::function<void(int, CUstream_st*)>& launch, const T
 
 double Timer::copy_bandwidth_bytes_per_s() {
   const std::size_t bytes = std::size_t{2} << 30;
-  void *src = nullptr, *dst = nullptr;
-  check(cudaMalloc(&src, bytes), "copy src");
-  check(cudaMalloc(&dst, bytes), "copy dst");
-  check(cudaMemsetAsync(src, 1, bytes, stream_), "memset");
-  const double ms = time([&](int, CUstream_st* s) { cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s); },
-                         {3, 20}).event_ms;
-  cudaFree(src);
-  cudaFree(dst);
+  const DeviceBuffer src = device_buffer(bytes, "copy src"), dst = device_buffer(bytes, "copy dst");
+  check(cudaMemsetAsync(src.get(), 1, bytes, stream_.get()), "memset");
+  const double ms =
+      time([&](int, CUstream_st* s) { cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s); }, {3, 20})
+          .event_ms;
   return 2.0 * bytes / (ms * 1e-3);
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 struct CUstream_st;
@@ -29,9 +30,6 @@ struct Timing {
 class Timer {
  public:
   Timer();
-  ~Timer();
-  Timer(const Timer&) = delete;
-  Timer& operator=(const Timer&) = delete;
 
   // Times launch(run_index, stream): the L2 is flushed before every run and the GPU then
   // idles 1 ms while the launch is queued; launch should pick its input shift from run_index.
@@ -47,8 +45,19 @@ class Timer {
   std::string kernel_clock_note() const;
 
  private:
-  CUstream_st* stream_ = nullptr;
-  void* flush_ = nullptr;
+  // Owners of the timer's stream and device memory: released however the timer ends, a
+  // constructor that throws halfway included.
+  struct DestroyStream {
+    void operator()(CUstream_st* s) const;
+  };
+  struct FreeDevice {
+    void operator()(void* p) const;
+  };
+  using DeviceBuffer = std::unique_ptr<void, FreeDevice>;
+  static DeviceBuffer device_buffer(std::size_t bytes, const char* what);
+
+  std::unique_ptr<CUstream_st, DestroyStream> stream_;
+  DeviceBuffer flush_;
   std::size_t flush_bytes_ = 0;
 };
 

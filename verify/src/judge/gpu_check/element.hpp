@@ -216,6 +216,23 @@ ROPE2D_HD inline unsigned canary_faults() {
   return canary_faults_of(judge(0.0, gs, t, ref), judge(0.0, gs, t, step));
 }
 
+// What a settled element adds to a tally whatever its error: the counts, the guards of the
+// all-zero checks and SOL-ExecBench's largest errors. The host twin's CheckPartial and a device
+// thread's sums (kernel.cu) both count with it, so the two passes agree on every count.
+template <class Tally>
+ROPE2D_HD inline void count_settled(Tally& t, const Verdict& v) {
+  ++t.count;
+  t.correctly_rounded += v.correctly_rounded;
+  t.subnormal_ieee += v.subnormal_ieee;
+  t.nan += v.nan;
+  t.nonzero_ref |= v.nonzero_ref;
+  t.nonzero_out |= v.nonzero_out;
+  t.norm_ref |= v.norm_ref;
+  t.norm_out |= v.norm_out;
+  t.sxb_max_abs = fmax(t.sxb_max_abs, static_cast<double>(v.sxb.abs));
+  t.sxb_max_rel = fmax(t.sxb_max_rel, static_cast<double>(v.sxb.rel));
+}
+
 // The element's record (a failure or the worst), from its inputs and verdict.
 ROPE2D_HD inline CheckRecord make_record(int64_t index, double gc, double gs, float t, float got, const Verdict& v) {
   CheckRecord r;

@@ -48,16 +48,7 @@ namespace {
 
 // One element into a partial, as the device kernel counts it.
 void accumulate(CheckPartial& p, const gpucheck::Verdict& v, const CheckRecord& r) {
-  ++p.count;
-  p.correctly_rounded += v.correctly_rounded;
-  p.subnormal_ieee += v.subnormal_ieee;
-  p.nonzero_ref |= v.nonzero_ref;
-  p.nonzero_out |= v.nonzero_out;
-  p.norm_ref |= v.norm_ref;
-  p.norm_out |= v.norm_out;
-  p.sxb_max_abs = std::max(p.sxb_max_abs, static_cast<double>(v.sxb.abs));
-  p.sxb_max_rel = std::max(p.sxb_max_rel, static_cast<double>(v.sxb.rel));
-  p.nan += v.nan;
+  gpucheck::count_settled(p, v);
   if (v.bit_equal) {
     ++p.histogram[0];
     return;

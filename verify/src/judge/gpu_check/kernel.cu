@@ -14,11 +14,12 @@ namespace {
 __device__ __forceinline__ unsigned long long dbits(double x) { return static_cast<unsigned long long>(__double_as_longlong(x)); }
 __device__ __forceinline__ double from_bits(unsigned long long b) { return __longlong_as_double(static_cast<long long>(b)); }
 
-// What one thread gathers over its elements.
+// What one thread gathers over its elements (the first fields named as in CheckPartial, for
+// gpucheck::count_settled).
 struct ThreadSums {
-  unsigned long long count = 0, cr = 0, sub = 0, nan = 0, hist0 = 0;
-  int nz_ref = 0, nz_out = 0, norm_ref = 0, norm_out = 0;
-  double sum_sq = 0, max_ulp = 0, worst_scaled = -1, sxb_abs = 0, sxb_rel = 0;
+  unsigned long long count = 0, correctly_rounded = 0, subnormal_ieee = 0, nan = 0, hist0 = 0;
+  int nonzero_ref = 0, nonzero_out = 0, norm_ref = 0, norm_out = 0;
+  double sxb_max_abs = 0, sxb_max_rel = 0, sum_sq = 0, max_ulp = 0, worst_scaled = -1;
   long long worst = -1;
 };
 
@@ -53,16 +54,7 @@ __device__ void judge_element(const CheckLaunch& a, long long i, ThreadSums& m, 
     if (static_cast<long long>(slot) < a.max_deferred) a.deferred[slot] = {a.index_base + i, got};
     return;
   }
-  ++m.count;
-  m.cr += v.correctly_rounded;
-  m.sub += v.subnormal_ieee;
-  m.nan += v.nan;
-  m.nz_ref |= v.nonzero_ref;
-  m.nz_out |= v.nonzero_out;
-  m.norm_ref |= v.norm_ref;
-  m.norm_out |= v.norm_out;
-  m.sxb_abs = fmax(m.sxb_abs, static_cast<double>(v.sxb.abs));
-  m.sxb_rel = fmax(m.sxb_rel, static_cast<double>(v.sxb.rel));
+  gpucheck::count_settled(m, v);
   if (v.bit_equal) {
     ++m.hist0;
     return;
@@ -91,17 +83,17 @@ __device__ void reduce_block(const ThreadSums& m, BlockSums& s, int tid) {
   for (int off = 16; off > 0; off /= 2) sum_sq += __shfl_down_sync(0xffffffffu, sum_sq, off);
   if ((tid & 31) == 0) s.sum[tid / 32] = sum_sq;
   atomicAdd(&s.count, m.count);
-  atomicAdd(&s.cr, m.cr);
-  atomicAdd(&s.sub, m.sub);
+  atomicAdd(&s.cr, m.correctly_rounded);
+  atomicAdd(&s.sub, m.subnormal_ieee);
   atomicAdd(&s.nan, m.nan);
   atomicAdd(&s.hist0, m.hist0);
-  if (m.nz_ref) atomicOr(&s.nz_ref, 1);
-  if (m.nz_out) atomicOr(&s.nz_out, 1);
+  if (m.nonzero_ref) atomicOr(&s.nz_ref, 1);
+  if (m.nonzero_out) atomicOr(&s.nz_out, 1);
   if (m.norm_ref) atomicOr(&s.norm_ref, 1);
   if (m.norm_out) atomicOr(&s.norm_out, 1);
   atomicMax(&s.max_ulp, dbits(m.max_ulp));
-  atomicMax(&s.sxb_abs, dbits(m.sxb_abs));
-  atomicMax(&s.sxb_rel, dbits(m.sxb_rel));
+  atomicMax(&s.sxb_abs, dbits(m.sxb_max_abs));
+  atomicMax(&s.sxb_rel, dbits(m.sxb_max_rel));
   if (m.worst >= 0) {
     atomicMax(&s.max_scaled, dbits(m.worst_scaled));
     atomicOr(&s.has_worst, 1);

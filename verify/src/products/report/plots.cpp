@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include "rope2d/verify/products/report_files.hpp"
 #include "rope2d/verify/model/tolerance.hpp"
@@ -90,6 +92,33 @@ void draw_allowance_label(svg::Canvas& c, double x, double y, const std::string&
   c.text(x, y, s, {{"fill", "#c00000"}, {"text-anchor", anchor}, {"stroke", "white"}, {"stroke-width", "3"}, {"paint-order", "stroke"}});
 }
 
+// What a plot says in words: above the frame, along the value axis, under the categories.
+struct PlotText {
+  std::string_view title, y_axis, x_axis;
+};
+
+// Both plots: one Metrics array per grad dtype as bars over the categories xs, on a value axis
+// that reaches `also` (when > 0), with its words; `allowance` then draws the gate's allowance on
+// the canvas and axis, and the allowance's caption and the note where nothing is drawn close it.
+template <class Array>
+std::string bar_plot(const Report& r, const PlotText& text, const std::vector<std::string>& xs, Array Metrics::*values,
+                     double also, const std::function<void(svg::Canvas&, const svg::Axis&)>& allowance) {
+  const auto by = metrics_by_dtype(r);
+  Series s;
+  for (const auto& [d, m] : by) s.push_back({std::string(dtype_name(d)), std::vector<double>((m.*values).begin(), (m.*values).end())});
+  const svg::Frame& f = plot_frame;
+  svg::Canvas c(plot_w, plot_h);
+  c.text(f.left, 20, text.title, {{"font-size", "14"}});
+  const svg::Axis a = axis_of(s, also);
+  svg::draw_y_axis(c, f, a, std::string(text.y_axis));
+  draw_bars(c, f, a, xs, s);
+  c.text(f.left + f.width / 2, plot_h - 30, text.x_axis, {{"text-anchor", "middle"}});
+  allowance(c, a);
+  c.text(f.left, plot_h - 10, allowance_caption(r.gate), {{"font-size", "10"}});
+  if (const std::string note = empty_note(by); !note.empty()) svg::draw_note(c, f, note);
+  return c.str();
+}
+
 }  // namespace
 
 std::string render_error_histogram_svg(const Report& r) {
@@ -97,54 +126,35 @@ std::string render_error_histogram_svg(const Report& r) {
   std::vector<std::string> xs{"exact"};
   for (int k = 1; k < 19; ++k) xs.push_back(fmt::format("<=2^{}", k - 9));
   xs.push_back("beyond");
-  const auto by = metrics_by_dtype(r);
-  Series s;
-  for (const auto& [d, m] : by)
-    s.push_back({std::string(dtype_name(d)), std::vector<double>(m.histogram.begin(), m.histogram.end())});
-  const svg::Frame& f = plot_frame;
-  svg::Canvas c(plot_w, plot_h);
-  c.text(f.left, 20, "Elements by error (units of 2^-24 S), per grad dtype", {{"font-size", "14"}});
-  const svg::Axis a = axis_of(s);
-  svg::draw_y_axis(c, f, a, "elements");
-  draw_bars(c, f, a, xs, s);
-  c.text(f.left + f.width / 2, plot_h - 30, "error, in units of 2^-24 S (bin upper edges)", {{"text-anchor", "middle"}});
-  // The allowance where it falls in the bins: bin k (1..18) spans (2^(k-10), 2^(k-9)], one slot each.
-  if (const double v = allowance_units(r.gate); v > 0) {
+  const PlotText text{"Elements by error (units of 2^-24 S), per grad dtype", "elements",
+                      "error, in units of 2^-24 S (bin upper edges)"};
+  return bar_plot(r, text, xs, &Metrics::histogram, 0, [&](svg::Canvas& c, const svg::Axis&) {
+    // The allowance where it falls in the bins: bin k (1..18) spans (2^(k-10), 2^(k-9)], one slot each.
+    const double v = allowance_units(r.gate);
+    if (!(v > 0)) return;
+    const svg::Frame& f = plot_frame;
     const double slot = f.width / xs.size(), l2 = std::log2(v);
     const int k = std::clamp(static_cast<int>(std::ceil(l2)) + 9, 1, 19);
     const double x = k >= 19 ? f.left + f.width : f.left + slot * (k + std::clamp(l2 - (k - 10), 0.0, 1.0));
     c.line(x, f.top - 4, x, f.bottom(), "#c00000").append_attribute("stroke-dasharray").set_value("6 4");
     draw_allowance_label(c, x - 4, f.top + 10, fmt::format("allowance {}{}", svg::tick_label(v), k >= 19 ? " (beyond the axis)" : ""),
                          "end");
-  }
-  c.text(f.left, plot_h - 10, allowance_caption(r.gate), {{"font-size", "10"}});
-  if (const std::string note = empty_note(by); !note.empty()) svg::draw_note(c, f, note);
-  return c.str();
+  });
 }
 
 std::string render_error_by_angle_svg(const Report& r) {
   std::vector<std::string> xs{"|t|<1"};
   for (int k = 1; k < 26; ++k) xs.push_back(fmt::format("2^{}", k - 1));
-  const auto by = metrics_by_dtype(r);
-  Series s;
-  for (const auto& [d, m] : by)
-    s.push_back({std::string(dtype_name(d)), std::vector<double>(m.max_by_angle.begin(), m.max_by_angle.end())});
-  const svg::Frame& f = plot_frame;
-  svg::Canvas c(plot_w, plot_h);
-  c.text(f.left, 20, "Largest error by angle binade (units of 2^-24 S), per grad dtype", {{"font-size", "14"}});
+  const PlotText text{"Largest error by angle binade (units of 2^-24 S), per grad dtype", "largest error, x 2^-24 S",
+                      "|angle| from (binade lower edge, radians)"};
   const double v = allowance_units(r.gate);
-  const svg::Axis a = axis_of(s, v);
-  svg::draw_y_axis(c, f, a, "largest error, x 2^-24 S");
-  draw_bars(c, f, a, xs, s);
-  c.text(f.left + f.width / 2, plot_h - 30, "|angle| from (binade lower edge, radians)", {{"text-anchor", "middle"}});
-  if (v > 0) {
+  return bar_plot(r, text, xs, &Metrics::max_by_angle, v, [&](svg::Canvas& c, const svg::Axis& a) {
+    if (!(v > 0)) return;
+    const svg::Frame& f = plot_frame;
     const double y = f.bottom() - f.height * a.at(v);
     c.line(f.left, y, f.left + f.width, y, "#c00000").append_attribute("stroke-dasharray").set_value("6 4");
     draw_allowance_label(c, f.left + f.width - 4, y - 4, "allowance " + svg::tick_label(v), "end");
-  }
-  c.text(f.left, plot_h - 10, allowance_caption(r.gate), {{"font-size", "10"}});
-  if (const std::string note = empty_note(by); !note.empty()) svg::draw_note(c, f, note);
-  return c.str();
+  });
 }
 
 }  // namespace rope2d::verify
