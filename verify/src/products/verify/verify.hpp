@@ -53,6 +53,9 @@ struct Plan {
   std::vector<ref::Dtype> definition_dtypes;
   std::int64_t definition_head_dim = 0;
   std::string out_dir;                  // where the report is written ("": not written)
+  // Each set's reproduce line; none: `rope2d verify`'s (reproduce_line of run). A caller's own
+  // (the C API's rope2d_verify) replays a set its own way, or gives "" (no line).
+  std::function<std::string(const std::string& set)> reproduce;
   const CAbiChecks* checks = nullptr;   // none: no contract, --huge or benchmark sets
 };
 
