@@ -1,5 +1,6 @@
 // verify(plan, harness, observer): one submission judged, whatever its kind, the one pipeline
-// that `rope2d verify`'s GPU worker runs for every harness (harness/harness.hpp). The harness is
+// that `rope2d verify`'s GPU worker runs for every harness (harness/harness.hpp), and the C API's
+// rope2d_verify for a caller's own function (harness/caller_harness.cpp). The harness is
 // made ready, says what it is, hands the judge its entries; the suite's sets are judged through
 // the one Judge; a harness with a C ABI entry point gets the call contract, the --huge sets and
 // the benchmark too (CAbiChecks, built with CUDA); the report is written. The observer hears
