@@ -8,6 +8,18 @@ from pathlib import Path
 NAME = "librope2d_py.so"
 CAPI_VERSION = "2"  # capi.h's rope2d_capi_version() this package's signatures are written for
 DTYPE_CODE = {"bf16": 0, "fp16": 1, "fp32": 2}
+CALL_OK, CALL_FAILED, CALL_STOP = 0, 1, 2  # what a rope2d_call_fn returns
+
+
+class Call(ctypes.Structure):
+    """capi.h's rope2d_call: one call of the caller's function, on a round's host inputs."""
+    _fields_ = [("name", ctypes.c_char_p), ("index", ctypes.c_int64), ("count", ctypes.c_int64), ("round", ctypes.c_int),
+                ("grad_dtype", ctypes.c_int), ("shape", ctypes.POINTER(ctypes.c_int64)), ("rank", ctypes.c_int),
+                ("n", ctypes.c_int64), ("offsets", ctypes.POINTER(ctypes.c_int64)), ("gc", ctypes.c_void_p),
+                ("gs", ctypes.c_void_p), ("theta", ctypes.c_void_p), ("out", ctypes.c_void_p), ("state", ctypes.c_void_p)]
+
+
+CALL_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(Call))  # capi.h's rope2d_call_fn
 
 _lib = None
 
@@ -61,6 +73,9 @@ def _declare(lib):
         "rope2d_session_judge": ([vp, vp, cp, cp], c.c_int),
         "rope2d_session_fail": ([vp, cp, cp], c.c_int),
         "rope2d_session_finish": ([vp, cp, cp, cp, cp, c.POINTER(vp), c.POINTER(c.c_int)], c.c_int),
+        "rope2d_call_fail": ([c.POINTER(Call), cp, cp], c.c_int),
+        "rope2d_call_finding": ([c.POINTER(Call), cp], c.c_int),
+        "rope2d_verify": ([cp, CALL_FN, vp, cp, cp, cp, cp, c.POINTER(vp), c.POINTER(c.c_int)], c.c_int),
         "rope2d_solution_check_file": ([cp, c.POINTER(vp)], c.c_int),
         "rope2d_solution_check_text": ([cp, cp, c.POINTER(vp)], c.c_int),
         "rope2d_solution_schema": ([], cp),
@@ -86,7 +101,12 @@ def lib():
 
 def call(name, *args):
     """Calls a C ABI function; a non-zero status raises ValueError (bad input) or RuntimeError."""
-    rc = getattr(lib(), name)(*args)
+    check(getattr(lib(), name)(*args))
+
+
+def check(rc):
+    """A C ABI function's status: a non-zero one raises ValueError (bad input) or RuntimeError
+    with the library's message."""
     if rc != 0:
         msg = lib().rope2d_last_error().decode()
         raise (ValueError if rc == 2 else RuntimeError)(f"rope2d: {msg}")
