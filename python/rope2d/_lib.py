@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 NAME = "librope2d_py.so"
-CAPI_VERSION = "2"  # capi.h's rope2d_capi_version() this package's signatures are written for
+CAPI_VERSION = "3"  # capi.h's rope2d_capi_version() this package's signatures are written for
 DTYPE_CODE = {"bf16": 0, "fp16": 1, "fp32": 2}
 CALL_OK, CALL_FAILED, CALL_STOP = 0, 1, 2  # what a rope2d_call_fn returns
 
@@ -60,19 +60,11 @@ def _declare(lib):
     c = ctypes
     vp, i64, cp = c.c_void_p, c.c_int64, c.c_char_p
     sig = {
-        "rope2d_capi_version": ([], cp),
         "rope2d_version": ([], cp),
         "rope2d_last_error": ([], cp),
         "rope2d_free": ([vp], None),
         "rope2d_reference": ([vp, vp, vp, i64, c.c_int, c.c_int, vp], c.c_int),
         "rope2d_check": ([vp, vp, vp, vp, c.POINTER(i64), c.c_int, c.c_int, cp, cp, c.c_int, c.c_int, c.POINTER(vp)], c.c_int),
-        "rope2d_session_open": ([cp, c.POINTER(vp)], c.c_int),
-        "rope2d_session_close": ([vp], None),
-        "rope2d_session_problems": ([vp, c.POINTER(vp)], c.c_int),
-        "rope2d_session_inputs": ([vp, i64, c.c_int, c.POINTER(vp), c.POINTER(vp), c.POINTER(vp)], c.c_int),
-        "rope2d_session_judge": ([vp, vp, cp, cp], c.c_int),
-        "rope2d_session_fail": ([vp, cp, cp], c.c_int),
-        "rope2d_session_finish": ([vp, cp, cp, cp, cp, c.POINTER(vp), c.POINTER(c.c_int)], c.c_int),
         "rope2d_call_fail": ([c.POINTER(Call), cp, cp], c.c_int),
         "rope2d_call_finding": ([c.POINTER(Call), cp], c.c_int),
         "rope2d_verify": ([cp, CALL_FN, vp, cp, cp, cp, cp, c.POINTER(vp), c.POINTER(c.c_int)], c.c_int),
@@ -90,11 +82,12 @@ def lib():
     if _lib is None:
         path = library_path()
         loaded = ctypes.CDLL(str(path))
-        _declare(loaded)
+        loaded.rope2d_capi_version.argtypes, loaded.rope2d_capi_version.restype = [], ctypes.c_char_p
         found = loaded.rope2d_capi_version().decode()
-        if found != CAPI_VERSION:  # a library of another release: its calls take other arguments
+        if found != CAPI_VERSION:  # a library of another release: its calls take other arguments, or lack some
             raise OSError(f"rope2d: {path}: expected C API version {CAPI_VERSION}, found {found}; "
                           f"use the library built with this package")
+        _declare(loaded)
         _lib = loaded
     return _lib
 

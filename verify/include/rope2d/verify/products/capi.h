@@ -19,7 +19,7 @@ extern "C" {
 /* Grad and output dtypes: the kernel ABI's numbering. bf16 and fp16 are uint16 bit patterns. */
 enum { ROPE2D_DT_BF16 = 0, ROPE2D_DT_FP16 = 1, ROPE2D_DT_FP32 = 2 };
 
-/* The version of this C API ("2"): a binding checks it before its first call. */
+/* The version of this C API ("3"): a binding checks it before its first call. */
 const char* rope2d_capi_version(void);
 /* The version of rope2d: semantic version + commit ("0.1.0+ec93437"), as `rope2d --version`. */
 const char* rope2d_version(void);
@@ -44,35 +44,11 @@ int rope2d_check(const float* out, const void* gc, const void* gs, const float* 
                  int grad_dtype, const char* gate_tier, const char* set_name, int max_failures, int ieee_subnormals,
                  char** json);
 
-/* A verification session: the verifier's problem sets, judged one call at a time. options is
- * JSON: {"suite": "verification"|"benchmark"|"smoke", "quick", "seed", "grad_dtypes": [...],
- * "only", "rounds", "tier", "ieee_subnormals", "reproduce_prefix"}. */
-typedef struct rope2d_session rope2d_session;
-int rope2d_session_open(const char* options, rope2d_session** out);
-void rope2d_session_close(rope2d_session* s);
-/* The problems of the session, as JSON: [{"name", "set", "dtype", "shape", "n", "misalign"}]. */
-int rope2d_session_problems(rope2d_session* s, char** json);
-/* Makes problem k's inputs for round r; the pointers stay valid until the next call. */
-int rope2d_session_inputs(rope2d_session* s, int64_t k, int round, const void** gc, const void** gs,
-                          const float** theta);
-/* Judges that call's output (n floats) of the last rope2d_session_inputs; integrity is ""
- * when the caller's checks passed, else what failed; error non-empty: the call failed. */
-int rope2d_session_judge(rope2d_session* s, const float* out, const char* integrity, const char* error);
-/* The call of the last rope2d_session_inputs failed: error says why, cause what kind of failure
- * it is, by the name report.json gives it ("runtime", "timeout", "shape", "dtype"; status.hpp),
- * which sets the SOL-ExecBench status of the set (RUNTIME_ERROR, TIMEOUT, INCORRECT_SHAPE, ...). */
-int rope2d_session_fail(rope2d_session* s, const char* cause, const char* error);
-/* Writes report.md/json, junit.xml and the plots to out_dir; header is a JSON array of
- * [key, value] pairs, warnings a JSON array of strings. *summary gets the terminal summary,
- * *exit_code 0 passed, 1 incorrect, 3 failed. */
-int rope2d_session_finish(rope2d_session* s, const char* out_dir, const char* title, const char* header,
-                          const char* warnings, char** summary, int* exit_code);
-
 /* Verification of the caller's own kernel: the verifier's problem sets judged through the one
  * pipeline `rope2d verify` runs (verify(plan, harness, observer)), the caller's function its
  * harness. The function is called in the caller's own process (no box: its code is the
  * caller's), once per set and round, on fresh host inputs; the report is the one `rope2d
- * verify` writes. */
+ * verify` writes. Since C API version 3 (it replaced the session of version 2). */
 
 /* One call: a set's round of fresh inputs in host memory, valid until the function returns. */
 typedef struct rope2d_call_state rope2d_call_state;
