@@ -1,7 +1,8 @@
-"""rope2d.verify(fn): a Python callable run in process over the verifier's problem sets (made
-by the C++ library), with its integrity checks (outputs pre-filled with varied contents that
-still reveal unwritten elements, the output's type and aliasing rules, inputs compared after the
-call, a second call compared bit for bit) and the same report (report.md/json, junit.xml)."""
+"""rope2d.verify(fn): a Python callable run in process over the verifier's problem sets, as the
+harness of the C++ library's one pipeline (rope2d_verify calls it back for each set and round),
+with its integrity checks (outputs pre-filled with varied contents that still reveal unwritten
+elements, the output's type and aliasing rules, inputs compared after the call, a second call
+compared bit for bit) and the same report (report.md/json, junit.xml)."""
 import ctypes
 import hashlib
 import inspect
@@ -9,7 +10,6 @@ import json
 import math
 import sys
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from . import _call_checks as cc
 from . import _lib
 
 _NP = {"bf16": np.uint16, "fp16": np.float16, "fp32": np.float32}
+_DTYPE_NAME = {code: name for name, code in _lib.DTYPE_CODE.items()}
 
 
 @dataclass
@@ -225,6 +226,58 @@ def _timeout_of(timeout):
     return float(timeout)
 
 
+class _Calls:
+    """The callable's side of rope2d_verify: each (set, round) of fresh host inputs the library
+    hands over runs fn through _one_call, its output written back or its failure named with its
+    cause. Nothing raised here crosses into C: the callable's own exceptions fail its call, and
+    anything else (an interrupt, an error of this package) stops the run and verify raises it."""
+
+    def __init__(self, fn, dev, dps, rng, timeout, quiet):
+        self.fn, self.dev, self.dps, self.rng, self.timeout, self.quiet = fn, dev, dps, rng, timeout, quiet
+        self.earlier = None  # the last output, for the pre-fills
+        self.hung = None     # the message of a call that did not return: no call after it
+        self.stopped = None  # what stopped the run, raised once rope2d_verify returns
+        self.c_function = _lib.CALL_FN(self._call)  # kept alive while the library may call it
+
+    def _call(self, _user, call):
+        try:
+            return self._one(call)
+        except BaseException as e:
+            self.stopped = e
+            return _lib.CALL_STOP
+
+    def _fail(self, call, cause, message):
+        _lib.call("rope2d_call_fail", call, cause.encode(), message.encode())
+        return _lib.CALL_FAILED
+
+    def _one(self, call):
+        c = call.contents
+        name = c.name.decode()
+        if c.round == 0 and not self.quiet:
+            print(f"[{c.index + 1}/{c.count}] {name}", file=sys.stderr, flush=True)
+        if self.hung:
+            return self._fail(call, "runtime", f"not run: {self.hung}")
+        spec = {"shape": [c.shape[i] for i in range(c.rank)], "offsets": [c.offsets[i] for i in range(4)]}
+        dts = [_NP[_DTYPE_NAME[c.grad_dtype]]] * 2 + [np.float32]
+        host = [_copy_out(p, c.n, dt) for p, dt in zip((c.gc, c.gs, c.theta), dts)]
+        try:
+            result, findings = _one_call(self.fn, host, spec, self.dev, self.dps, self.rng, self.earlier, self.timeout)
+        except Exception as e:  # the call failed: the set is "failed", as a crash in `rope2d verify`
+            cause = "timeout" if isinstance(e, CallTimeout) else e.cause if isinstance(e, _OutputError) else "runtime"
+            if isinstance(e, CallTimeout):
+                self.hung = f"an earlier call ({name}) did not return within {self.timeout:g} s"
+            return self._fail(call, cause, f"{type(e).__name__}: {e}")
+        result = np.ascontiguousarray(result.reshape(-1), dtype=np.float32)
+        if result.size != c.n:
+            raise RuntimeError(f"rope2d: {name}: {result.size} outputs judged for {c.n} elements")
+        self.earlier = result if result.size else self.earlier
+        for f in findings:
+            _lib.call("rope2d_call_finding", call, f.encode())
+        if result.size:
+            ctypes.memmove(c.out, result.ctypes.data, result.nbytes)
+        return _lib.CALL_OK
+
+
 def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, rounds=2, tier="float32-bound", only=None,
            device=None, destination_passing=True, out=None, quiet=True, ieee_subnormals=False, timeout=None):
     """Verifies fn(grad_cos, grad_sin, idx_theta, grad_idx_theta) (or fn(...) returning the output
@@ -246,51 +299,20 @@ def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, 
                                 f"tier='{tier}', grad_dtypes={list(grad_dtypes)}, "
                                 + (f"device='{device}', " if device is not None else "")
                                 + ("ieee_subnormals=True, " if ieee_subnormals else "")}
-    session = ctypes.c_void_p()
-    _lib.call("rope2d_session_open", json.dumps(opts).encode(), ctypes.byref(session))
-    try:
-        text = ctypes.c_void_p()
-        _lib.call("rope2d_session_problems", session, ctypes.byref(text))
-        problems = json.loads(_lib.take_text(text))["problems"]
-        start = time.monotonic()
-        rng, earlier = np.random.default_rng(seed), None
-        hung = None  # the message of a call that did not return: no call after it
-        for k, spec in enumerate(problems):
-            if not quiet:
-                print(f"[{k + 1}/{len(problems)}] {spec['name']}", file=sys.stderr, flush=True)
-            for r in range(rounds):
-                ptrs = [ctypes.c_void_p() for _ in range(3)]
-                _lib.call("rope2d_session_inputs", session, k, r, *[ctypes.byref(p) for p in ptrs])
-                if hung:
-                    _lib.call("rope2d_session_judge", session, None, b"", f"not run: {hung}".encode())
-                    break
-                n = spec["n"]
-                dts = [_NP[spec["dtype"]]] * 2 + [np.float32]
-                host = [_copy_out(p, n, dt) for p, dt in zip(ptrs, dts)]
-                try:
-                    result, findings = _one_call(fn, host, spec, dev, destination_passing, rng, earlier, timeout)
-                except Exception as e:  # the call failed: the set is "failed", as a crash in `rope2d verify`
-                    cause = "timeout" if isinstance(e, CallTimeout) else e.cause if isinstance(e, _OutputError) else "runtime"
-                    if isinstance(e, CallTimeout):
-                        hung = f"an earlier call ({spec['name']}) did not return within {timeout:g} s"
-                    _lib.call("rope2d_session_fail", session, cause.encode(), f"{type(e).__name__}: {e}".encode())
-                    break
-                result = np.ascontiguousarray(result.reshape(-1))
-                earlier = result if result.size else earlier
-                _lib.call("rope2d_session_judge", session, result.ctypes.data_as(ctypes.c_void_p),
-                          "; ".join(findings).encode(), b"")
-        header.append(["time", f"{time.monotonic() - start:.1f} s in all (inputs, calls, reference and comparison)"])
-        warnings = ["run in process by rope2d.verify: outputs pre-filled with varied contents (destination-passing), "
-                    "output type and aliasing checked, inputs and repeat calls compared; guard bands and the stream check "
-                    "need `rope2d verify` (kernel.cu or solution.json)"]
-        if suite == "verification" and not opts["worst_dir"]:
-            warnings.append("worst set left out: no worst-case lists (reference/worst) beside the library or in a source tree")
-        summary, code = ctypes.c_void_p(), ctypes.c_int()
-        _lib.call("rope2d_session_finish", session, out.encode(), f"rope2d verify: {name} (python)".encode(),
-                  json.dumps(header).encode(), json.dumps(warnings).encode(), ctypes.byref(summary), ctypes.byref(code))
-        text = _lib.take_text(summary)
-    finally:
-        _lib.lib().rope2d_session_close(session)
+    calls = _Calls(fn, dev, destination_passing, np.random.default_rng(seed), timeout, quiet)
+    warnings = ["run in process by rope2d.verify: outputs pre-filled with varied contents (destination-passing), "
+                "output type and aliasing checked, inputs and repeat calls compared; guard bands and the stream check "
+                "need `rope2d verify` (kernel.cu or solution.json)"]
+    if suite == "verification" and not opts["worst_dir"]:
+        warnings.append("worst set left out: no worst-case lists (reference/worst) beside the library or in a source tree")
+    summary, code = ctypes.c_void_p(), ctypes.c_int()
+    rc = _lib.lib().rope2d_verify(json.dumps(opts).encode(), calls.c_function, None, out.encode(),
+                                  f"rope2d verify: {name} (python)".encode(), json.dumps(header).encode(),
+                                  json.dumps(warnings).encode(), ctypes.byref(summary), ctypes.byref(code))
+    if calls.stopped is not None:
+        raise calls.stopped
+    _lib.check(rc)
+    text = _lib.take_text(summary)
     verdict = {0: "passed", 1: "incorrect"}.get(code.value, "failed")
     if not quiet:
         print(text + f"report: {out}/report.md", file=sys.stderr)

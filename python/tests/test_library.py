@@ -41,4 +41,4 @@ def test_a_library_of_another_c_api_is_refused():
     env = dict(os.environ, PYTHONPATH=str(Path(rope2d_dir()).parent))
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert r.returncode != 0
-    assert "expected C API version 1, found 2" in r.stderr, r.stderr
+    assert "expected C API version 1, found 3" in r.stderr, r.stderr

@@ -5,6 +5,7 @@ says device="cpu" (on a machine with torch and a GPU the default hands them CUDA
 import json
 
 import numpy as np
+import pytest
 
 import rope2d
 from conftest import accurate, fp16_sincos
@@ -97,6 +98,22 @@ def test_a_raising_or_wrong_callable_fails_to_run(tmp_path):
     res = rope2d.verify(lambda gc, gs, th: th.astype(np.float64), suite="smoke", destination_passing=False,
                         device="cpu", out=tmp_path / "dtype")
     assert res.verdict == "failed" and "expected float32" in res.summary
+
+
+def test_an_interrupt_stops_the_run_and_is_raised(tmp_path):
+    # The callable's exceptions fail its call; an interrupt never crosses into the library as a
+    # failed call: the run stops at once, no report is written, and verify raises it.
+    calls = []
+
+    def interrupted(gc, gs, th, out):
+        calls.append(1)
+        if len(calls) == 3:  # the first call of the second round (each round calls twice)
+            raise KeyboardInterrupt
+        accurate(gc, gs, th, out)
+
+    with pytest.raises(KeyboardInterrupt):
+        rope2d.verify(interrupted, suite="smoke", device="cpu", out=tmp_path / "r")
+    assert len(calls) == 3 and not (tmp_path / "r" / "report.json").exists()
 
 
 def test_returning_style_and_only(tmp_path):

@@ -5,6 +5,8 @@
 // registry (harness_for) maps a file's name to its kind (kinds.hpp, the one suffix table) and
 // the kind's host to its harness: the kernel host over the C ABI (kernel_harness.cpp, also the
 // project's own kernel in this process) or the Python host of a solution (python_harness.cpp).
+// A caller's own function (the C API's rope2d_verify) is a harness of its own, outside the
+// registry: called in the caller's process (caller_harness.cpp).
 #pragma once
 
 #include <cstdint>
@@ -110,5 +112,17 @@ std::unique_ptr<Harness> builtin_harness(rope2d_backward_fn backward, rope2d_bac
 // Each host's harness, for the registry (kernel_harness.cpp, python_harness.cpp).
 std::unique_ptr<Harness> kernel_harness(const SubmissionKind* kind, const HarnessOptions& o);
 std::unique_ptr<Harness> python_harness(const SubmissionKind& kind, const HarnessOptions& o);
+
+// A caller's own function as the submission (the C API's rope2d_verify, under rope2d.verify's
+// Python callable), of kind "caller", called in the caller's process (no box): the report's
+// title, header lines and warnings as the caller words them, and the call on each round's host
+// inputs (its output, or why there is none, and its integrity findings).
+struct Caller {
+  std::string title;
+  std::vector<HeaderLine> header;
+  std::vector<std::string> warnings;
+  std::function<CallResult(const Problem&, int round)> call;
+};
+std::unique_ptr<Harness> caller_harness(Caller c);  // caller_harness.cpp
 
 }  // namespace rope2d::verify::harness

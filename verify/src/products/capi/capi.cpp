@@ -1,6 +1,6 @@
-// The C ABI's stateless half: the reference and judging raw arrays, both through the same
-// Problem / compute_expected path and the judge's SetTally the verifier uses, so a binding adds
-// no numerics.
+// The C ABI's reference and judging of raw arrays, both through the same Problem /
+// compute_expected path and the judge's SetTally the verifier uses, so a binding adds no
+// numerics.
 #include "rope2d/verify/products/capi.h"
 
 #include <cmath>
@@ -111,7 +111,7 @@ using namespace rope2d::verify::capi;
 
 extern "C" {
 
-const char* rope2d_capi_version(void) { return "2"; }
+const char* rope2d_capi_version(void) { return "3"; }
 const char* rope2d_version(void) { return ROPE2D_VERSION_FULL; }
 const char* rope2d_last_error(void) { return last_error.c_str(); }
 void rope2d_free(char* text) { std::free(text); }

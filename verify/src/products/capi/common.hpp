@@ -1,4 +1,4 @@
-// Shared pieces of the C ABI's two files: error capture at the boundary (no exception crosses
+// Shared pieces of the C ABI's files: error capture at the boundary (no exception crosses
 // into C), argument parsing, and the JSON form of a comparison's metrics.
 #pragma once
 

@@ -13,6 +13,10 @@ namespace rope2d::verify {
 
 namespace {
 
+std::string reproduce_of(const Plan& plan, const std::string& set) {
+  return plan.reproduce ? plan.reproduce(set) : reproduce_line(plan.run, set);
+}
+
 // A submission that could not be made ready: every set fails for the one reason, with its
 // status (COMPILE_ERROR, TIMEOUT, RUNTIME_ERROR); the whole message once, among the warnings.
 Report unprepared(const Plan& plan, harness::Harness& h, const harness::Unprepared& why, Report& rep, Observer& obs) {
@@ -20,7 +24,7 @@ Report unprepared(const Plan& plan, harness::Harness& h, const harness::Unprepar
   rep.warnings.push_back("the submission could not be " + std::string(why.cause == Cause::runtime ? "loaded" : "built") +
                          ": " + why.why);
   rep.results = unjudged(plan.specs, why.why, why.cause);
-  for (SetResult& r : rep.results) r.reproduce = reproduce_line(plan.run, r.name);
+  for (SetResult& r : rep.results) r.reproduce = reproduce_of(plan, r.name);
   if (!plan.out_dir.empty()) write_report(plan.out_dir, rep);
   for (const SetResult& r : rep.results) obs.end(r);
   obs.done(rep, false);
@@ -45,7 +49,10 @@ void judge_suite(const Plan& plan, harness::Harness& h, Judge& judge, Results& o
   for (std::size_t k = 0; k < plan.specs.size(); ++k) {
     obs.start(plan.specs[k].name(), k, plan.specs.size());
     judge.next = k + 1 < plan.specs.size() ? &plan.specs[k + 1] : nullptr;  // made during this set's last round
-    for (SetResult& r : judge.judge(plan.specs[k], entries)) out.add(std::move(r));
+    for (SetResult& r : judge.judge(plan.specs[k], entries)) {
+      if (plan.reproduce) r.reproduce = plan.reproduce(r.name);
+      out.add(std::move(r));
+    }
   }
 }
 
@@ -89,7 +96,7 @@ Report verify(const Plan& plan, harness::Harness& h, Observer& obs) {
   if (failed) return unprepared(plan, h, *failed, rep, obs);
   const harness::Judging how = h.judging(plan.device_inputs);
   Judge judge(plan.run.tier, plan.run.rounds);
-  judge.reproduce = &plan.run;
+  judge.reproduce = plan.reproduce ? nullptr : &plan.run;  // the plan's own lines: judge_suite
   judge.stop_set_on_error = how.stop_set_on_error;
   if (plan.run.ieee_subnormals) judge.subnormals = Subnormals::ieee;
   judge.sources = suite_sources(plan.run.worst_dir);
@@ -100,7 +107,7 @@ Report verify(const Plan& plan, harness::Harness& h, Observer& obs) {
   const std::optional<harness::Unprepared> unserved = h.unserved();
   if (unserved) {
     rep.results = unjudged(plan.specs, unserved->why, unserved->cause);
-    for (SetResult& r : rep.results) r.reproduce = reproduce_line(plan.run, r.name);
+    for (SetResult& r : rep.results) r.reproduce = reproduce_of(plan, r.name);
   } else {
     judge_suite(plan, h, judge, out, obs);
   }

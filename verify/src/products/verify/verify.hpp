@@ -1,5 +1,6 @@
 // verify(plan, harness, observer): one submission judged, whatever its kind, the one pipeline
-// that `rope2d verify`'s GPU worker runs for every harness (harness/harness.hpp). The harness is
+// that `rope2d verify`'s GPU worker runs for every harness (harness/harness.hpp), and the C API's
+// rope2d_verify for a caller's own function (harness/caller_harness.cpp). The harness is
 // made ready, says what it is, hands the judge its entries; the suite's sets are judged through
 // the one Judge; a harness with a C ABI entry point gets the call contract, the --huge sets and
 // the benchmark too (CAbiChecks, built with CUDA); the report is written. The observer hears
@@ -53,6 +54,9 @@ struct Plan {
   std::vector<ref::Dtype> definition_dtypes;
   std::int64_t definition_head_dim = 0;
   std::string out_dir;                  // where the report is written ("": not written)
+  // Each set's reproduce line; none: `rope2d verify`'s (reproduce_line of run). A caller's own
+  // (the C API's rope2d_verify) replays a set its own way, or gives "" (no line).
+  std::function<std::string(const std::string& set)> reproduce;
   const CAbiChecks* checks = nullptr;   // none: no contract, --huge or benchmark sets
 };
 

@@ -1,11 +1,12 @@
 // The one judging pipeline: make a problem's inputs (fresh each round, in the same buffers),
 // compute the reference, get the kernel's outputs with its integrity findings, compare, merge
-// over rounds, and return the set's result with its reproduce line. verify's worker, check, the
-// solution runner, the --huge sets and the GPU properties judge through Judge; they differ only
-// in where outputs come from (an Entry) and where problems come from (a CaseSource: generated,
-// the worst set's lists, a file's tensors, a huge problem's sample). Where the caller makes the
-// calls (the C ABI and the Python API) or one run gives several calls' outputs (the contract
-// checks), a SetTally takes each outcome and round the same way. The angle sweep (sweep.hpp) is
+// over rounds, and return the set's result with its reproduce line. verify's worker, the C API's
+// rope2d_verify (the Python API's callable), check, the solution runner, the --huge sets and the
+// GPU properties judge through Judge; they differ only in where outputs come from (an Entry)
+// and where problems come from (a CaseSource: generated, the worst set's lists, a file's
+// tensors, a huge problem's sample). Where the caller hands in one output to judge (the C
+// ABI's rope2d_check) or one run gives several calls' outputs (the contract checks), a SetTally
+// takes each outcome and round the same way. The angle sweep (sweep.hpp) is
 // not a set of rounds: it settles 2^32 patterns chunk by chunk on the GPU and merges chunks.
 #pragma once
 
@@ -70,9 +71,9 @@ struct Phases {
 // One set's result built call by call: the one place where a call's outcome (declined, failed,
 // integrity findings) and its outputs become the set's result. Each round's outputs are
 // compared with the reference (or come judged), closed as one round and merged. Judge keeps
-// one per entry; the paths whose calls Judge does not make feed one themselves: the C ABI
-// (its caller runs the kernel and hands each round's output back) and the contract checks
-// (one GPU run gives the outputs of two calls on two problems at once).
+// one per entry; the paths whose calls Judge does not make feed one themselves: the C ABI's
+// rope2d_check (one output its caller hands in) and the contract checks (one GPU run gives the
+// outputs of two calls on two problems at once).
 class SetTally {
  public:
   SetTally(SetResult start, ref::Dtype grad_dtype, Tier gate, Subnormals subnormals = Subnormals::flush_allowed,

@@ -1,0 +1,176 @@
+// rope2d_verify (capi.h): the verifier's problem sets judged through the one pipeline
+// `rope2d verify` runs, verify(plan, harness, observer) (products/verify/verify.hpp), with the
+// caller's function as its harness (harness/caller_harness.cpp). Each call hands the function
+// a round's host inputs and takes back its output, or why there is none, with the caller's
+// integrity findings; the sets, seeds, rounds and report are verify()'s. No CUDA: the added C
+// ABI checks are not run (plan.checks is null).
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "products/capi/common.hpp"
+#include "products/verify/verify.hpp"
+#include "rope2d/verify/products/capi.h"
+#include "rope2d/verify/products/report_files.hpp"
+
+using namespace rope2d;
+using namespace rope2d::verify;
+using namespace rope2d::verify::capi;
+using nlohmann::json;
+
+// What the caller said of one call while its function ran.
+struct rope2d_call_state {
+  std::string error;
+  Cause cause = Cause::runtime;
+  std::vector<std::string> findings;
+};
+
+namespace {
+
+json parse(const char* text, const char* what) {
+  const json j = json::parse(text ? text : "", nullptr, false);
+  if (j.is_discarded()) throw std::invalid_argument(std::string(what) + ": not valid JSON");
+  return j;
+}
+
+std::vector<ProblemSpec> suite_of(const json& o) {
+  SuiteOptions so;
+  so.seed = o.value("seed", 1ull);
+  so.quick = o.value("quick", true);
+  so.grad_dtypes = parse_grad_dtypes(o.value("grad_dtypes", std::vector<std::string>{"bf16"}), "grad_dtypes");
+  // The worst set (one per dtype) joins the verification suite where the lists' folder is given.
+  so.worst_dir = o.value("worst_dir", "");
+  if (!so.worst_dir.empty() && !std::filesystem::is_directory(so.worst_dir))
+    throw std::invalid_argument("worst_dir: expected the folder of the worst-case lists, found no folder '" + so.worst_dir + "'");
+  const std::string suite = o.value("suite", "verification");
+  std::vector<ProblemSpec> specs = suite_named(suite, "suite").make(so);
+  const std::string only = o.value("only", "");
+  if (!only.empty()) {
+    std::erase_if(specs, [&](const ProblemSpec& s) { return s.name() != only; });
+    if (specs.empty()) throw std::invalid_argument("only: no problem named '" + only + "' in the suite");
+  }
+  return specs;
+}
+
+// The options' sets, gate, seed, rounds and subnormal rule, and each set's reproduce line.
+Plan plan_of(const char* options, const char* out_dir) {
+  const json o = parse(options, "options");
+  if (!o.is_object()) throw std::invalid_argument("options: expected a JSON object");
+  Plan plan;
+  try {
+    plan.run.tier = tier_arg(o.value("tier", "float32-bound").c_str());
+    plan.run.seed = o.value("seed", 1ull);
+    plan.run.ieee_subnormals = o.value("ieee_subnormals", false);
+    plan.run.rounds = o.value("rounds", 2);
+    if (plan.run.rounds < 1 || plan.run.rounds > 100)
+      throw std::invalid_argument("rounds: expected 1 to 100, found " + std::to_string(plan.run.rounds));
+    plan.specs = suite_of(o);
+    plan.run.worst_dir = o.value("worst_dir", "");
+    const std::string prefix = o.value("reproduce_prefix", "");
+    plan.reproduce = [prefix](const std::string& set) { return prefix.empty() ? "" : prefix + "only='" + set + "')"; };
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("options: ") + e.what());
+  }
+  plan.device_inputs = false;  // host inputs: the caller's function reads them
+  plan.contract = false;
+  plan.out_dir = out_dir;
+  return plan;
+}
+
+// The report's title, header and warnings as the caller words them.
+harness::Caller caller_of(const char* title, const char* header, const char* warnings) {
+  harness::Caller c;
+  c.title = title ? title : "rope2d verify";
+  const json h = parse(header && *header ? header : "[]", "header");
+  const json w = parse(warnings && *warnings ? warnings : "[]", "warnings");
+  try {
+    for (const auto& kv : h) c.header.push_back({kv.at(0).get<std::string>(), kv.at(1).get<std::string>()});
+    for (const auto& x : w) c.warnings.push_back(x.get<std::string>());
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("header/warnings: expected [[key, value], ...] and [text, ...]: ") + e.what());
+  }
+  return c;
+}
+
+// The set being judged, as verify() announces it: each call's index and count.
+struct Progress final : Observer {
+  std::size_t index = 0, count = 0;
+  void start(const std::string&, std::size_t k, std::size_t n) override { index = k, count = n; }
+};
+
+// One call of the caller's function on p's host inputs: its output, or why there is none.
+CallResult call_once(rope2d_call_fn fn, void* user, const Progress& at, const Problem& p, int round) {
+  const std::string name = p.spec.name();
+  const std::vector<std::int64_t> shape = p.spec.shape();
+  const std::array<std::int64_t, 4> offsets{p.spec.offset[0], p.spec.offset[1], p.spec.offset[2], p.spec.offset[3]};
+  std::vector<float> out(static_cast<std::size_t>(p.n()), std::numeric_limits<float>::quiet_NaN());
+  rope2d_call_state state;
+  const rope2d_call call{.name = name.c_str(), .index = static_cast<std::int64_t>(at.index),
+                         .count = static_cast<std::int64_t>(at.count), .round = round,
+                         .grad_dtype = static_cast<int>(ref::abi_code(p.spec.grad_dtype)), .shape = shape.data(),
+                         .rank = static_cast<int>(shape.size()), .n = p.n(), .offsets = offsets.data(), .gc = p.gc.data(),
+                         .gs = p.gs.data(), .theta = p.theta.data(), .out = out.data(), .state = &state};
+  const int rc = fn(user, &call);
+  if (rc == ROPE2D_CALL_STOP)
+    throw std::runtime_error("stopped by the caller in " + name + (state.error.empty() ? "" : ": " + state.error));
+  CallResult r;
+  r.findings = std::move(state.findings);
+  if (rc == ROPE2D_CALL_OK && state.error.empty()) {
+    r.out = std::move(out);
+  } else {
+    r.error = state.error.empty() ? fmt::format("the call failed (its function returned {})", rc) : state.error;
+    r.error_cause = state.cause;
+  }
+  return r;
+}
+
+const rope2d_call& during_call(const rope2d_call* call, const char* what) {
+  if (!call || !call->state) throw std::invalid_argument(std::string(what) + ": expected the call being made, found none");
+  return *call;
+}
+
+}  // namespace
+
+extern "C" {
+
+int rope2d_call_fail(const rope2d_call* call, const char* cause, const char* error) {
+  return guarded([&] {
+    rope2d_call_state& s = *during_call(call, "fail").state;
+    if (!error || !*error) throw std::invalid_argument("fail: error: expected why the call failed, found nothing");
+    const Cause c = parse_cause(cause ? cause : "", "fail: cause");
+    // Only what a caller can tell of its own call; the others come from the judge.
+    if (c != Cause::runtime && c != Cause::timeout && c != Cause::shape && c != Cause::dtype)
+      throw std::invalid_argument("fail: cause: expected runtime, timeout, shape or dtype, found '" + std::string(name(c)) + "'");
+    if (!s.error.empty()) return;  // the call's first failure is its result
+    s.error = error;
+    s.cause = c;
+  });
+}
+
+int rope2d_call_finding(const rope2d_call* call, const char* finding) {
+  return guarded([&] {
+    rope2d_call_state& s = *during_call(call, "finding").state;
+    if (finding && *finding) s.findings.emplace_back(finding);
+  });
+}
+
+int rope2d_verify(const char* options, rope2d_call_fn call, void* user, const char* out_dir, const char* title,
+                  const char* header, const char* warnings, char** summary_text, int* exit_code) {
+  return guarded([&] {
+    if (!call || !out_dir || !summary_text || !exit_code) throw std::invalid_argument("null pointer");
+    if (!*out_dir) throw std::invalid_argument("out_dir: expected the report's folder, found nothing");
+    const Plan plan = plan_of(options, out_dir);
+    Progress progress;
+    harness::Caller c = caller_of(title, header, warnings);
+    c.call = [&](const Problem& p, int round) { return call_once(call, user, progress, p, round); };
+    const std::unique_ptr<harness::Harness> h = harness::caller_harness(std::move(c));
+    const Report rep = rope2d::verify::verify(plan, *h, progress);
+    *summary_text = dup(summary(rep));
+    *exit_code = rep.exit_code();
+  });
+}
+
+}  // extern "C"
