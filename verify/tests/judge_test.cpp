@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <vector>
 #include <cmath>
 
 #include "rope2d/verify/judge/judge.hpp"
@@ -276,4 +279,31 @@ TEST(SetTally, OutcomesAndRoundsAsTheJudgeKeepsThem) {
   Problem gpu_only = p;
   gpu_only.device_only = true;
   EXPECT_THROW(t.round(gpu_only, x, x.fp32.data()), std::logic_error);
+}
+
+// The comparison runs in chunks on every hardware thread; what it keeps is the same whatever
+// order they finish in: the first failures by index, the worst of equals, sums bit for bit.
+TEST(Compare, WhatIsKeptDoesNotDependOnTheOrderChunksFinish) {
+  constexpr std::int64_t n = 6 * (1 << 16) + 123;  // six chunks and a tail
+  std::vector<rope2d::ref::Element> elements(n);
+  for (std::int64_t i = 0; i < n; ++i)
+    elements[i] = {1.0 + static_cast<double>(i % 7) / 8, -0.5, static_cast<float>(i % 1000) / 16 + 0.25f};
+  const Problem p = problem_of("chunks", rope2d::ref::Dtype::fp32, elements);
+  const Expected x = compute_expected(p);
+  std::vector<float> out(x.fp32.begin(), x.fp32.end());
+  // Every element of the second chunk fails (the slow path), every 1000th of the later ones:
+  // the chunks after it finish first, and the kept failures must still be the first by index.
+  for (std::int64_t i = (1 << 16); i < n; i += i < 2 * (1 << 16) ? 1 : 1000) out[i] = -out[i] + 1.0f;
+  const std::size_t keep = 5;
+  const Metrics first = compare(p, x, out.data(), Tier::float32_bound, keep);
+  ASSERT_EQ(first.failures.size(), keep);
+  for (std::size_t k = 0; k < keep; ++k) EXPECT_EQ(first.failures[k].index, (1 << 16) + static_cast<std::int64_t>(k));
+  for (int run = 0; run < 8; ++run) {
+    const Metrics again = compare(p, x, out.data(), Tier::float32_bound, keep);
+    ASSERT_EQ(again.failures.size(), keep);
+    for (std::size_t k = 0; k < keep; ++k) EXPECT_EQ(again.failures[k].index, first.failures[k].index);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(again.sum_sq_scaled), std::bit_cast<std::uint64_t>(first.sum_sq_scaled)) << "run " << run;
+    ASSERT_TRUE(again.worst && first.worst);
+    EXPECT_EQ(again.worst->index, first.worst->index);
+  }
 }
