@@ -10,7 +10,7 @@
 
 #include "bench_cli.hpp"
 #include "commands.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/shell_text.hpp"
 #include "harness/spawn.hpp"
 #include "rope2d/verify/judge/suites.hpp"
 
@@ -63,9 +63,9 @@ nlohmann::json run_torch(const BenchArgs& a) {
   // Its progress lines go to our stderr as they come (inherited, never reopened by a name:
   // spawn.hpp's ChildStderr); its JSON to stdout.
   const SpawnResult r = run_program(argv, ChildStderr::inherited(), [&](const char* d, std::size_t n) { text.append(d, n); });
-  if (!r.started) throw std::runtime_error("cannot run " + ref::shell_join(argv) + ": " + r.start_error);
+  if (!r.started) throw std::runtime_error("cannot run " + verify::shell_join(argv) + ": " + r.start_error);
   if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
-    throw std::runtime_error("torch peers failed (" + r.exit_text() + "): " + ref::shell_join(argv));
+    throw std::runtime_error("torch peers failed (" + r.exit_text() + "): " + verify::shell_join(argv));
   nlohmann::json j = nlohmann::json::parse(text);
   if (j["workloads"].size() != benchmark_workloads().size())
     throw std::runtime_error(fmt::format("torch peers: expected {} workloads, got {}", benchmark_workloads().size(),

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "rope2d/ref/dtype.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "rope2d/verify/model/disposition.hpp"
 #include "codec/json_schema.hpp"
 #include "codec/layout_json.hpp"
@@ -42,7 +42,7 @@ TEST(JsonSchema, EmbeddedSchemasAreTheFilesOfVerifySchema) {
   std::set<std::string> named;
   for (JsonFormat f : all_json_formats) {
     named.insert(schema_file(f));
-    EXPECT_EQ(schema_text(f), ref::read_file((schema_dir / schema_file(f)).string())) << schema_file(f);
+    EXPECT_EQ(schema_text(f), verify::read_file((schema_dir / schema_file(f)).string())) << schema_file(f);
     EXPECT_EQ(parse_json_format(name(f)), f);
     EXPECT_EQ(schema(f).value("$schema", ""), "http://json-schema.org/draft-07/schema#") << schema_file(f);
   }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "codec/names.hpp"
 #include "products/capi/common.hpp"
 #include "rope2d/verify/products/capi.h"
 #include "rope2d/verify/judge/judge.hpp"

@@ -1,5 +1,5 @@
 // Reading untrusted files and JSON: see input.hpp.
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 #include <set>
 #include <stdexcept>
 
-namespace rope2d::ref {
+namespace rope2d::verify {
 
 using nlohmann::json;
 
@@ -191,28 +191,4 @@ std::int64_t checked_product(const std::vector<std::int64_t>& shape, const std::
   return n;
 }
 
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./,:@%") ==
-                        std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string spoken_list(const std::vector<std::string_view>& words, std::string_view last_joint) {
-  std::string s;
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    if (i > 0) s += i + 1 == words.size() ? last_joint : std::string_view(", ");
-    s += words[i];
-  }
-  return s;
-}
-
-std::string shell_join(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) out += (out.empty() ? "" : " ") + shell_quote(a);
-  return out;
-}
-
-}  // namespace rope2d::ref
+}  // namespace rope2d::verify
