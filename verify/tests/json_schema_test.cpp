@@ -4,6 +4,7 @@
 // schema_cli_test.sh runs the same files through `rope2d schema` and the commands that read them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -13,6 +14,7 @@
 #include "rope2d/verify/model/disposition.hpp"
 #include "codec/json_schema.hpp"
 #include "codec/layout_json.hpp"
+#include "rope2d/verify/codec/safetensors.hpp"
 #include "rope2d/verify/model/metrics.hpp"
 #include "products/nightly/nightly_summary.hpp"
 #include "rope2d/verify/products/report_files.hpp"
@@ -62,6 +64,12 @@ TEST(JsonSchema, EnumsAndSizesAreTheVerifiers) {
   EXPECT_EQ(schema(JsonFormat::nightly_config)["properties"]["grad_dtypes"]["items"]["enum"].get<std::vector<std::string>>(), dtypes);
   dtypes.emplace_back();  // a result's grad dtype may be none ("")
   EXPECT_EQ(report["definitions"]["result"]["properties"]["grad_dtype"]["enum"].get<std::vector<std::string>>(), dtypes);
+  // A safetensors header's dtypes: those whose element size the reader knows, the grads' among them.
+  const auto st_dtypes = schema(JsonFormat::safetensors_header)["definitions"]["tensor"]["properties"]["dtype"]["enum"]
+                             .get<std::vector<std::string>>();
+  for (const std::string& d : st_dtypes) EXPECT_GT(dtype_size(d), 0) << d;
+  for (ref::Dtype d : ref::all_dtypes)
+    EXPECT_NE(std::find(st_dtypes.begin(), st_dtypes.end(), std::string(ref::safetensors_name(d))), st_dtypes.end()) << ref::name(d);
   const json& result = report["definitions"]["result"]["properties"];
   const Metrics m;
   EXPECT_EQ(result["histogram"]["minItems"], m.histogram.size());

@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 namespace rope2d::verify {
 
@@ -146,6 +148,14 @@ std::string brief(const json& v) {
       return (v.is_string() ? "the string " : v.is_number() ? "the number " : "") + s;
     }
   }
+}
+
+std::string field_name(const std::string& key) {
+  const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' && c != '\\';
+  });
+  if (plain) return key.substr(0, 60);
+  return brief(json(key)).substr(std::string_view("the string ").size());
 }
 
 std::uint64_t parse_uint(const std::string& text, const std::string& where, std::uint64_t hi) {

@@ -47,6 +47,11 @@ nlohmann::json parse_json(const std::string& text, const std::string& where, int
 // containers as "an array of N" / "an object of N keys".
 std::string brief(const nlohmann::json& v);
 
+// A key of an untrusted object as a field's name in messages ("sweep", "sincosf.sin"): as
+// written where it is printable ASCII without quotes or backslashes, else quoted and escaped as
+// JSON writes it (a newline in it shown as \n); cut at 60 characters either way.
+std::string field_name(const std::string& key);
+
 // The whole text as a decimal integer in [lo, hi] (no sign tricks, no trailing characters).
 std::int64_t parse_int(const std::string& text, const std::string& where, std::int64_t lo, std::int64_t hi);
 std::uint64_t parse_uint(const std::string& text, const std::string& where, std::uint64_t hi = UINT64_MAX);

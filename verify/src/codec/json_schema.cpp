@@ -45,6 +45,7 @@ constexpr FormatRow format_names[] = {
     {JsonFormat::solution, "solution"},
     {JsonFormat::sincosf_ulp, "sincosf-ulp"},
     {JsonFormat::layout, "layout", 6},  // top, batch, sequence, segment, image sides
+    {JsonFormat::safetensors_header, "safetensors-header", 3},  // {name: {shape: [...]}}
 };
 
 
@@ -302,7 +303,7 @@ Located locate(const json& doc, const ordered_json& schema, const std::vector<st
     // Every step but a missing key's (the last) is in the document: its type says key or index.
     const bool index = at.value && at.value->is_array();
     if (index) at.field += "[" + key + "]";
-    else at.field += (at.field.empty() ? "" : ".") + key.substr(0, 60);
+    else at.field += (at.field.empty() ? "" : ".") + field_name(key);
     at.order.push_back(index ? std::stoul(key) : listed_at(schema, at.node, key));
     at.parent = at.node;
     at.node = child(schema, at.node, key, index);
