@@ -10,6 +10,7 @@
 #include <set>
 
 #include "rope2d/ref/dtype.hpp"
+#include "codec/bench_torch.hpp"
 #include "codec/input.hpp"
 #include "rope2d/verify/model/disposition.hpp"
 #include "codec/json_schema.hpp"
@@ -215,6 +216,45 @@ TEST(JsonSchema, BadLayoutsNameTheField) {
   EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":9223372036854775808}]]})"),
             "l.json: batch[0][0].text: expected an integer below 2^63, found the number 9223372036854775808");
   EXPECT_NE(message(std::string(10, '[') + std::string(10, ']')).find("expected at most 6 levels of nesting"), std::string::npos);
+}
+
+// The torch peers' output (python/rope2d/bench_torch.py): its schema first, then one row per
+// workload asked for, in order, and the project's kernel in each row where the peers ran it.
+// A NaN, which Python's json writes by default, is no JSON: the peers write null instead.
+TEST(JsonSchema, TorchPeersRowsAreTheWorkloadsAskedFor) {
+  const json times = {{"event_ms", 0.02}, {"kernel_ms", nullptr}};
+  const json test = {{"wins", 40}, {"losses", 10}, {"ties", 0}, {"p", 1e-5}, {"median_diff_ms", 0.001}};
+  json row = {{"workload", "2x773"}, {"kernel_clock", "unavailable: no trace"}, {"eager", times}, {"compile", times}};
+  json doc = {{"device", "NVIDIA H100"}, {"torch", "2.5.1"}, {"workloads", {row}}};
+  auto message = [](const json& d, const std::vector<std::string>& asked, bool paired) {
+    try {
+      read_bench_torch(d.dump(), "peers", asked, paired);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message(doc, {"2x773"}, false), "accepted");
+  EXPECT_EQ(message(doc, {"2x773", "1x1801"}, false),
+            "peers: workloads: expected an array of 2 (one row per workload asked for), found an array of 1");
+  EXPECT_EQ(message(doc, {"1x1801"}, false),
+            "peers: workloads[0].workload: expected \"1x1801\" (the workloads in the order asked for), found the string \"2x773\"");
+  EXPECT_EQ(message(doc, {"2x773"}, true),
+            "peers: workloads[0].rope2d: expected the project's kernel timed beside the peers (they ran with --library), found nothing");
+  doc["workloads"][0]["rope2d"] = times;
+  doc["workloads"][0]["paired_events"] = test;
+  doc["workloads"][0]["rope2d_v2p"] = {{"unread", true}};  // a configuration's row, passed on
+  EXPECT_EQ(message(doc, {"2x773"}, true), "accepted");
+  doc["workloads"][0]["paired_events"]["p"] = 2;
+  EXPECT_EQ(message(doc, {"2x773"}, true), "peers: workloads[0].paired_events.p: expected a p-value in [0, 1], found the number 2");
+  doc["workloads"][0]["paired_events"]["p"] = 0.5;
+  doc["workloads"][0]["compile"].erase("kernel_ms");
+  EXPECT_EQ(message(doc, {"2x773"}, false),
+            "peers: workloads[0].compile.kernel_ms: expected a median time in ms, >= 0, or null (no kernel clock), found nothing");
+  EXPECT_NE(message(json(), {}, false).find("peers: (top): expected an object (the torch peers' timings)"), std::string::npos);
+  std::string nan = R"({"device": "d", "torch": "t", "workloads": [{"workload": "2x773", "kernel_clock": "c",)";
+  nan += R"( "eager": {"event_ms": 0.02, "kernel_ms": NaN}, "compile": {"event_ms": 0.01, "kernel_ms": null}}]})";
+  EXPECT_THROW(read_bench_torch(nan, "peers", {"2x773"}, false), std::invalid_argument);
 }
 
 }  // namespace

@@ -46,6 +46,7 @@ constexpr FormatRow format_names[] = {
     {JsonFormat::sincosf_ulp, "sincosf-ulp"},
     {JsonFormat::layout, "layout", 6},  // top, batch, sequence, segment, image sides
     {JsonFormat::safetensors_header, "safetensors-header", 3},  // {name: {shape: [...]}}
+    {JsonFormat::bench_torch, "bench-torch", 4},                // top, workloads, a workload, its times
 };
 
 

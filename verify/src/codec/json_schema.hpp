@@ -29,13 +29,15 @@ enum class JsonFormat {
   sincosf_ulp,         // the sincosf premise measurement (reports/premise/sincosf_ulp.json)
   layout,              // a position layout (rope2d.layout/1): rope2d layout FILE, rope2d golden --layout FILE
   safetensors_header,  // the JSON header inside a safetensors file: golden problems, outputs files
+  bench_torch,         // the torch peers' timings: python3 -m rope2d.bench_torch's output, read by rope2d bench --torch
 };
 
 inline constexpr JsonFormat all_json_formats[] = {JsonFormat::report,          JsonFormat::nightly_shard,
                                                    JsonFormat::nightly_summary, JsonFormat::nightly_config,
                                                    JsonFormat::golden_manifest, JsonFormat::definition,
                                                    JsonFormat::solution,        JsonFormat::sincosf_ulp,
-                                                   JsonFormat::layout,          JsonFormat::safetensors_header};
+                                                   JsonFormat::layout,          JsonFormat::safetensors_header,
+                                                   JsonFormat::bench_torch};
 
 // "report", "nightly-shard", ...: the format's name, and its schema's file name
 // ("report.schema.json"); parse_json_format reads a name back (nullopt: none).
