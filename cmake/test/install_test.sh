@@ -29,9 +29,13 @@ for f in bin/rope2d bin/rope2d-kernel-host lib/librope2d_py.so lib/librope2d_ver
 done
 # Only the public headers: those of a floor's own folder under include/rope2d/verify/<floor>/,
 # never a private one of verify/src (the nightly's, the testbed's, the box's).
-for f in spawn.hpp nightly.hpp harness/spawn.hpp harness/sandbox.hpp harness/testbed/device.hpp testbed/device.hpp products/nightly/nightly.hpp codec/plain_text.hpp; do
+for f in spawn.hpp nightly.hpp harness/spawn.hpp harness/sandbox.hpp harness/testbed/device.hpp testbed/device.hpp products/nightly/nightly.hpp codec/plain_text.hpp \
+         codec/input.hpp input.hpp; do
   [ ! -e "$prefix/include/rope2d/verify/$f" ] || fail "a private header installed: include/rope2d/verify/$f"
 done
+# The reference's headers are math: none reads a file or parses JSON (the verifier's codec does).
+io=$(grep -lE 'nlohmann|<fstream>|<cstdio>' "$prefix"/include/rope2d/ref/*.hpp)
+[ -z "$io" ] && [ ! -e "$prefix/include/rope2d/ref/input.hpp" ] || fail "reference headers with file or JSON I/O installed: $io"
 stray=$(find "$prefix/include/rope2d/verify" -maxdepth 1 -type f)
 [ -z "$stray" ] || fail "headers outside a floor's folder installed: $stray"
 helper=$(find "$prefix" -path '*/rope2d/sincosf_ulp' -type f)

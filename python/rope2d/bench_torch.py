@@ -71,6 +71,30 @@ def sign_test(a, b):
     return {"wins": wins, "losses": losses, "ties": len(a) - n, "p": p, "median_diff_ms": statistics.median(diffs)}
 
 
+def workload_row(workload, impls, events, kernels, clock):
+    """The output's row of one workload (verify/schema/bench-torch.schema.json, read by rope2d
+    bench --torch): each implementation's median times on both clocks, and the sign tests of
+    rope2d's kernel and of each configuration against torch.compile. kernels is None where the
+    kernel clock gave nothing: those times are null (JSON has no NaN) and no kernel test is made."""
+    row = {"workload": workload, "kernel_clock": clock}
+    for k in impls:
+        row[k] = {"event_ms": statistics.median(events[k]),
+                  "kernel_ms": None if kernels is None else statistics.median(kernels[k])}
+    for name in impls:
+        if name in ("eager", "compile"):
+            continue
+        suffix = name[len("rope2d"):]
+        row["paired_events" + suffix] = sign_test(events[name], events["compile"])
+        if kernels is not None:
+            row["paired_kernel" + suffix] = sign_test(kernels[name], kernels["compile"])
+    return row
+
+
+def us(ms):
+    """A time in ms as microseconds for the progress lines ("-" where there is none)."""
+    return "-" if ms is None else f"{ms * 1e3:.2f}"
+
+
 def kernel_durations(trace_path, calls):
     """The summed kernel durations (ms) of each timed call, read from a profiler trace in which
     each call lies between two sleep kernels."""
@@ -172,29 +196,22 @@ def main():
                     e1.synchronize()
                     events[name].append(e0.elapsed_time(e1))
                     names.append(name)
-        row = {"workload": w}
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 trace = os.path.join(tmp, "trace.json")
                 prof.export_chrome_trace(trace)
                 durations = kernel_durations(trace, len(names))
             kernels = {k: [d for d, m in zip(durations, names) if m == k] for k in impls}
-            row["kernel_clock"] = "CUPTI through torch.profiler"
+            clock = "CUPTI through torch.profiler"
         except (RuntimeError, KeyError, ValueError) as e:
-            kernels = {k: [math.nan] * a.runs for k in impls}
-            row["kernel_clock"] = f"unavailable: {e}"
-        for k in impls:
-            row[k] = {"event_ms": statistics.median(events[k]), "kernel_ms": statistics.median(kernels[k])}
-        for name in impls.keys() - {"eager", "compile"}:
-            suffix = name[len("rope2d"):]
-            row["paired_events" + suffix] = sign_test(events[name], events["compile"])
-            if not math.isnan(kernels[name][0]):
-                row["paired_kernel" + suffix] = sign_test(kernels[name], kernels["compile"])
+            kernels = None
+            clock = f"unavailable: {e}"[:1000]
+        row = workload_row(w, list(impls), events, kernels, clock)
         out["workloads"].append(row)
-        summary = ", ".join(f"{k} {v['event_ms'] * 1e3:.2f}/{v['kernel_ms'] * 1e3:.2f}"
+        summary = ", ".join(f"{k} {us(v['event_ms'])}/{us(v['kernel_ms'])}"
                             for k, v in row.items() if isinstance(v, dict) and "event_ms" in v)
         print(f"torch peers: {w} (us, events/kernel) {summary}", file=sys.stderr, flush=True)
-    json.dump(out, sys.stdout)
+    json.dump(out, sys.stdout, allow_nan=False)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// Reading and writing worst-case lists (see worst_list.hpp).
+// Parsing and writing worst-case lists (see worst_list.hpp).
 #include "rope2d/ref/worst_list.hpp"
 
 #include <cerrno>
@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "rope2d/ref/floats.hpp"
-#include "rope2d/ref/input.hpp"
 
 namespace rope2d::ref {
 
@@ -22,12 +22,12 @@ bool looks_hex(const std::string& w) {
 
 }  // namespace
 
-WorstList read_worst_list(const std::string& path, int fields) {
-  std::istringstream in(read_file(path, max_worst_list_bytes));
+WorstList parse_worst_list(std::string_view text, const std::string& where, int fields) {
+  std::istringstream in{std::string(text)};
   WorstList list;
   std::string line;
   for (int lineno = 1; std::getline(in, line); ++lineno) {
-    const std::string where = path + ":" + std::to_string(lineno) + ": ";
+    const std::string at = where + ":" + std::to_string(lineno) + ": ";
     if (!line.empty() && line[0] == '#') {
       list.header.push_back(line.substr(1));
       list.header_at.push_back(lineno);
@@ -38,29 +38,29 @@ WorstList read_worst_list(const std::string& path, int fields) {
     std::vector<double> values;
     for (std::string w; words >> w;) {
       const std::string shown = w.size() > 60 ? w.substr(0, 60) + "..." : w;  // echoed, never whole
-      if (!looks_hex(w)) throw std::invalid_argument(where + "expected a C99 hex float, found '" + shown + "'");
+      if (!looks_hex(w)) throw std::invalid_argument(at + "expected a C99 hex float, found '" + shown + "'");
       // strtod reads 0x1p-99999 as 0 and 0x1p99999 as inf, saying so only through errno.
       errno = 0;
       char* end = nullptr;
       const double x = std::strtod(w.c_str(), &end);
-      if (end != w.c_str() + w.size()) throw std::invalid_argument(where + "expected a C99 hex float, found '" + shown + "'");
+      if (end != w.c_str() + w.size()) throw std::invalid_argument(at + "expected a C99 hex float, found '" + shown + "'");
       if (errno == ERANGE || !std::isfinite(x))
-        throw std::invalid_argument(where + "expected a hex float in the range of double, found '" + shown + "'");
+        throw std::invalid_argument(at + "expected a hex float in the range of double, found '" + shown + "'");
       values.push_back(x);
     }
     if (values.empty()) continue;
     if (static_cast<int>(values.size()) != fields)
-      throw std::invalid_argument(where + "expected " + std::to_string(fields) + " hex floats, found " +
+      throw std::invalid_argument(at + "expected " + std::to_string(fields) + " hex floats, found " +
                                   std::to_string(values.size()));
     // The angle (the last field) is a float32 by the problem's definition.
     const double t = values.back();
     if (static_cast<double>(static_cast<float>(t)) != t)
-      throw std::invalid_argument(where + "expected a float32 angle, found " + hex(t));
+      throw std::invalid_argument(at + "expected a float32 angle, found " + hex(t));
     list.cases.push_back(std::move(values));
     list.notes.push_back(hash == std::string::npos ? std::string() : line.substr(hash + 1));
     list.case_at.push_back(lineno);
   }
-  if (list.header.empty()) throw std::invalid_argument(path + ":1: expected a '#' header saying how the list was made, found none");
+  if (list.header.empty()) throw std::invalid_argument(where + ":1: expected a '#' header saying how the list was made, found none");
   return list;
 }
 

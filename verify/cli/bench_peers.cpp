@@ -10,7 +10,8 @@
 
 #include "bench_cli.hpp"
 #include "commands.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/bench_torch.hpp"
+#include "codec/shell_text.hpp"
 #include "harness/spawn.hpp"
 #include "rope2d/verify/judge/suites.hpp"
 
@@ -54,8 +55,10 @@ std::vector<std::string> torch_peers_command(const BenchArgs& a) {
 }  // namespace
 
 nlohmann::json run_torch(const BenchArgs& a) {
+  std::vector<std::string> workloads;
+  for (const Workload& w : benchmark_workloads()) workloads.push_back(fmt::format("{}x{}", w.batch, w.seq_len));
   std::string list;
-  for (const Workload& w : benchmark_workloads()) list += (list.empty() ? "" : ",") + fmt::format("{}x{}", w.batch, w.seq_len);
+  for (const std::string& w : workloads) list += (list.empty() ? "" : ",") + w;
   std::vector<std::string> argv = torch_peers_command(a);
   argv.insert(argv.end(), {"--workloads", list, "--runs", std::to_string(a.runs), "--warmup", std::to_string(a.warmup)});
   if (!a.library.empty()) argv.insert(argv.end(), {"--library", a.library});
@@ -63,14 +66,11 @@ nlohmann::json run_torch(const BenchArgs& a) {
   // Its progress lines go to our stderr as they come (inherited, never reopened by a name:
   // spawn.hpp's ChildStderr); its JSON to stdout.
   const SpawnResult r = run_program(argv, ChildStderr::inherited(), [&](const char* d, std::size_t n) { text.append(d, n); });
-  if (!r.started) throw std::runtime_error("cannot run " + ref::shell_join(argv) + ": " + r.start_error);
+  if (!r.started) throw std::runtime_error("cannot run " + verify::shell_join(argv) + ": " + r.start_error);
   if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
-    throw std::runtime_error("torch peers failed (" + r.exit_text() + "): " + ref::shell_join(argv));
-  nlohmann::json j = nlohmann::json::parse(text);
-  if (j["workloads"].size() != benchmark_workloads().size())
-    throw std::runtime_error(fmt::format("torch peers: expected {} workloads, got {}", benchmark_workloads().size(),
-                                         j["workloads"].size()));
-  return j;
+    throw std::runtime_error("torch peers failed (" + r.exit_text() + "): " + verify::shell_join(argv));
+  // Through the one reader: its schema, then one row per workload asked for, in order.
+  return read_bench_torch(text, "the output of python3 -m rope2d.bench_torch", workloads, !a.library.empty());
 }
 
 double peer(const nlohmann::json& row, const char* impl, const char* clock) {

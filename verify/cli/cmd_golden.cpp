@@ -10,7 +10,8 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "progress.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
+#include "codec/shell_text.hpp"
 #include "rope2d/ref/layout.hpp"
 #include "codec/atomic_file.hpp"
 #include "rope2d/verify/codec/golden.hpp"
@@ -39,7 +40,7 @@ int run(const GoldenArgs& a) {
   for (std::size_t i = 0; i < a.dtypes.size(); ++i)
     for (std::size_t k = 0; k < i; ++k)
       if (a.dtypes[i] == a.dtypes[k])
-        ref::bad_input("--grad-dtypes", "", "each dtype once", "'" + a.dtypes[i] + "' twice");
+        verify::bad_input("--grad-dtypes", "", "each dtype once", "'" + a.dtypes[i] + "' twice");
   std::vector<ProblemSpec> specs;
   if (!a.layout_file.empty()) {
     const ref::Layout layout = verify::read_layout_file(a.layout_file);
@@ -92,9 +93,9 @@ Action add_golden(CLI::App& app) {
       throw std::invalid_argument("--suite: not with --layout (one problem set at a time)");
     // The exact command, for the manifest: options as parsed, in a fixed order.
     // Shell-quoted where needed, so it can be pasted.
-    a->command_line = ref::shell_join({"rope2d", "golden", a->layout_file.empty() ? "--suite" : "--layout",
-                                       a->layout_file.empty() ? a->suite : a->layout_file, "--out", a->out, "--grad-dtypes",
-                                       fmt::format("{}", fmt::join(a->dtypes, ",")), "--seed", std::to_string(a->seed)});
+    a->command_line = verify::shell_join({"rope2d", "golden", a->layout_file.empty() ? "--suite" : "--layout",
+                                          a->layout_file.empty() ? a->suite : a->layout_file, "--out", a->out, "--grad-dtypes",
+                                          fmt::format("{}", fmt::join(a->dtypes, ",")), "--seed", std::to_string(a->seed)});
     if (a->sol_paths == "absolute") a->command_line += " --solexecbench-paths absolute";
     return run(*a);
   };

@@ -8,7 +8,6 @@
 
 #include "commands.hpp"
 #include "options.hpp"
-#include "rope2d/ref/input.hpp"
 #include "rope2d/ref/layout.hpp"
 #include "codec/layout_json.hpp"
 #include "products/report/layout_svg.hpp"

@@ -27,7 +27,7 @@
 
 #include "commands.hpp"
 #include "progress.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "products/nightly/nightly.hpp"
 #include "products/nightly/nightly_gpus.hpp"
 #include "products/nightly/nightly_input.hpp"
@@ -167,7 +167,7 @@ int run_merge(const MergeArgs& a) {
   std::vector<std::pair<std::string, json>> shards;
   for (const std::string& f : files) shards.emplace_back(f, read_shard_result(f));
   const NightSummary merged = merge_nightly_shards(shards);
-  if (!a.date.empty() && merged.date != a.date) ref::bad_input(files[0], "date", "'" + a.date + "' (--date)", json(merged.date).dump());
+  if (!a.date.empty() && merged.date != a.date) verify::bad_input(files[0], "date", "'" + a.date + "' (--date)", json(merged.date).dump());
   const auto worst = nightly_merged_worst(a.root, merged, shards);
   if (!a.quiet) std::cerr << fmt::format("rope2d nightly merge: {} shards of {}\n", shards.size(), merged.date);
   return finish(a.root, merged, worst);

@@ -2,12 +2,15 @@
 // format with (json_schema.hpp), through the same reader: exit 0 when every file passes, 2 at
 // the first that does not (naming file, field, expected, found). rope2d schema FORMAT prints the
 // schema; rope2d schema --list names the formats. The schema alone: rope2d report, check and
-// nightly also check what a schema cannot say (a disposition that follows from the numbers).
+// nightly also check what a schema cannot say (a disposition that follows from the numbers). A
+// safetensors header is checked inside its file (rope2d schema safetensors-header x.safetensors),
+// with the data it describes.
 #include <iostream>
 
 #include "commands.hpp"
 #include "codec/json_schema.hpp"
 #include "codec/solution_schema.hpp"
+#include "rope2d/verify/codec/safetensors.hpp"
 
 namespace rope2d::cli {
 
@@ -44,6 +47,8 @@ int run(const SchemaArgs& a) {
       const std::vector<SchemaProblem> problems = check_solution_file(f, sol);
       for (const SchemaProblem& p : problems) std::cerr << "rope2d: " << p.line(f) << "\n";
       if (!problems.empty()) return Exit::usage;
+    } else if (*format == JsonFormat::safetensors_header) {  // the header inside the file, and the data it describes
+      read_safetensors(f);
     } else {
       read_json_file(f, *format);  // throws bad input: exit 2 naming file and field
     }

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "rope2d/verify/model/tolerance.hpp"
 
 namespace rope2d::cli {
@@ -19,7 +19,7 @@ inline CLI::Validator seed_range() {
   return CLI::Validator(
       [](std::string& s) {
         try {
-          ref::parse_uint(s, "seed", std::uint64_t{1} << 48);
+          verify::parse_uint(s, "seed", std::uint64_t{1} << 48);
         } catch (const std::invalid_argument&) {
           return "expected a decimal integer in [0, 2^48], found '" + s.substr(0, 40) + "'";
         }

@@ -18,7 +18,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/worst_list.hpp"
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/verify/judge/check.hpp"
 #include "rope2d/verify/codec/golden.hpp"
@@ -204,7 +204,7 @@ void worst_list(const std::uint8_t* data, std::size_t size) {
   const std::string path = scratch() + "/sweep_worst.txt";
   write(path, data, size);
   try {
-    ref::worst_elements(ref::read_worst_list(path, 3));
+    ref::worst_elements(verify::read_worst_list(path, 3));
   } catch (const std::exception& e) {
     refusal_names(e, path);
   }

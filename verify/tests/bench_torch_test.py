@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Unit tests of the torch bench's bookkeeping (rope2d.bench_torch), which runs without a GPU:
-the sign test and the reading of kernel durations from a profiler trace. PyTorch is not needed
+the sign test, the reading of kernel durations from a profiler trace, and the rows it prints
+(valid JSON, passing the schema rope2d reads them with). PyTorch is not needed
 (a stub stands in for the import)."""
 import json
 import math
@@ -61,6 +62,39 @@ class KernelDurations(unittest.TestCase):
             bench_torch.kernel_durations(self.write(events), 2)
         with self.assertRaisesRegex(RuntimeError, "call 0 ran no kernel"):
             bench_torch.kernel_durations(self.write([kernel(SPIN, 0, 1000), kernel(SPIN, 1004, 1)]), 1)
+
+
+class WorkloadRow(unittest.TestCase):
+    """The rows rope2d bench --torch reads through verify/schema/bench-torch.schema.json."""
+    EVENTS = {"eager": [0.02, 0.021, 0.022], "compile": [0.012, 0.011, 0.013], "rope2d": [0.010, 0.0105, 0.0101],
+              "rope2d_v2p": [0.011, 0.0112, 0.0111]}
+
+    def document(self, kernels):
+        rows = [bench_torch.workload_row("2x773", list(self.EVENTS), self.EVENTS, kernels, "a clock")]
+        return json.loads(json.dumps({"device": "d", "torch": "2.5.1", "workloads": rows}, allow_nan=False))
+
+    def test_times_and_sign_tests_of_each_kernel(self):
+        row = self.document(self.EVENTS)["workloads"][0]
+        self.assertEqual(row["compile"], {"event_ms": 0.012, "kernel_ms": 0.012})
+        self.assertEqual(row["paired_kernel"]["wins"], 3)
+        self.assertIn("paired_events_v2p", row)
+        self.assertIn("paired_kernel_v2p", row)
+
+    def test_no_kernel_clock_is_null_not_nan(self):
+        row = self.document(None)["workloads"][0]  # json.dumps(allow_nan=False) raised on a NaN
+        self.assertIsNone(row["eager"]["kernel_ms"])
+        self.assertNotIn("paired_kernel", row)
+        self.assertIn("paired_events", row)
+
+    def test_rows_pass_the_schema(self):
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3 has no jsonschema (Debian: python3-jsonschema)")
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schema", "bench-torch.schema.json")) as f:
+            schema = json.load(f)
+        for kernels in (self.EVENTS, None):
+            self.assertEqual([e.message for e in jsonschema.Draft7Validator(schema).iter_errors(self.document(kernels))], [])
 
 
 class Configs(unittest.TestCase):

@@ -4,15 +4,18 @@
 // schema_cli_test.sh runs the same files through `rope2d schema` and the commands that read them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "rope2d/ref/dtype.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/bench_torch.hpp"
+#include "codec/input.hpp"
 #include "rope2d/verify/model/disposition.hpp"
 #include "codec/json_schema.hpp"
 #include "codec/layout_json.hpp"
+#include "rope2d/verify/codec/safetensors.hpp"
 #include "rope2d/verify/model/metrics.hpp"
 #include "products/nightly/nightly_summary.hpp"
 #include "rope2d/verify/products/report_files.hpp"
@@ -42,7 +45,7 @@ TEST(JsonSchema, EmbeddedSchemasAreTheFilesOfVerifySchema) {
   std::set<std::string> named;
   for (JsonFormat f : all_json_formats) {
     named.insert(schema_file(f));
-    EXPECT_EQ(schema_text(f), ref::read_file((schema_dir / schema_file(f)).string())) << schema_file(f);
+    EXPECT_EQ(schema_text(f), verify::read_file((schema_dir / schema_file(f)).string())) << schema_file(f);
     EXPECT_EQ(parse_json_format(name(f)), f);
     EXPECT_EQ(schema(f).value("$schema", ""), "http://json-schema.org/draft-07/schema#") << schema_file(f);
   }
@@ -62,6 +65,12 @@ TEST(JsonSchema, EnumsAndSizesAreTheVerifiers) {
   EXPECT_EQ(schema(JsonFormat::nightly_config)["properties"]["grad_dtypes"]["items"]["enum"].get<std::vector<std::string>>(), dtypes);
   dtypes.emplace_back();  // a result's grad dtype may be none ("")
   EXPECT_EQ(report["definitions"]["result"]["properties"]["grad_dtype"]["enum"].get<std::vector<std::string>>(), dtypes);
+  // A safetensors header's dtypes: those whose element size the reader knows, the grads' among them.
+  const auto st_dtypes = schema(JsonFormat::safetensors_header)["definitions"]["tensor"]["properties"]["dtype"]["enum"]
+                             .get<std::vector<std::string>>();
+  for (const std::string& d : st_dtypes) EXPECT_GT(dtype_size(d), 0) << d;
+  for (ref::Dtype d : ref::all_dtypes)
+    EXPECT_NE(std::find(st_dtypes.begin(), st_dtypes.end(), std::string(ref::safetensors_name(d))), st_dtypes.end()) << ref::name(d);
   const json& result = report["definitions"]["result"]["properties"];
   const Metrics m;
   EXPECT_EQ(result["histogram"]["minItems"], m.histogram.size());
@@ -207,6 +216,45 @@ TEST(JsonSchema, BadLayoutsNameTheField) {
   EXPECT_EQ(message(R"({"schema":"rope2d.layout/1","batch":[[{"text":9223372036854775808}]]})"),
             "l.json: batch[0][0].text: expected an integer below 2^63, found the number 9223372036854775808");
   EXPECT_NE(message(std::string(10, '[') + std::string(10, ']')).find("expected at most 6 levels of nesting"), std::string::npos);
+}
+
+// The torch peers' output (python/rope2d/bench_torch.py): its schema first, then one row per
+// workload asked for, in order, and the project's kernel in each row where the peers ran it.
+// A NaN, which Python's json writes by default, is no JSON: the peers write null instead.
+TEST(JsonSchema, TorchPeersRowsAreTheWorkloadsAskedFor) {
+  const json times = {{"event_ms", 0.02}, {"kernel_ms", nullptr}};
+  const json test = {{"wins", 40}, {"losses", 10}, {"ties", 0}, {"p", 1e-5}, {"median_diff_ms", 0.001}};
+  json row = {{"workload", "2x773"}, {"kernel_clock", "unavailable: no trace"}, {"eager", times}, {"compile", times}};
+  json doc = {{"device", "NVIDIA H100"}, {"torch", "2.5.1"}, {"workloads", {row}}};
+  auto message = [](const json& d, const std::vector<std::string>& asked, bool paired) {
+    try {
+      read_bench_torch(d.dump(), "peers", asked, paired);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message(doc, {"2x773"}, false), "accepted");
+  EXPECT_EQ(message(doc, {"2x773", "1x1801"}, false),
+            "peers: workloads: expected an array of 2 (one row per workload asked for), found an array of 1");
+  EXPECT_EQ(message(doc, {"1x1801"}, false),
+            "peers: workloads[0].workload: expected \"1x1801\" (the workloads in the order asked for), found the string \"2x773\"");
+  EXPECT_EQ(message(doc, {"2x773"}, true),
+            "peers: workloads[0].rope2d: expected the project's kernel timed beside the peers (they ran with --library), found nothing");
+  doc["workloads"][0]["rope2d"] = times;
+  doc["workloads"][0]["paired_events"] = test;
+  doc["workloads"][0]["rope2d_v2p"] = {{"unread", true}};  // a configuration's row, passed on
+  EXPECT_EQ(message(doc, {"2x773"}, true), "accepted");
+  doc["workloads"][0]["paired_events"]["p"] = 2;
+  EXPECT_EQ(message(doc, {"2x773"}, true), "peers: workloads[0].paired_events.p: expected a p-value in [0, 1], found the number 2");
+  doc["workloads"][0]["paired_events"]["p"] = 0.5;
+  doc["workloads"][0]["compile"].erase("kernel_ms");
+  EXPECT_EQ(message(doc, {"2x773"}, false),
+            "peers: workloads[0].compile.kernel_ms: expected a median time in ms, >= 0, or null (no kernel clock), found nothing");
+  EXPECT_NE(message(json(), {}, false).find("peers: (top): expected an object (the torch peers' timings)"), std::string::npos);
+  std::string nan = R"({"device": "d", "torch": "t", "workloads": [{"workload": "2x773", "kernel_clock": "c",)";
+  nan += R"( "eager": {"event_ms": 0.02, "kernel_ms": NaN}, "compile": {"event_ms": 0.01, "kernel_ms": null}}]})";
+  EXPECT_THROW(read_bench_torch(nan, "peers", {"2x773"}, false), std::invalid_argument);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #include <tuple>
 
 #include "refusal.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "products/nightly/nightly.hpp"
 #include "products/nightly/nightly_shard.hpp"
 #include "products/sweep/sweep_worst.hpp"
@@ -451,7 +451,7 @@ TEST(NightlyShard, MergedWorstListEqualsOneProcess) {
   fs::remove_all(dir);
   const std::size_t keep = SweepOptions{}.worst_per_pair;
   const auto single = host_night(plan, 1, dir / "one");
-  const std::vector<std::string> one = lines_of(rope2d::ref::read_file(list_at(dir / "one", plan["sweep"])));
+  const std::vector<std::string> one = lines_of(rope2d::verify::read_file(list_at(dir / "one", plan["sweep"])));
   ASSERT_GT(one.size(), 5 + 6u);
   for (int n : {1, 2, 3, 4}) {
     const auto shards = n == 1 ? single : host_night(plan, n, dir / std::to_string(n));
@@ -474,7 +474,7 @@ TEST(NightlyShard, MergedWorstListEqualsOneProcess) {
     for (const std::string& l : merged) merged_cases += !l.starts_with("#");
     for (int i = 0; i < n; ++i) {
       const fs::path night = fs::path(shards[i].first).parent_path();
-      for (const std::string& l : lines_of(rope2d::ref::read_file(list_at(night, shards[i].second["sweep"][0])))) {
+      for (const std::string& l : lines_of(rope2d::verify::read_file(list_at(night, shards[i].second["sweep"][0])))) {
         if (l.starts_with("#")) continue;
         ++shard_cases;
         if (std::find(merged.begin(), merged.end(), l) != merged.end()) shards_of_pair[l.substr(0, l.find(' ', l.find(' ') + 1))].insert(i);
@@ -496,7 +496,7 @@ TEST(NightlyShard, MergeRefusesAMissingOrMalformedWorstList) {
   fs::remove_all(dir);
   const auto shards = host_night(plan, 2, dir);
   const std::string list = list_at(dir, shards[1].second["sweep"][0]), other = list_at(dir, shards[0].second["sweep"][0]);
-  const std::string good = rope2d::ref::read_file(list);
+  const std::string good = rope2d::verify::read_file(list);
   ASSERT_EQ(refusal(shards), "");
   ASSERT_NE(merge_sweep_worst_lists(shards, 16), "");
   auto refused = [&](const std::string& text, const std::string& where, const std::string& what, std::size_t keep = 16,
@@ -540,7 +540,7 @@ TEST(NightlyShard, MergeRefusesAMissingOrMalformedWorstList) {
   refused(with(2, "# of every chunk"), ":3: ", "expected '# rounded result");
   refused(good, ":" + std::to_string(first + 5) + ": ", "expected at most 4 cases for grad pair 'ordinary'", 4, other);  // read first
   // A well-formed list that is not this shard's: another range's, or other counts than its result's.
-  refused(rope2d::ref::read_file(other), at, "expected an angle of bit patterns [0x3f802000, 0x3f804000)");
+  refused(rope2d::verify::read_file(other), at, "expected an angle of bit patterns [0x3f802000, 0x3f804000)");
   std::string more = good;
   more.replace(more.find(": 8192 angles"), 13, ": 8193 angles");
   refused(more, ": ", "expected 49152 angles over its grad pairs, as " + shards[1].first + "'s sweep of bit patterns [0x3f802000");

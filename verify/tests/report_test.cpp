@@ -12,6 +12,7 @@
 
 #include "../src/products/report/xml.hpp"
 #include "products/report/layout_svg.hpp"
+#include "codec/names.hpp"
 #include "codec/markdown_text.hpp"
 #include "codec/plain_text.hpp"
 #include "rope2d/verify/products/report_files.hpp"

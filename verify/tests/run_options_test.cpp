@@ -1,5 +1,5 @@
 // Problem selection and reproduce lines: a fused set's line selects its plain problem, the
-// dtype list keeps its order (the quoting itself: ref::shell_quote, validate_test).
+// dtype list keeps its order (the quoting itself: verify::shell_quote, validate_test).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // Unit tests of the safetensors reader and writer against bytes made by hand from the
-// format's specification, and of their errors on malformed files.
+// format's specification, and of their errors on malformed files (the header's through its
+// schema, verify/schema/safetensors-header.schema.json).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -80,6 +81,18 @@ TEST(SafeTensors, MalformedFilesAreRejectedWithTheReason) {
   write_bytes(p, R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
               std::string(8, '\0'));
   EXPECT_NE(message(p).find("overlap"), std::string::npos);
+  // The header through its schema: each field of the expected type, none unknown, named as a
+  // path with a name that is not plain text quoted.
+  write_bytes(p, R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", std::string(8, '\0'));
+  EXPECT_NE(message(p).find(": header: a.shape[0]: expected a size: an integer in [0, 2^62], found the number -2"), std::string::npos)
+      << message(p);
+  write_bytes(p, R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"crc":1}})", std::string(8, '\0'));
+  EXPECT_NE(message(p).find("a.crc: expected only dtype, shape and data_offsets, found this field"), std::string::npos) << message(p);
+  write_bytes(p, R"({"__metadata__":{"seed":7},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", std::string(8, '\0'));
+  EXPECT_NE(message(p).find("__metadata__.seed: expected a string, found the number 7"), std::string::npos) << message(p);
+  write_bytes(p, R"({"a\nb":{"dtype":"F32","shape":[2.0],"data_offsets":[0,8]}})", std::string(8, '\0'));
+  EXPECT_NE(message(p).find(R"("a\nb".shape[0]: expected a size)"), std::string::npos) << message(p);
+  EXPECT_EQ(message(p).find('\n'), std::string::npos) << message(p);
   std::ofstream(p) << "abc";
   EXPECT_NE(message(p).find("shorter"), std::string::npos);
   EXPECT_NE(message(temp("missing")).find("cannot open"), std::string::npos);

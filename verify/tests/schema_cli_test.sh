@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The schemas of verify/schema/ against the files the project writes: a report.json (rope2d
 # check), a golden set's manifest and definition.json (rope2d golden), a nightly config, a
-# shard and a summary (rope2d nightly --shard, merge), a layout (rope2d layout --emit), the
-# committed sincosf measurement and a sample solution each pass `rope2d schema`; each mutated (wrong type, missing field, out of
+# shard and a summary (rope2d nightly --shard, merge), a layout (rope2d layout --emit), a golden
+# problem's safetensors header, the torch peers' rows (rope2d.bench_torch), the committed sincosf
+# measurement and a sample solution each pass `rope2d schema`; each mutated (wrong type, missing field, out of
 # range) is refused with exit 2 naming file, field, expected and found, by `rope2d schema` and by
 # the command that reads it. Where python3's jsonschema is installed, the schemas are valid
 # draft-07 and it agrees on every file (so users may validate with either).
@@ -21,10 +22,23 @@ d=2026-03-01
   >shard.log 2>&1 || bad "nightly --shard 0/1: $(tail -3 shard.log)"
 "$rope2d" nightly merge --out night --date $d >merge.log 2>&1 || bad "nightly merge: $(tail -3 merge.log)"
 "$rope2d" layout --seed 3 --batch 2 --seq-len 300 --emit >layout.json 2>layout.log || bad "rope2d layout --emit: $(tail -3 layout.log)"
+problem=$(ls golden/*.safetensors | head -1)
+# The torch peers' rows as python/rope2d/bench_torch.py makes them (its timing needs a GPU and
+# PyTorch: the times are made up here, the rows are its own).
+python3 - "$src/python" >torch.json <<'PY' || bad "bench_torch.workload_row: $(cat torch.json)"
+import json, sys, types
+sys.modules.setdefault("torch", types.ModuleType("torch"))
+sys.path.insert(0, sys.argv[1])
+from rope2d import bench_torch
+events = {"eager": [0.021, 0.02], "compile": [0.012, 0.013], "rope2d": [0.01, 0.0101]}
+rows = [bench_torch.workload_row("2x773", list(events), events, events, "CUPTI through torch.profiler"),
+        bench_torch.workload_row("1x1801", list(events), events, None, "unavailable: no trace")]
+json.dump({"device": "NVIDIA H100", "torch": "2.5.1", "workloads": rows}, sys.stdout, allow_nan=False)
+PY
 files=(report:ck/report.json golden-manifest:golden/manifest.json definition:golden/solexecbench/definition.json
        nightly-config:cfg.json nightly-shard:night/$d/shard-0-of-1.json nightly-summary:night/$d/summary.json
        sincosf-ulp:$src/reports/premise/sincosf_ulp.json solution:$src/verify/tests/python_solutions/eager/solution.json
-       layout:layout.json)
+       layout:layout.json safetensors-header:$problem bench-torch:torch.json)
 for entry in "${files[@]}"; do
   format=${entry%%:*} file=${entry#*:}
   out=$("$rope2d" schema "$format" "$file" 2>&1) && ok "$format: $file passes" || bad "$format: $file: $out"
@@ -94,6 +108,30 @@ refused nightly-summary night/$d/summary.json /sweep/worst 3 'sweep.worst: expec
 refused sincosf-ulp "$src/reports/premise/sincosf_ulp.json" /functions/cosf delete 'functions.cosf: expected an object, found nothing'
 refused layout layout.json /rope/head_dim 6 'rope.head_dim: expected a positive multiple of 4, at most 65536, found the number 6' \
   "$rope2d" layout m.json
+refused bench-torch torch.json /workloads/1/paired_events/wins '"40"' 'workloads[1].paired_events.wins: expected an integer in [0, 1000000000], found the string "40"'
+refused bench-torch torch.json /workloads/0/eager delete 'workloads[0].eager: expected an object of event_ms and kernel_ms, found nothing'
+# A safetensors header, inside its file: rope2d schema and rope2d check --outputs refuse it alike.
+# retitle FILE EDIT: a copy in m.safetensors whose header is EDIT (python, on `h`) of FILE's.
+retitle() {
+  python3 - "$1" "$2" <<'PY'
+import json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", raw[:8])[0]
+h = json.loads(raw[8:8 + n])
+exec(sys.argv[2])
+text = json.dumps(h).encode()
+open("m.safetensors", "wb").write(struct.pack("<Q", len(text)) + text + raw[8 + n:])
+PY
+}
+retitle "$problem" 'h[next(k for k in h if k != "__metadata__")]["dtype"] = "Q7"'
+out=$("$rope2d" schema safetensors-header m.safetensors 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -qF 'm.safetensors: header: ' <<<"$out" && grep -qF '.dtype: expected a safetensors dtype (BF16, F16, F32, F64, I32, ...), found the string "Q7"' <<<"$out" &&
+  ok "safetensors-header: a dtype of no name refused" || bad "safetensors-header dtype Q7: exit $rc: $out"
+retitle "$problem" 'h["__metadata__"]["seed"] = 7'
+out=$("$rope2d" check --golden golden --outputs m.safetensors --quiet 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -qF 'm.safetensors: header: __metadata__.seed: expected a string, found the number 7' <<<"$out" &&
+  ok "rope2d check refuses a header of the wrong types" || bad "rope2d check on a mutated header: exit $rc: $out"
+
 out=$("$rope2d" schema nonsense cfg.json 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "expected a format (report, " <<<"$out" && ok "an unknown format refused" || bad "unknown format: exit $rc: $out"
 
@@ -108,7 +146,11 @@ bad = 0
 for fmt, path in zip(pairs[::2], pairs[1::2]):
     schema = json.load(open(f"{folder}/{fmt}.schema.json"))
     jsonschema.Draft7Validator.check_schema(schema)
-    doc = json.load(open(path))
+    if fmt == "safetensors-header":  # the JSON after the file's 8-byte length
+        raw = open(path, "rb").read()
+        doc = json.loads(raw[8:8 + int.from_bytes(raw[:8], "little")])
+    else:
+        doc = json.load(open(path))
     if fmt == "solution":  # sources filled from beside the file first, as rope2d does
         for s in doc["sources"]:
             if not s.get("content"):

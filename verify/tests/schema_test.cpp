@@ -17,7 +17,7 @@
 #include <set>
 #include <thread>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "harness/solution.hpp"
 #include "codec/solution_schema.hpp"
 #include "rope2d/verify/products/report_files.hpp"
@@ -31,7 +31,7 @@ namespace {
 
 const json& corpus() {
   static const std::string path = std::string(ROPE2D_TEST_DIR) + "/solution_cases/cases.json";
-  static const json c = ref::parse_json(ref::read_file(path), path);
+  static const json c = verify::parse_json(verify::read_file(path), path);
   return c;
 }
 

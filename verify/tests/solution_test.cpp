@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rope2d/ref/input.hpp"
 #include "harness/solution.hpp"
 
 using namespace rope2d;

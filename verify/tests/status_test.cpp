@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "codec/names.hpp"
 #include "rope2d/verify/products/report_files.hpp"
 
 using namespace rope2d::verify;

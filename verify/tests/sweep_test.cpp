@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "gpu_check_compare.hpp"
-#include "rope2d/ref/worst_list.hpp"
+#include "codec/worst_list.hpp"
 #include "products/sweep/sweep.hpp"
 #include "products/sweep/sweep_worst.hpp"
 
@@ -107,7 +107,7 @@ TEST(Sweep, WorstListReadsBackAsCases) {
   const std::string text = sweep_worst_list(r, {" made by: test", " device: host"});
   const std::string path = (std::filesystem::temp_directory_path() / "rope2d_sweep_worst_test.txt").string();
   std::ofstream(path) << text;
-  const rope2d::ref::WorstList list = rope2d::ref::read_worst_list(path, 3);
+  const rope2d::ref::WorstList list = rope2d::verify::read_worst_list(path, 3);
   std::filesystem::remove(path);
   std::size_t cases = 0;
   for (const SweepPair& p : r.pairs) cases += p.worst.size();

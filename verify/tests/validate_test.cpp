@@ -1,14 +1,17 @@
-// The shared input rules (rope2d/ref/input.hpp, verify/src/codec/validate.hpp) and the nightly
-// configuration reader: each rule refuses what it must and names file, field, expected, found.
+// The shared input rules (verify/src/codec/input.hpp, validate.hpp; a worst-case list's file,
+// worst_list.hpp) and the nightly configuration reader: each rule refuses what it must and names
+// file, field, expected, found.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "codec/nightly_config.hpp"
+#include "codec/shell_text.hpp"
 #include "codec/validate.hpp"
+#include "codec/worst_list.hpp"
 
 namespace {
 
@@ -35,14 +38,14 @@ std::string config(const std::string& body) {
 
 TEST(Input, JsonDepthIsBoundedBeforeParsing) {
   const std::string deep = std::string(200000, '[') + std::string(200000, ']');
-  EXPECT_NE(message([&] { ref::parse_json(deep, "f.json"); }).find("f.json: JSON: expected at most 64 levels"), std::string::npos);
-  EXPECT_EQ(message([&] { ref::parse_json("[[[\"[[[[\"]]]", "f.json", 3); }), "accepted");  // brackets in strings do not count
+  EXPECT_NE(message([&] { verify::parse_json(deep, "f.json"); }).find("f.json: JSON: expected at most 64 levels"), std::string::npos);
+  EXPECT_EQ(message([&] { verify::parse_json("[[[\"[[[[\"]]]", "f.json", 3); }), "accepted");  // brackets in strings do not count
 }
 
 TEST(Input, DuplicateKeysAreRefused) {
-  EXPECT_NE(message([&] { ref::parse_json(R"({"a": 1, "b": {"a": 2}, "a": 3})", "f"); }).find("key \"a\": expected each key once"),
+  EXPECT_NE(message([&] { verify::parse_json(R"({"a": 1, "b": {"a": 2}, "a": 3})", "f"); }).find("key \"a\": expected each key once"),
             std::string::npos);
-  EXPECT_EQ(message([&] { ref::parse_json(R"({"a": {"a": 1}, "b": {"a": 2}})", "f"); }), "accepted");
+  EXPECT_EQ(message([&] { verify::parse_json(R"({"a": {"a": 1}, "b": {"a": 2}})", "f"); }), "accepted");
 }
 
 // A NUL byte would end the parser's text early (what follows unread) and a byte order mark is
@@ -50,52 +53,71 @@ TEST(Input, DuplicateKeysAreRefused) {
 // raw bytes (control: the text without them is read).
 TEST(Input, NulBytesAndByteOrderMarksAreRefused) {
   using namespace std::string_literals;
-  EXPECT_NE(message([&] { ref::parse_json("{\"a\": 1}\0garbage {{{"s, "f.json"); }).find("f.json: the text: expected JSON text, found a NUL byte at byte 8"),
+  EXPECT_NE(message([&] { verify::parse_json("{\"a\": 1}\0garbage {{{"s, "f.json"); }).find("f.json: the text: expected JSON text, found a NUL byte at byte 8"),
             std::string::npos);
-  EXPECT_NE(message([&] { ref::parse_json("\xEF\xBB\xBF{\"a\": 1}", "f.json"); }).find("byte order mark"), std::string::npos);
-  EXPECT_EQ(message([&] { ref::parse_json("{\"a\": 1}", "f.json"); }), "accepted");
-  const std::string m = message([&] { ref::parse_json("{\"a\": \x1b[2J\xff}", "f.json"); });
+  EXPECT_NE(message([&] { verify::parse_json("\xEF\xBB\xBF{\"a\": 1}", "f.json"); }).find("byte order mark"), std::string::npos);
+  EXPECT_EQ(message([&] { verify::parse_json("{\"a\": 1}", "f.json"); }), "accepted");
+  const std::string m = message([&] { verify::parse_json("{\"a\": \x1b[2J\xff}", "f.json"); });
   EXPECT_NE(m.find("f.json: not valid JSON"), std::string::npos) << m;
   EXPECT_EQ(m.find('\x1b'), std::string::npos) << m;
   EXPECT_EQ(m.find('\xff'), std::string::npos) << m;
 }
 
 TEST(Input, DescriptionsAreBounded) {
-  EXPECT_EQ(ref::brief(nlohmann::json::array({1, 2, 3})), "an array of 3");
-  EXPECT_LE(ref::brief(nlohmann::json(std::string(100000, 'x'))).size(), 80u);
+  EXPECT_EQ(verify::brief(nlohmann::json::array({1, 2, 3})), "an array of 3");
+  EXPECT_LE(verify::brief(nlohmann::json(std::string(100000, 'x'))).size(), 80u);
 }
 
 TEST(Input, OnlyRegularFilesWithinTheLimit) {
-  EXPECT_NE(message([] { ref::read_file("/dev/zero"); }).find("expected a regular file, found a device"), std::string::npos);
+  EXPECT_NE(message([] { verify::read_file("/dev/zero"); }).find("expected a regular file, found a device"), std::string::npos);
   const std::string fifo = temp("fifo");
   fs::remove(fifo);
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_NE(message([&] { ref::read_file(fifo); }).find("found a FIFO"), std::string::npos);  // returns: no writer needed
+  EXPECT_NE(message([&] { verify::read_file(fifo); }).find("found a FIFO"), std::string::npos);  // returns: no writer needed
   fs::remove(fifo);
   const std::string big = temp("big");
   std::ofstream(big) << std::string(100, 'x');
-  EXPECT_NE(message([&] { ref::read_file(big, 99); }).find("expected at most 99 bytes, found 100"), std::string::npos);
+  EXPECT_NE(message([&] { verify::read_file(big, 99); }).find("expected at most 99 bytes, found 100"), std::string::npos);
   fs::remove(big);
 }
 
-TEST(Input, IntegersAreCheckedNotWrapped) {
-  EXPECT_NE(message([] { ref::checked_product({std::int64_t{1} << 32, std::int64_t{1} << 32}, "shape"); }).find("fits in int64"),
+// A worst-case list's file comes through the same reader (the reference parses its text): a
+// folder or a FIFO is refused by name without reading it, a malformed line named by file and line.
+TEST(Input, WorstListFilesComeThroughTheReader) {
+  const fs::path dir = temp("worst");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  EXPECT_NE(message([&] { verify::read_worst_list(dir.string(), 1); }).find("expected a regular file, found a directory"),
             std::string::npos);
-  EXPECT_EQ(ref::checked_product({3, 5, 7}, "shape"), 105);
-  EXPECT_NE(message([] { ref::parse_uint("18446744073709551616", "seed"); }).find("seed"), std::string::npos);
-  EXPECT_EQ(ref::parse_uint("18446744073709551615", "seed"), UINT64_MAX);
-  EXPECT_NE(message([] { ref::parse_int("12x", "batch", 1, 10); }).find("batch: expected an integer in [1, 10]"), std::string::npos);
-  EXPECT_NE(message([] { ref::parse_int("-0", "batch", 1, 10); }).find("batch"), std::string::npos);
-  EXPECT_EQ(ref::parse_int("-3", "x", -5, 5), -3);
+  const std::string fifo = (dir / "fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message([&] { verify::read_worst_list(fifo, 1); }).find("found a FIFO"), std::string::npos);
+  const std::string p = (dir / "list.txt").string();
+  std::ofstream(p) << "# h\n0x1p+0\n1.5\n";
+  EXPECT_NE(message([&] { verify::read_worst_list(p, 1); }).find(p + ":3: expected a C99 hex float, found '1.5'"), std::string::npos);
+  std::ofstream(p) << "# h\n0x1p+0 # a note\n";
+  EXPECT_EQ(verify::read_worst_list(p, 1).notes, std::vector<std::string>{" a note"});
+  fs::remove_all(dir);
+}
+
+TEST(Input, IntegersAreCheckedNotWrapped) {
+  EXPECT_NE(message([] { verify::checked_product({std::int64_t{1} << 32, std::int64_t{1} << 32}, "shape"); }).find("fits in int64"),
+            std::string::npos);
+  EXPECT_EQ(verify::checked_product({3, 5, 7}, "shape"), 105);
+  EXPECT_NE(message([] { verify::parse_uint("18446744073709551616", "seed"); }).find("seed"), std::string::npos);
+  EXPECT_EQ(verify::parse_uint("18446744073709551615", "seed"), UINT64_MAX);
+  EXPECT_NE(message([] { verify::parse_int("12x", "batch", 1, 10); }).find("batch: expected an integer in [1, 10]"), std::string::npos);
+  EXPECT_NE(message([] { verify::parse_int("-0", "batch", 1, 10); }).find("batch"), std::string::npos);
+  EXPECT_EQ(verify::parse_int("-3", "x", -5, 5), -3);
 }
 
 TEST(Input, ShellQuotingSurvivesAnyString) {
-  EXPECT_EQ(ref::shell_quote("data/golden-smoke"), "data/golden-smoke");
-  EXPECT_EQ(ref::shell_quote("x'; touch PWNED; echo '.cu"), "'x'\\''; touch PWNED; echo '\\''.cu'");
-  EXPECT_EQ(ref::shell_quote(""), "''");
-  EXPECT_EQ(ref::shell_quote("odd/bf16/n=1001+1"), "odd/bf16/n=1001+1");
-  EXPECT_EQ(ref::shell_quote("$(touch x)"), "'$(touch x)'");
-  EXPECT_EQ(ref::shell_join({"a b", "$(x)"}), "'a b' '$(x)'");
+  EXPECT_EQ(verify::shell_quote("data/golden-smoke"), "data/golden-smoke");
+  EXPECT_EQ(verify::shell_quote("x'; touch PWNED; echo '.cu"), "'x'\\''; touch PWNED; echo '\\''.cu'");
+  EXPECT_EQ(verify::shell_quote(""), "''");
+  EXPECT_EQ(verify::shell_quote("odd/bf16/n=1001+1"), "odd/bf16/n=1001+1");
+  EXPECT_EQ(verify::shell_quote("$(touch x)"), "'$(touch x)'");
+  EXPECT_EQ(verify::shell_join({"a b", "$(x)"}), "'a b' '$(x)'");
 }
 
 TEST(Validate, AtomicWritesFailLoudlyAndLeaveNoTemporary) {
@@ -105,13 +127,13 @@ TEST(Validate, AtomicWritesFailLoudlyAndLeaveNoTemporary) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   verify::write_file_atomic((dir / "f").string(), {"ab", "cd"});
-  EXPECT_EQ(ref::read_file((dir / "f").string()), "abcd");
+  EXPECT_EQ(verify::read_file((dir / "f").string()), "abcd");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
   // A target whose name is as long as a file name may be (255 bytes): its temporary's is cut.
   for (std::size_t length : {247, 248, 255}) {
     const fs::path long_name = dir / std::string(length, 'n');
     verify::write_file_atomic(long_name.string(), {"long"});
-    EXPECT_EQ(ref::read_file(long_name.string()), "long") << length;
+    EXPECT_EQ(verify::read_file(long_name.string()), "long") << length;
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 4);
   fs::remove_all(dir);
@@ -139,12 +161,12 @@ TEST(Validate, OutputTreesHoldNoLinksAndCopiesFollowNone) {
                 .find("cannot open"),
             std::string::npos)
       << "a link as the source is not followed";
-  EXPECT_EQ(ref::read_file((dir / "victim").string()), "keep me");
+  EXPECT_EQ(verify::read_file((dir / "victim").string()), "keep me");
   verify::copy_file_atomic((dir / "victim").string(), (dir / "copy").string());
-  EXPECT_EQ(ref::read_file((dir / "copy").string()), "keep me");
+  EXPECT_EQ(verify::read_file((dir / "copy").string()), "keep me");
   std::ofstream(dir / "empty");
   verify::copy_file_atomic((dir / "empty").string(), (dir / "copy").string());
-  EXPECT_EQ(ref::read_file((dir / "copy").string()), "");
+  EXPECT_EQ(verify::read_file((dir / "copy").string()), "");
   fs::remove_all(dir);
 }
 

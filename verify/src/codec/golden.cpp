@@ -23,7 +23,7 @@
 
 #include "rope2d/ref/counter_random.hpp"
 #include "rope2d/ref/floats.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 
 #include "codec/json_schema.hpp"
 #include "rope2d/verify/codec/safetensors.hpp"
@@ -350,8 +350,8 @@ GoldenSet open_golden(const std::string& dir) {
     const std::string where = mpath + ": files[" + std::to_string(i) + "]";
     GoldenFile g{f["file"].get<std::string>(), f["problem"].get<std::string>(), f["sha256"].get<std::string>(),
                  f["elements"].get<std::int64_t>()};
-    if (g.file.find('\0') != std::string::npos) bad_input(where, "file", "a plain file name", ref::brief(f["file"]));
-    if (!seen.insert(g.file).second) bad_input(where, "file", "each file once", ref::brief(f["file"]) + " twice");
+    if (g.file.find('\0') != std::string::npos) bad_input(where, "file", "a plain file name", brief(f["file"]));
+    if (!seen.insert(g.file).second) bad_input(where, "file", "each file once", brief(f["file"]) + " twice");
     const std::string path = (fs::path(dir) / g.file).string();
     const std::string sum = sha256_file(path);  // regular files only: a FIFO or device is refused, not read
     if (sum != g.sha256) bad(path, "sha256 " + sum + " differs from the manifest's " + g.sha256);
@@ -369,7 +369,7 @@ std::string meta(const SafeTensors& st, const std::string& path, const char* key
 }
 
 std::int64_t meta_int(const SafeTensors& st, const std::string& path, const char* key, std::int64_t lo, std::int64_t hi) {
-  return ref::parse_int(meta(st, path, key), path + ": __metadata__." + key, lo, hi);
+  return parse_int(meta(st, path, key), path + ": __metadata__." + key, lo, hi);
 }
 
 // The problem as the metadata describes it; every number range-checked.
@@ -377,7 +377,7 @@ ProblemSpec spec_from_metadata(const SafeTensors& st, const std::string& path) {
   ProblemSpec s;
   s.set = meta(st, path, "set");
   const auto d = ref::parse_dtype(meta(st, path, "grad_dtype"));
-  if (!d) bad_input(path, "__metadata__.grad_dtype", ref::grad_dtype_names(), ref::brief(nlohmann::json(meta(st, path, "grad_dtype"))));
+  if (!d) bad_input(path, "__metadata__.grad_dtype", ref::grad_dtype_names(), brief(nlohmann::json(meta(st, path, "grad_dtype"))));
   s.grad_dtype = *d;
   s.batch = meta_int(st, path, "batch", 1, std::int64_t{1} << 31);
   s.seq_len = meta_int(st, path, "seq_len", 1, std::int64_t{1} << 31);
@@ -386,21 +386,21 @@ ProblemSpec spec_from_metadata(const SafeTensors& st, const std::string& path) {
   try {
     s.offset = ProblemSpec::parse_offsets(meta(st, path, "misalign"));
   } catch (const std::invalid_argument& e) {
-    bad_input(path, "__metadata__.misalign", "k or a,b,c,d element offsets", ref::brief(nlohmann::json(meta(st, path, "misalign"))));
+    bad_input(path, "__metadata__.misalign", "k or a,b,c,d element offsets", brief(nlohmann::json(meta(st, path, "misalign"))));
   }
   for (int o : s.offset)
     if (o > 4096) bad_input(path, "__metadata__.misalign", "offsets of at most 4096 elements", std::to_string(o));
-  s.seed = ref::parse_uint(meta(st, path, "seed"), path + ": __metadata__.seed");
+  s.seed = parse_uint(meta(st, path, "seed"), path + ": __metadata__.seed");
   const std::string src = meta(st, path, "source");
   if (src != "layout" && src != "regime" && src != "randn" && src != "special")
-    bad_input(path, "__metadata__.source", "randn, layout, regime or special", ref::brief(nlohmann::json(src)));
+    bad_input(path, "__metadata__.source", "randn, layout, regime or special", brief(nlohmann::json(src)));
   s.source = src == "layout" ? AngleSource::layout : src == "regime" ? AngleSource::regime
            : src == "special" ? AngleSource::special : AngleSource::randn;
   const std::string reg = meta(st, path, "regime");
   const auto r = ref::parse_regime(reg);
-  if (!r) bad_input(path, "__metadata__.regime", "a regime name", ref::brief(nlohmann::json(reg)));
+  if (!r) bad_input(path, "__metadata__.regime", "a regime name", brief(nlohmann::json(reg)));
   s.regime = *r;
-  ref::checked_product({s.batch, s.seq_len, s.head_dim}, path + ": __metadata__ batch x seq_len x head_dim");
+  checked_product({s.batch, s.seq_len, s.head_dim}, path + ": __metadata__ batch x seq_len x head_dim");
   if (s.n() == 0) bad_input(path, "__metadata__.elements", "at least one element", "0");
   return s;
 }
@@ -453,7 +453,7 @@ GoldenProblem load_golden(const GoldenSet& set, const GoldenFile& f) {
     check_layout_angles(g.problem, path);
   }
   if (const std::string problem = meta(st, path, "problem"); problem != f.problem)
-    bad_input(path, "__metadata__.problem", ref::brief(nlohmann::json(f.problem)) + " (the manifest's)", ref::brief(nlohmann::json(problem)));
+    bad_input(path, "__metadata__.problem", brief(nlohmann::json(f.problem)) + " (the manifest's)", brief(nlohmann::json(problem)));
   if (s.n() != f.elements)
     bad_input(path, "elements", std::to_string(f.elements) + " (the manifest's)", std::to_string(s.n()));
   return g;

@@ -18,7 +18,7 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "schema_texts.hpp"  // generated: every verify/schema/*.schema.json as a string
 
 namespace rope2d::verify {
@@ -33,7 +33,7 @@ namespace {
 struct FormatRow {
   JsonFormat format;
   std::string_view name;
-  int max_depth = ref::max_json_depth;
+  int max_depth = max_json_depth;
 };
 constexpr FormatRow format_names[] = {
     {JsonFormat::report, "report"},
@@ -45,6 +45,8 @@ constexpr FormatRow format_names[] = {
     {JsonFormat::solution, "solution"},
     {JsonFormat::sincosf_ulp, "sincosf-ulp"},
     {JsonFormat::layout, "layout", 6},  // top, batch, sequence, segment, image sides
+    {JsonFormat::safetensors_header, "safetensors-header", 3},  // {name: {shape: [...]}}
+    {JsonFormat::bench_torch, "bench-torch", 4},                // top, workloads, a workload, its times
 };
 
 
@@ -302,7 +304,7 @@ Located locate(const json& doc, const ordered_json& schema, const std::vector<st
     // Every step but a missing key's (the last) is in the document: its type says key or index.
     const bool index = at.value && at.value->is_array();
     if (index) at.field += "[" + key + "]";
-    else at.field += (at.field.empty() ? "" : ".") + key.substr(0, 60);
+    else at.field += (at.field.empty() ? "" : ".") + field_name(key);
     at.order.push_back(index ? std::stoul(key) : listed_at(schema, at.node, key));
     at.parent = at.node;
     at.node = child(schema, at.node, key, index);
@@ -321,7 +323,7 @@ SchemaProblem problem(const Located& at, const Compiled& c, const Error& e) {
   switch (e.kind) {
     case Kind::missing: return {at.field, expected_text(c.ordered, at.node), "nothing"};
     case Kind::unknown: return {at.field, allowed_keys(c.ordered, at.parent), "this field"};
-    case Kind::value: return {at.field, expected_text(c.ordered, at.node), at.value ? ref::brief(*at.value) : "nothing"};
+    case Kind::value: return {at.field, expected_text(c.ordered, at.node), at.value ? brief(*at.value) : "nothing"};
   }
   return {};
 }
@@ -460,7 +462,7 @@ std::string_view name(JsonFormat f) {
 int json_max_depth(JsonFormat f) {
   for (const FormatRow& r : format_names)
     if (r.format == f) return r.max_depth;
-  return ref::max_json_depth;
+  return max_json_depth;
 }
 
 std::string schema_file(JsonFormat f) { return std::string(name(f)) + ".schema.json"; }
@@ -537,17 +539,17 @@ void check_json(const json& doc, JsonFormat f, const std::string& where, std::st
   if (!p.empty()) throw std::invalid_argument(p.front().line(where));
 }
 
-json read_json_file(const std::string& path, JsonFormat f) { return read_json_text(ref::read_file(path), path, f); }
+json read_json_file(const std::string& path, JsonFormat f) { return read_json_text(read_file(path), path, f); }
 
 json read_json_text(const std::string& text, const std::string& where, JsonFormat f) {
-  json j = ref::parse_json(text, where, json_max_depth(f));
+  json j = parse_json(text, where, json_max_depth(f));
   check_json(j, f, where);
   return j;
 }
 
 ordered_json read_ordered_json_file(const std::string& path, JsonFormat f) {
-  const std::string text = ref::read_file(path);
-  check_json(ref::parse_json(text, path, json_max_depth(f)), f, path);  // depth and duplicate keys checked there first
+  const std::string text = read_file(path);
+  check_json(parse_json(text, path, json_max_depth(f)), f, path);  // depth and duplicate keys checked there first
   return ordered_json::parse(text);
 }
 

@@ -1,12 +1,13 @@
-// Every JSON file the verifier reads, declared once as a JSON Schema (draft 7) in
-// verify/schema/<format>.schema.json (installed to share/rope2d/schemas/, embedded into the
-// library at build time, so the program never looks for them), and read through one function:
-// read_json_file(path, format) reads a regular file within the size cap, parses it with
-// bounded depth and no duplicate keys, and checks it against the format's schema with valijson
-// before any reader uses operator[] or get<T>() on it. A refusal is bad input (exit 2) naming
-// the file, the field (as "results[3].worst.ref"), what was expected and what was found.
-// Rules JSON Schema cannot say (a date of the calendar, a digest, a disposition that follows
-// from the numbers) stay with each reader, after the schema has passed.
+// Every JSON file the verifier reads, and the JSON inside a file it reads (a safetensors
+// header), declared once as a JSON Schema (draft 7) in verify/schema/<format>.schema.json
+// (installed to share/rope2d/schemas/, embedded into the library at build time, so the program
+// never looks for them), and read through one function: read_json_file(path, format) reads a
+// regular file within the size cap (input.hpp), parses it with bounded depth and no duplicate
+// keys, and checks it against the format's schema with valijson before any reader uses
+// operator[] or get<T>() on it (read_json_text: the same for text already read). A refusal is
+// bad input (exit 2) naming the file, the field (as "results[3].worst.ref"), what was expected
+// and what was found. Rules JSON Schema cannot say (a date of the calendar, a digest, a
+// disposition that follows from the numbers) stay with each reader, after the schema has passed.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,13 +28,16 @@ enum class JsonFormat {
   solution,            // SOL-ExecBench's solution.json (its cross-field rules: solution_schema.hpp)
   sincosf_ulp,         // the sincosf premise measurement (reports/premise/sincosf_ulp.json)
   layout,              // a position layout (rope2d.layout/1): rope2d layout FILE, rope2d golden --layout FILE
+  safetensors_header,  // the JSON header inside a safetensors file: golden problems, outputs files
+  bench_torch,         // the torch peers' timings: python3 -m rope2d.bench_torch's output, read by rope2d bench --torch
 };
 
 inline constexpr JsonFormat all_json_formats[] = {JsonFormat::report,          JsonFormat::nightly_shard,
                                                    JsonFormat::nightly_summary, JsonFormat::nightly_config,
                                                    JsonFormat::golden_manifest, JsonFormat::definition,
                                                    JsonFormat::solution,        JsonFormat::sincosf_ulp,
-                                                   JsonFormat::layout};
+                                                   JsonFormat::layout,          JsonFormat::safetensors_header,
+                                                   JsonFormat::bench_torch};
 
 // "report", "nightly-shard", ...: the format's name, and its schema's file name
 // ("report.schema.json"); parse_json_format reads a name back (nullopt: none).
@@ -41,7 +45,7 @@ std::string_view name(JsonFormat f);
 std::string schema_file(JsonFormat f);
 std::optional<JsonFormat> parse_json_format(std::string_view name);
 
-// The deepest nesting a file of the format may have (a layout 6, others 64).
+// The deepest nesting a file of the format may have (a safetensors header 3, a layout 6, others 64).
 int json_max_depth(JsonFormat f);
 
 // The schema's text as embedded at build time.

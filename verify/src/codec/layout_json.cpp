@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "codec/json_schema.hpp"
 
 namespace rope2d::verify {
@@ -21,25 +21,25 @@ ref::Segment segment(const json& j, const std::string& where, const std::string&
   const auto int64_of = [&](const char* key) {
     const json& v = j[key];
     if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-      ref::bad_input(where, field + "." + key, "an integer below 2^63", ref::brief(v));
+      bad_input(where, field + "." + key, "an integer below 2^63", brief(v));
     return v.get<std::int64_t>();
   };
   ref::Segment s;
   if (j.contains("text")) {
-    if (j.size() != 1) ref::bad_input(where, field, "a text segment of the key \"text\" alone", ref::brief(j));
+    if (j.size() != 1) bad_input(where, field, "a text segment of the key \"text\" alone", brief(j));
     s.count = int64_of("text");
   } else if (j.contains("image")) {
-    if (j.size() != 1) ref::bad_input(where, field, "an image segment of the key \"image\" alone", ref::brief(j));
+    if (j.size() != 1) bad_input(where, field, "an image segment of the key \"image\" alone", brief(j));
     s.kind = ref::Segment::Kind::image;
     s.h = j["image"][0].get<int>();
     s.w = j["image"][1].get<int>();
   } else if (j.contains("marker")) {
-    if (!j.contains("pos") || j.size() != 2) ref::bad_input(where, field, "a marker segment of the keys \"marker\" and \"pos\"", ref::brief(j));
+    if (!j.contains("pos") || j.size() != 2) bad_input(where, field, "a marker segment of the keys \"marker\" and \"pos\"", brief(j));
     s.kind = ref::Segment::Kind::marker;
     s.count = int64_of("marker");
     s.pos = int64_of("pos");
   } else {
-    ref::bad_input(where, field, "one of \"text\", \"image\", \"marker\"", ref::brief(j));
+    bad_input(where, field, "one of \"text\", \"image\", \"marker\"", brief(j));
   }
   return s;
 }
@@ -88,7 +88,7 @@ std::string layout_to_json(const ref::Layout& layout) {
 }
 
 ref::Layout layout_from_json(const std::string& text, const std::string& where) {
-  const json j = ref::parse_json(text, where, json_max_depth(JsonFormat::layout));
+  const json j = parse_json(text, where, json_max_depth(JsonFormat::layout));
   check_json(j, JsonFormat::layout, where);
   return layout_of(j, where);
 }

@@ -8,14 +8,12 @@
 #include <set>
 #include <stdexcept>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "codec/json_schema.hpp"
 
 namespace rope2d::verify {
 
 using nlohmann::json;
-using ref::bad_input;
-using ref::brief;
 
 std::string kernel_name(const std::string& submission) {
   return submission.empty() ? "rope2d" : std::filesystem::path(submission).stem().string();

@@ -1,4 +1,5 @@
-// safetensors reader and writer, and file checksums.
+// safetensors reader and writer, and file checksums. The header is read through the one reader
+// and its schema (verify/schema/safetensors-header.schema.json); the rest is checked here.
 #include "rope2d/verify/codec/safetensors.hpp"
 
 #include <openssl/evp.h>
@@ -10,13 +11,11 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "rope2d/ref/input.hpp"
-#include "rope2d/ref/input.hpp"
 #include "codec/atomic_file.hpp"
+#include "codec/input.hpp"
+#include "codec/json_schema.hpp"
 
 namespace rope2d::verify {
-
-using ref::bad_input;
 
 std::string shape_str(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
@@ -32,8 +31,6 @@ namespace {
 
 }  // namespace
 
-using ref::bad_input;
-
 int dtype_size(const std::string& d) {
   if (d == "F64" || d == "I64" || d == "U64") return 8;
   if (d == "F32" || d == "I32" || d == "U32") return 4;
@@ -44,13 +41,13 @@ int dtype_size(const std::string& d) {
 
 const char* safetensors_dtype(ref::Dtype d) { return ref::safetensors_name(d).data(); }
 
-std::int64_t Tensor::elements() const { return ref::checked_product(shape, "tensor shape " + shape_str(shape)); }
+std::int64_t Tensor::elements() const { return checked_product(shape, "tensor shape " + shape_str(shape)); }
 
 void write_safetensors(const std::string& path, const SafeTensors& st, const std::function<bool()>& stop) {
   nlohmann::json header = nlohmann::json::object();
   std::uint64_t offset = 0;
   for (const auto& [name, t] : st.tensors) {
-    const std::int64_t need = ref::checked_mul(t.elements(), dtype_size(t.dtype), path + ": tensor " + name);
+    const std::int64_t need = checked_mul(t.elements(), dtype_size(t.dtype), path + ": tensor " + name);
     if (static_cast<std::int64_t>(t.data.size()) != need)
       throw std::runtime_error(path + ": tensor " + name + " holds " + std::to_string(t.data.size()) +
                                " bytes, its shape needs " + std::to_string(need));
@@ -71,35 +68,21 @@ void write_safetensors(const std::string& path, const SafeTensors& st, const std
 
 namespace {
 
-Tensor read_entry(const ref::InputFile& in, const std::string& name, const nlohmann::json& v, std::uint64_t data_start,
-                  std::uint64_t data_size, std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans) {
-  const std::string& path = in.path();
-  const std::string where = "tensor " + ref::brief(nlohmann::json(name)).substr(11);
-  if (name.empty()) bad(path, "a tensor with an empty name");
-  if (!v.is_object() || v.size() != 3 || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets"))
-    bad_input(path, where, "an object of dtype, shape and data_offsets", ref::brief(v));
-  Tensor t;
-  if (!v["dtype"].is_string()) bad_input(path, where + ".dtype", "a string", ref::brief(v["dtype"]));
-  t.dtype = v["dtype"].get<std::string>();
-  if (dtype_size(t.dtype) == 0) bad_input(path, where + ".dtype", "a safetensors dtype (BF16, F16, F32, F64, I32, ...)", ref::brief(v["dtype"]));
-  const auto& shape = v["shape"];
-  if (!shape.is_array() || shape.size() > 8) bad_input(path, where + ".shape", "an array of at most 8 sizes", ref::brief(shape));
-  for (const auto& d : shape) {
-    if (!d.is_number_unsigned() || d.get<std::uint64_t>() > (std::uint64_t{1} << 62))
-      bad_input(path, where + ".shape", "non-negative integers below 2^62", ref::brief(d));
-    t.shape.push_back(d.get<std::int64_t>());
-  }
-  const std::int64_t bytes = ref::checked_mul(ref::checked_product(t.shape, path + ": " + where + ".shape"),
-                                              dtype_size(t.dtype), path + ": " + where + ".shape");
-  const auto& off = v["data_offsets"];
-  if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
-    bad_input(path, where + ".data_offsets", "[begin, end] of non-negative integers", ref::brief(off));
-  const std::uint64_t b = off[0].get<std::uint64_t>(), e = off[1].get<std::uint64_t>();
+// One tensor's entry, its types and ranges already checked by the header's schema; here what
+// a schema cannot say: a name, the bytes its shape needs and where they lie in the data.
+Tensor read_entry(const InputFile& in, const std::string& where, const std::string& name, const nlohmann::json& v,
+                  std::uint64_t data_start, std::uint64_t data_size, std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans) {
+  const std::string field = field_name(name);
+  if (name.empty()) bad(in.path(), "a tensor with an empty name");
+  Tensor t{v["dtype"].get<std::string>(), v["shape"].get<std::vector<std::int64_t>>(), {}};
+  const std::int64_t bytes = checked_mul(checked_product(t.shape, where + ": " + field + ".shape"), dtype_size(t.dtype),
+                                         where + ": " + field + ".shape");
+  const std::uint64_t b = v["data_offsets"][0].get<std::uint64_t>(), e = v["data_offsets"][1].get<std::uint64_t>();
   if (b > e || e > data_size)
-    bad_input(path, where + ".data_offsets", "0 <= begin <= end <= " + std::to_string(data_size) + " (the data bytes)",
+    bad_input(where, field + ".data_offsets", "0 <= begin <= end <= " + std::to_string(data_size) + " (the data bytes)",
               "[" + std::to_string(b) + ", " + std::to_string(e) + "]");
   if (e - b != static_cast<std::uint64_t>(bytes))
-    bad_input(path, where, std::to_string(bytes) + " bytes for shape " + shape_str(t.shape) + " of " + t.dtype,
+    bad_input(where, field, std::to_string(bytes) + " bytes for shape " + shape_str(t.shape) + " of " + t.dtype,
               std::to_string(e - b) + " between its data_offsets");
   t.data.resize(e - b);
   in.read_at(data_start + b, t.data.data(), e - b);
@@ -110,7 +93,7 @@ Tensor read_entry(const ref::InputFile& in, const std::string& name, const nlohm
 }  // namespace
 
 SafeTensors read_safetensors(const std::string& path) {
-  const ref::InputFile in(path, max_safetensors_bytes);
+  const InputFile in(path, max_safetensors_bytes);
   const std::uint64_t size = in.size();
   if (size < 8) bad(path, "shorter than its 8-byte header length");
   unsigned char len[8];
@@ -123,22 +106,15 @@ SafeTensors read_safetensors(const std::string& path) {
   std::string text(n, '\0');
   in.read_at(8, text.data(), n);
   if (text[0] != '{') bad_input(path, "header", "a JSON object", "text starting with byte " + std::to_string(static_cast<unsigned char>(text[0])));
-  // {name: {dtype, shape: [...], data_offsets: [...]}}: three levels.
-  const nlohmann::json header = ref::parse_json(text, path + ": header", 3);
-  if (!header.is_object()) bad(path, "header is not a JSON object");
+  // Through the one reader: bounded depth, no duplicate keys, then the header's schema.
+  const std::string where = path + ": header";
+  const nlohmann::json header = read_json_text(text, where, JsonFormat::safetensors_header);
   const std::uint64_t data_size = size - 8 - n;
   SafeTensors st;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
   for (const auto& [name, v] : header.items()) {
-    if (name == "__metadata__") {
-      if (!v.is_object()) bad_input(path, "__metadata__", "an object of strings", ref::brief(v));
-      for (const auto& [k, s] : v.items()) {
-        if (!s.is_string()) bad_input(path, "__metadata__." + ref::brief(nlohmann::json(k)).substr(11), "a string", ref::brief(s));
-        st.metadata[k] = s.get<std::string>();
-      }
-      continue;
-    }
-    st.tensors[name] = read_entry(in, name, v, 8 + n, data_size, spans);
+    if (name == "__metadata__") st.metadata = v.get<std::map<std::string, std::string>>();
+    else st.tensors[name] = read_entry(in, where, name, v, 8 + n, data_size, spans);
   }
   // The data is exactly the tensors, back to back: no overlap, no gap, nothing after.
   std::sort(spans.begin(), spans.end());
@@ -172,7 +148,7 @@ std::string hex_digest(const unsigned char* md, unsigned len) {
 }  // namespace
 
 std::string sha256_file(const std::string& path) {
-  const ref::InputFile in(path, max_safetensors_bytes);
+  const InputFile in(path, max_safetensors_bytes);
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
   std::vector<char> buf(1 << 20);

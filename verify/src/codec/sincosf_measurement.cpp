@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "codec/json_schema.hpp"
 
 namespace rope2d::verify {
@@ -34,7 +34,7 @@ ref::SincosfMeasurement read_sincosf_measurement(const std::string& path) {
     // The pattern says a C99 hex float; that it is a finite float32 is said here.
     const double x = std::strtod(s.at_x.c_str(), nullptr);
     if (!std::isfinite(x) || static_cast<double>(static_cast<float>(x)) != x)
-      ref::bad_input(path, std::string("functions.") + name + ".at_x", "a finite float32 as a C99 hex float", ref::brief(f["at_x"]));
+      bad_input(path, std::string("functions.") + name + ".at_x", "a finite float32 as a C99 hex float", brief(f["at_x"]));
     out.functions.push_back(std::move(s));
   }
   return out;

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "codec/folder_file.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 
 namespace rope2d::verify {
 
@@ -62,10 +62,10 @@ void spec_rules(const json& spec, const std::set<std::string>& raw_paths, bool s
       py |= std::count(python_languages.begin(), python_languages.end(), l.get<std::string>()) > 0;
       cpp |= std::count(cpp_language_names.begin(), cpp_language_names.end(), l.get<std::string>()) > 0;
     }
-  if (py && cpp) p.push_back({"spec.languages", "Python languages or C++ languages, not both", ref::brief(spec["languages"])});
+  if (py && cpp) p.push_back({"spec.languages", "Python languages or C++ languages, not both", brief(spec["languages"])});
   if (!has(spec, "entry_point") || !spec["entry_point"].is_string() || spec["entry_point"].get<std::string>().empty()) return;
   const std::string entry = spec["entry_point"];
-  const std::string found = ref::brief(spec["entry_point"]);
+  const std::string found = brief(spec["entry_point"]);
   if (count_separators(entry) != 1) {
     p.push_back({"spec.entry_point", "\"<file_path>::<function_name>\" (\"::\" exactly once)", found});
     return;
@@ -90,14 +90,14 @@ bool names_a_file(const std::string& path) {
 // writes them to.
 void folder_rules(const std::map<std::string, std::size_t>& normal, const json& sources, std::vector<SchemaProblem>& p) {
   for (const auto& [path, i] : normal) {
-    const std::string where = "sources[" + std::to_string(i) + "].path", found = ref::brief(sources[i]["path"]);
+    const std::string where = "sources[" + std::to_string(i) + "].path", found = brief(sources[i]["path"]);
     if (path == ".rope2d-sources" || path.rfind(".rope2d-sources/", 0) == 0)
       p.push_back({where, "a path other than .rope2d-sources (the verifier's mark of the folder it writes sources to)", found, true});
     for (std::size_t k = path.find('/'); k != std::string::npos; k = path.find('/', k + 1))
       if (const auto file = normal.find(path.substr(0, k)); file != normal.end())
         p.push_back({"sources[" + std::to_string(file->second) + "].path",
                      "a file no other source has as a folder (\"" + file->first + "\" is a folder of " + where + ")",
-                     ref::brief(sources[file->second]["path"]), true});
+                     brief(sources[file->second]["path"]), true});
   }
 }
 
@@ -119,7 +119,7 @@ bool source_rules(const json& sources, std::set<std::string>& raw_paths, const S
     }
     const std::string path = s["path"];
     const std::vector<std::string> parts = path_parts(path);
-    const std::string found = ref::brief(s["path"]);
+    const std::string found = brief(s["path"]);
     if (path[0] == '/') p.push_back({where + ".path", "a relative path (absolute paths are not allowed)", found});
     else if (std::count(parts.begin(), parts.end(), "..")) p.push_back({where + ".path", "a path without \"..\"", found});
     else if (raw_paths.count(path)) p.push_back({where + ".path", "a path no other source has", found});
@@ -239,14 +239,14 @@ std::vector<SchemaProblem> check_solution_file(const std::string& path, json& so
   // Read whole, then filled from sibling files before the schema speaks (the upstream CLI's
   // order), every problem listed: the one reader's checks without its first-problem throw.
   const std::string dir = fs::path(path).parent_path().string();
-  FolderFile f = read_inside_folder(dir.empty() ? "." : dir, fs::path(path).filename().string(), ref::max_json_file_bytes);
+  FolderFile f = read_inside_folder(dir.empty() ? "." : dir, fs::path(path).filename().string(), max_json_file_bytes);
   if (f.found == FolderFile::Found::outside)
-    ref::bad_input(path, "the file", "a solution inside its folder (copy it there, not a link out of it)", "a link out of it");
+    bad_input(path, "the file", "a solution inside its folder (copy it there, not a link out of it)", "a link out of it");
   if (f.found != FolderFile::Found::file) {
-    ref::read_file(path);  // its words for a file that is missing, not regular, too big or unreadable
-    ref::bad_input(path, "the file", "a readable regular file", "one that changed while it was read");
+    read_file(path);  // its words for a file that is missing, not regular, too big or unreadable
+    bad_input(path, "the file", "a readable regular file", "one that changed while it was read");
   }
-  sol = ref::parse_json(f.text, path);
+  sol = parse_json(f.text, path);
   if (text) *text = std::move(f.text);
   return solution_problems(sol, dir.empty() ? "." : dir, limits);
 }

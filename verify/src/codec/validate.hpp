@@ -1,5 +1,5 @@
 // The rules every reader of the verifier applies before using what it read (generic file and
-// JSON rules live in rope2d/ref/input.hpp): tensors of the expected dtype and shape, metadata
+// JSON rules live in input.hpp): tensors of the expected dtype and shape, metadata
 // that agrees with them. Outputs written whole or not at all are atomic_file.hpp's (included
 // here for the writers that read too).
 #pragma once
@@ -11,13 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "codec/atomic_file.hpp"
 #include "rope2d/verify/codec/safetensors.hpp"
 
 namespace rope2d::verify {
-
-using ref::bad_input;
 
 // The tensor `name` of st, of dtype `dtype` (empty: any) and exactly `shape`; throws naming
 // the file, the tensor and what differs.

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "codec/names.hpp"
 #include "rope2d/verify/model/report.hpp"
 
 namespace rope2d::verify::protocol {

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rope2d/ref/input.hpp"
+#include "rope2d/ref/words.hpp"
 
 namespace rope2d::verify::harness {
 

@@ -273,7 +273,11 @@ Launch launch(const std::vector<std::string>& argv, const BoxPolicy& p) {
   return l;
 }
 
-// bwrap's report of the box: the PID namespace's inode and the box's first process.
+// bwrap's report of the box: the PID namespace's inode and the box's first process. Not read
+// through the one reader (codec/input.hpp, json_schema.hpp): no one hands it to the verifier; it
+// is a few bytes from a pipe of the box's own tool, read while the box starts until what came so
+// far parses as one object (bwrap writes it in pieces). Each number is taken only where it has
+// its type; without them the namespace stays unknown (others_in_box counts none).
 void read_info(int fd, std::uint64_t& ns, pid_t& inner) {
   std::string text;
   char buf[1024];

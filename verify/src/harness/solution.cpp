@@ -9,7 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "codec/folder_file.hpp"
 #include "codec/json_schema.hpp"
 #include "codec/plain_text.hpp"
@@ -78,7 +78,7 @@ void empty_sources_folder(const std::string& dir) {
   std::error_code ec;
   if (fs::is_regular_file(fs::symlink_status(fs::path(dir) / ".rope2d-sources", ec))) fs::remove_all(dir, ec);
   else if (fs::is_directory(fs::symlink_status(dir, ec)) && !fs::is_empty(dir, ec))
-    ref::bad_input(dir, "the folder", "a folder for the solution's sources that rope2d made, or none", "a folder of other files");
+    bad_input(dir, "the folder", "a folder for the solution's sources that rope2d made, or none", "a folder of other files");
 }
 
 Solution read_solution(const std::string& path) {
@@ -92,8 +92,8 @@ Solution prepare_solution(const std::string& path, const std::string& dir) {
   s.dir = dir;
   // Emptying the folder would remove the solution being read (solution.json kept among its sources).
   if (lies_within(path, dir))
-    ref::bad_input(dir, "the folder", "a folder for the solution's sources apart from " + plain_line(path) + " (another --out)",
-                   "the folder that holds it");
+    bad_input(dir, "the folder", "a folder for the solution's sources apart from " + plain_line(path) + " (another --out)",
+              "the folder that holds it");
   empty_sources_folder(dir);
   make_output_folder(dir);
   write_file_atomic((fs::path(dir) / ".rope2d-sources").string(), {"the sources of the solution last verified into this report folder\n"});
@@ -114,10 +114,10 @@ ref::Dtype definition_grad(const json& d, const std::string& where) {
   const json &cos_dtype = d["inputs"]["grad_cos"]["dtype"], &sin_dtype = d["inputs"]["grad_sin"]["dtype"];
   const std::optional<ref::Dtype> grad = ref::parse_dtype(cos_dtype.get<std::string>());
   // Not reached: the schema lets only those three through (its words, should another slip past).
-  if (!grad) ref::bad_input(where, "inputs.grad_cos.dtype", "\"bfloat16\", \"float16\" or \"float32\"", ref::brief(cos_dtype));
+  if (!grad) bad_input(where, "inputs.grad_cos.dtype", "\"bfloat16\", \"float16\" or \"float32\"", brief(cos_dtype));
   if (ref::parse_dtype(sin_dtype.get<std::string>()) != grad)
-    ref::bad_input(where, "inputs.grad_sin.dtype", "the dtype of inputs.grad_cos (" + std::string(ref::name(*grad)) + ")",
-                   ref::brief(sin_dtype));
+    bad_input(where, "inputs.grad_sin.dtype", "the dtype of inputs.grad_cos (" + std::string(ref::name(*grad)) + ")",
+              brief(sin_dtype));
   return *grad;
 }
 
@@ -133,18 +133,18 @@ DefinitionScope definition_scope(const Solution& s) {
   // The submission's folder is the submitter's: a link out of it would have the verifier read,
   // and quote in its errors, a file the submitter cannot read. Opened once, beneath the folder,
   // and read from that descriptor: a file swapped for a link after a check would escape it.
-  const FolderFile f = read_inside_folder(folder.empty() ? "." : folder.string(), "definition.json", ref::max_json_file_bytes);
+  const FolderFile f = read_inside_folder(folder.empty() ? "." : folder.string(), "definition.json", max_json_file_bytes);
   switch (f.found) {
     case FolderFile::Found::missing: break;
     case FolderFile::Found::outside: {
       std::error_code ec;  // for the message only: what was read is decided above
-      ref::bad_input(where, "the file", "a definition inside the solution's folder (copy it there, not a link out of it)",
-                     "a link to " + plain_line(fs::weakly_canonical(def, ec).string()));
+      bad_input(where, "the file", "a definition inside the solution's folder (copy it there, not a link out of it)",
+                "a link to " + plain_line(fs::weakly_canonical(def, ec).string()));
     }
-    case FolderFile::Found::not_regular: ref::bad_input(where, "the file", "a regular file", "not a regular file");
+    case FolderFile::Found::not_regular: bad_input(where, "the file", "a regular file", "not a regular file");
     case FolderFile::Found::too_big:
-      ref::bad_input(where, "the file", "at most " + std::to_string(ref::max_json_file_bytes) + " bytes", std::to_string(f.size));
-    case FolderFile::Found::unreadable: ref::bad_input(where, "the file", "a readable file", f.error);
+      bad_input(where, "the file", "at most " + std::to_string(max_json_file_bytes) + " bytes", std::to_string(f.size));
+    case FolderFile::Found::unreadable: bad_input(where, "the file", "a readable file", f.error);
     case FolderFile::Found::file: {
       // verify/schema/definition.schema.json: any definition's shape, then what rope2d reads of its own.
       const json d = read_json_text(f.text, where, JsonFormat::definition);
@@ -156,11 +156,11 @@ DefinitionScope definition_scope(const Solution& s) {
       // hard sets out of the verdict).
       if (const auto it = known.find(s.definition); it != known.end()) {
         if (found.grad_dtypes != it->second.grad_dtypes)
-          ref::bad_input(where, "inputs.grad_cos.dtype", std::string(ref::name(it->second.grad_dtypes.front())) + " (" + s.definition + " as published)",
-                         std::string(ref::name(found.grad_dtypes.front())));
+          bad_input(where, "inputs.grad_cos.dtype", std::string(ref::name(it->second.grad_dtypes.front())) + " (" + s.definition + " as published)",
+                    std::string(ref::name(found.grad_dtypes.front())));
         if (found.head_dim != it->second.head_dim)
-          ref::bad_input(where, "axes.head_dim.value", std::to_string(it->second.head_dim) + " (" + s.definition + " as published)",
-                         std::to_string(found.head_dim));
+          bad_input(where, "axes.head_dim.value", std::to_string(it->second.head_dim) + " (" + s.definition + " as published)",
+                    std::to_string(found.head_dim));
       }
       return found;
     }

@@ -16,7 +16,8 @@
 
 #include "harness/elf_symbols.hpp"
 #include "harness/kinds.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
+#include "codec/shell_text.hpp"
 #include "codec/atomic_file.hpp"
 #include "codec/folder_file.hpp"
 #include "codec/plain_text.hpp"
@@ -194,7 +195,7 @@ bool build_in_box(Submission& s, const std::string& path, const std::string& tex
       s.warnings.push_back("compiled with " + f + ": sin/cos become hardware approximations, inaccurate beyond a few radians");
   }
   argv.insert(argv.end(), {"-o", "submission.so", "src/submission.cu"});
-  s.compile_command = ref::shell_join(argv);  // quoted so it can be pasted (in a folder holding the copies)
+  s.compile_command = shell_join(argv);  // quoted so it can be pasted (in a folder holding the copies)
   harness::BoxPolicy box = o.box;
   box.limits.wall_s = o.timeout_s;
   const harness::BoxResult r = harness::run_boxed(argv, box);
@@ -233,8 +234,8 @@ void empty_build_folder(const std::string& dir) {
   std::vector<fs::path> remove;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     if (!ours(e.path().filename().string()) || !fs::is_regular_file(e.symlink_status()))
-      ref::bad_input(dir, "the folder", "a folder for the built submission.so that rope2d made, or none",
-                     "a folder of other files (" + plain_line(e.path().filename().string()) + ")");
+      bad_input(dir, "the folder", "a folder for the built submission.so that rope2d made, or none",
+                "a folder of other files (" + plain_line(e.path().filename().string()) + ")");
     remove.push_back(e.path());
   }
   for (const fs::path& p : remove) fs::remove(p, ec);

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/shell_text.hpp"
 #include "rope2d/verify/judge/suites.hpp"
 #include "rope2d/verify/model/tolerance.hpp"
 
@@ -53,7 +53,7 @@ std::vector<std::string> reproduce_args(const RunOptions& o, const std::string& 
 
 std::string reproduce_line(const RunOptions& o, const std::string& problem) {
   std::string s = "rope2d verify";
-  for (const auto& x : reproduce_args(o, problem)) s += " " + ref::shell_quote(x);
+  for (const auto& x : reproduce_args(o, problem)) s += " " + shell_quote(x);
   return s;
 }
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "rope2d/ref/input.hpp"
+#include "rope2d/ref/words.hpp"
 #include "rope2d/ref/random.hpp"
 #include "rope2d/verify/judge/worst.hpp"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "rope2d/ref/worst_list.hpp"
+#include "codec/worst_list.hpp"
 
 namespace rope2d::verify {
 
@@ -31,9 +31,9 @@ Problem problem_of(const std::string& set, ref::Dtype d, const std::vector<ref::
 }
 
 Problem worst_problem(const std::string& dir, ref::Dtype d) {
-  std::vector<ref::Element> all = ref::worst_elements(ref::read_worst_list(dir + "/near_axis.txt", 1));
+  std::vector<ref::Element> all = ref::worst_elements(read_worst_list(dir + "/near_axis.txt", 1));
   for (const char* name : {"/float32_eval.txt", "/known.txt"}) {
-    const auto more = ref::worst_elements(ref::read_worst_list(dir + name, 3));
+    const auto more = ref::worst_elements(read_worst_list(dir + name, 3));
     all.insert(all.end(), more.begin(), more.end());
   }
   return problem_of("worst", d, all);

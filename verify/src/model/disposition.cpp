@@ -1,8 +1,7 @@
-// The names of the dispositions, written by every report and read back from untrusted files
-// (disposition.hpp). A disposition without a name here fails to compile (-Werror=switch).
+// The names of the dispositions, written by every report (disposition.hpp; read back from
+// untrusted files by codec/names.hpp). A disposition without a name here fails to compile
+// (-Werror=switch).
 #include "rope2d/verify/model/disposition.hpp"
-
-#include "model/named.hpp"
 
 namespace rope2d::verify {
 
@@ -15,10 +14,6 @@ std::string_view name(Disposition d) {
     case Disposition::skipped: return "skipped";
   }
   return "?";  // not reached: every value is a case above
-}
-
-Disposition parse_disposition(std::string_view text, std::string_view field) {
-  return detail::parse_named(text, field, all_dispositions);
 }
 
 }  // namespace rope2d::verify

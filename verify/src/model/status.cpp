@@ -6,8 +6,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "model/named.hpp"
-
 namespace rope2d::verify {
 
 CauseRow cause_row(Cause c) {
@@ -90,7 +88,5 @@ std::string_view name(SxbStatus s) {
   }
   return "?";
 }
-
-Cause parse_cause(std::string_view text, std::string_view field) { return detail::parse_named(text, field, all_causes); }
 
 }  // namespace rope2d::verify

@@ -3,10 +3,11 @@
 // gives its error there); blank lines ignored; the '#' lines record the command that made the
 // list and what it holds (a sweep's list also heads each grad pair's cases with one).
 // Committed under reference/worst/; written by the angle sweep (verify/src/products/sweep/worst.cpp).
+// Text in, text out: the files are read by the verifier (verify/src/codec/worst_list.hpp).
 #pragma once
 
-#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rope2d/ref/backward.hpp"
@@ -20,12 +21,11 @@ struct WorstList {
   std::vector<int> header_at, case_at;      // the line (from 1) of each '#' line and each case
 };
 
-inline constexpr std::uint64_t max_worst_list_bytes = 16u << 20;  // a few thousand lines at most in practice
-
-// Reads a list whose lines hold `fields` hex floats each (a regular file of at most
-// max_worst_list_bytes). Throws std::invalid_argument naming file:line, what was expected and
-// what was found (a decimal, a wrong count, a value that is not a float32 when float32 is required).
-WorstList read_worst_list(const std::string& path, int fields);
+// Parses the text of a list whose lines hold `fields` hex floats each; `where` names it (the
+// file). Throws std::invalid_argument naming where:line, what was expected and what was found
+// (a decimal, a wrong count, a value that is not a float32 when float32 is required). The
+// verifier reads a list's file through its one reader (verify/src/codec/worst_list.hpp).
+WorstList parse_worst_list(std::string_view text, const std::string& where, int fields);
 
 // The elements of a list: "gc gs t" lines as they are; one-angle lines paired with the grads
 // (1, 1), (-1, 0.5) and (0.75, -2), exact in every grad dtype, so each term dominates once.

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "products/capi/common.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "rope2d/verify/products/capi.h"
 #include "codec/solution_schema.hpp"
 
@@ -37,7 +37,7 @@ int rope2d_solution_check_file(const char* path, char** json) {
 int rope2d_solution_check_text(const char* text, const char* base_dir, char** json) {
   return guarded([&] {
     if (!text || !json) throw std::invalid_argument("text, json: null pointer");
-    nlohmann::json sol = ref::parse_json(text, "solution");
+    nlohmann::json sol = verify::parse_json(text, "solution");
     *json = problems_json(solution_problems(sol, base_dir ? base_dir : ""), "solution");
   });
 }

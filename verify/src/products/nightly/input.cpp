@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "codec/atomic_file.hpp"
 #include "codec/json_schema.hpp"
 
@@ -17,7 +17,7 @@ namespace {
 // What the schema's pattern cannot say: a day of the calendar.
 void check_shard_date(const json& shard, const std::string& where) {
   if (!valid_run_date(shard["date"].get<std::string>()))
-    ref::bad_input(where, "date", "YYYY-MM-DD (a folder's name under --out)", ref::brief(shard["date"]));
+    bad_input(where, "date", "YYYY-MM-DD (a folder's name under --out)", brief(shard["date"]));
 }
 
 }  // namespace
@@ -38,7 +38,7 @@ void check_previous_summary(const json& summary, const std::string& where) { che
 NightSummary read_previous_summary(const std::string& path) {
   const json j = read_json_file(path, JsonFormat::nightly_summary);
   if (j.contains("date") && !valid_run_date(j["date"].get<std::string>()))
-    ref::bad_input(path, "date", "YYYY-MM-DD, a day of the calendar", ref::brief(j["date"]));
+    bad_input(path, "date", "YYYY-MM-DD, a day of the calendar", brief(j["date"]));
   try {
     return night_summary_from_json(j);
   } catch (const std::invalid_argument& e) {  // a disposition that names none: the field and value in e

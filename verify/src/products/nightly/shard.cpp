@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "rope2d/ref/dtype.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "products/nightly/nightly_input.hpp"
 #include "products/nightly/nightly_premise.hpp"
 #include "products/sweep/sweep_worst.hpp"
@@ -20,8 +20,6 @@
 namespace rope2d::verify {
 
 using nlohmann::json;
-using ref::bad_input;
-using ref::brief;
 
 ShardId parse_shard(const std::string& text, const std::string& option) {
   const std::size_t slash = text.find('/');

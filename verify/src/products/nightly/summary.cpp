@@ -6,6 +6,7 @@
 #include <bit>
 #include <stdexcept>
 
+#include "codec/names.hpp"
 #include "rope2d/verify/judge/suites.hpp"
 
 namespace rope2d::verify {

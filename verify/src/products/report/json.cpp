@@ -10,8 +10,9 @@
 #include <stdexcept>
 
 #include "rope2d/ref/floats.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 #include "codec/json_schema.hpp"
+#include "codec/names.hpp"
 #include "rope2d/verify/products/report_files.hpp"
 
 namespace rope2d::verify {
@@ -96,7 +97,7 @@ ElementReport read_element(const std::string& file, const ojson& o, const std::s
     try {
       return ref::parse_float(s);
     } catch (const std::exception&) {  // the pattern passed, the value does not fit a double
-      ref::bad_input(file, path + "." + key, "a hex float", ref::brief(o[key]));
+      bad_input(file, path + "." + key, "a hex float", brief(o[key]));
     }
   };
   ElementReport e;
@@ -136,8 +137,8 @@ Metrics read_metrics(const std::string& file, const ojson& e, const std::string&
     m.sxb.nan = x["nan"].get<std::int64_t>();
     m.sxb.max_abs = number_or_inf(x["max_abs"]);
     m.sxb.max_rel = number_or_inf(x["max_rel"]);
-    if (m.sxb.nan > m.sxb.nonfinite) ref::bad_input(file, xp + ".nan", "a count between 0 and nonfinite", std::to_string(m.sxb.nan));
-    if (failed > m.sxb.rounds) ref::bad_input(file, xp + ".failed_rounds", "a count between 0 and rounds", std::to_string(failed));
+    if (m.sxb.nan > m.sxb.nonfinite) bad_input(file, xp + ".nan", "a count between 0 and nonfinite", std::to_string(m.sxb.nan));
+    if (failed > m.sxb.rounds) bad_input(file, xp + ".failed_rounds", "a count between 0 and rounds", std::to_string(failed));
   }
   const ojson& tiers = e["tiers"];
   for (Tier t : all_tiers) {
@@ -145,7 +146,7 @@ Metrics read_metrics(const std::string& file, const ojson& e, const std::string&
     std::string key(name(t));
     if (!tiers.contains(key) && !rule(t).old_name.empty() && tiers.contains(std::string(rule(t).old_name)))
       key = rule(t).old_name;
-    if (!tiers.contains(key)) ref::bad_input(file, p + ".tiers." + key, "{\"over\": N} (each tier of today)", "nothing");
+    if (!tiers.contains(key)) bad_input(file, p + ".tiers." + key, "{\"over\": N} (each tier of today)", "nothing");
     m.over[static_cast<int>(t)] = tiers[key]["over"].get<std::int64_t>();
   }
   // Reports written before subnormal modes and accepted overflows were recorded lack these.
@@ -162,7 +163,7 @@ Metrics read_metrics(const std::string& file, const ojson& e, const std::string&
       m.failures.push_back(read_element(file, e["failures"][k], fmt::format("{}.failures[{}]", p, k)));
   if (with_plots) {  // plot data in every result or in none
     for (const char* key : {"histogram", "max_by_angle"})
-      if (!e.contains(key)) ref::bad_input(file, p + "." + key, "an array (the first result has plot data)", "nothing");
+      if (!e.contains(key)) bad_input(file, p + "." + key, "an array (the first result has plot data)", "nothing");
     for (std::size_t k = 0; k < m.histogram.size(); ++k) m.histogram[k] = e["histogram"][k].get<std::int64_t>();
     for (std::size_t k = 0; k < m.max_by_angle.size(); ++k) m.max_by_angle[k] = number_or_inf(e["max_by_angle"][k]);
   }
@@ -191,18 +192,18 @@ SetResult read_result(const std::string& file, const ojson& e, const std::string
   // The recorded disposition must follow from the recorded numbers under today's tiers.
   const Disposition d = parse_disposition(e["disposition"].get<std::string>(), p + ".disposition");
   if (d != x.disposition(gate))
-    ref::bad_input(file, p + ".disposition", fmt::format("\"{}\" (from the recorded metrics)", name(x.disposition(gate))),
-                   fmt::format("\"{}\"", name(d)));
+    bad_input(file, p + ".disposition", fmt::format("\"{}\" (from the recorded metrics)", name(x.disposition(gate))),
+              fmt::format("\"{}\"", name(d)));
   // And the cause and its status from the recorded error, findings and metrics.
   if (has_cause) {
     if (x.cause(gate) != cause)
-      ref::bad_input(file, p + ".cause", fmt::format("\"{}\" (from the recorded error, findings and metrics)", name(x.cause(gate))),
-                     fmt::format("\"{}\"", name(cause)));
+      bad_input(file, p + ".cause", fmt::format("\"{}\" (from the recorded error, findings and metrics)", name(x.cause(gate))),
+                fmt::format("\"{}\"", name(cause)));
     const std::optional<SxbStatus> st = sxb_status(cause);
     const ojson s = e.value("status", ojson());
     const std::string want = st ? "\"" + std::string(name(*st)) + "\"" : std::string("null");
     if (st ? !(s.is_string() && s.get<std::string>() == name(*st)) : !s.is_null())
-      ref::bad_input(file, p + ".status", want + " (from the cause)", e.contains("status") ? ref::brief(nlohmann::json(s)) : "nothing");
+      bad_input(file, p + ".status", want + " (from the cause)", e.contains("status") ? brief(nlohmann::json(s)) : "nothing");
   }
   return x;
 }
@@ -236,7 +237,7 @@ Report read_report_json(const std::string& path) {
   const std::string gate = j["gate"].get<std::string>();
   std::string deprecated;  // reports written before the tiers were renamed: read silently
   const auto tier = parse_tier(gate, &deprecated);
-  if (!tier) ref::bad_input(path, "gate", "a tier name", ref::brief(nlohmann::json(gate)));
+  if (!tier) bad_input(path, "gate", "a tier name", brief(nlohmann::json(gate)));
   r.gate = *tier;
   if (j.contains("header"))
     for (const auto& [k, v] : j["header"].items()) r.header.push_back({k, v.get<std::string>()});
@@ -251,7 +252,7 @@ Report read_report_json(const std::string& path) {
   }
   const Disposition verdict = parse_disposition(j["verdict"].get<std::string>(), "verdict");
   if (verdict != r.verdict())
-    ref::bad_input(path, "verdict", fmt::format("\"{}\" (from the results)", name(r.verdict())), fmt::format("\"{}\"", name(verdict)));
+    bad_input(path, "verdict", fmt::format("\"{}\" (from the results)", name(r.verdict())), fmt::format("\"{}\"", name(verdict)));
   return r;
 }
 

@@ -14,7 +14,8 @@
 #include <stdexcept>
 
 #include "rope2d/ref/floats.hpp"
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
+#include "codec/worst_list.hpp"
 #include "rope2d/ref/worst_list.hpp"
 
 namespace rope2d::verify {
@@ -44,9 +45,9 @@ std::optional<SweepPair> parse_pair_line(const std::string& line, const SweepGra
   if (!std::regex_match(rest, m, form)) return std::nullopt;
   SweepPair p{g};
   try {
-    p.angles = ref::parse_int(m[1].str(), "", 0, std::numeric_limits<std::int64_t>::max());
+    p.angles = parse_int(m[1].str(), "", 0, std::numeric_limits<std::int64_t>::max());
     p.metrics.max_scaled = ref::parse_float(m[2].str());
-    p.metrics.over[bound] = ref::parse_int(m[3].str(), "", 0, std::numeric_limits<std::int64_t>::max());
+    p.metrics.over[bound] = parse_int(m[3].str(), "", 0, std::numeric_limits<std::int64_t>::max());
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
@@ -206,7 +207,7 @@ void check_header(const std::string& path, const ref::WorstList& list, SweepWors
 
 SweepWorstList read_sweep_worst(const std::string& path, std::uint64_t lo, std::uint64_t hi,
                                 const std::vector<SweepGrads>& grads, std::size_t keep) {
-  const ref::WorstList list = ref::read_worst_list(path, 3);
+  const ref::WorstList list = read_worst_list(path, 3);
   SweepWorstList out;
   SweepResult& r = out.sweep;
   r.ran = true;

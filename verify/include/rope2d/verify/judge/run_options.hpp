@@ -35,7 +35,7 @@ std::vector<ProblemSpec> select_problems(const RunOptions& o, const std::string&
 // The arguments after `rope2d verify` that rerun exactly `problem` (a set name, plain or
 // fused) with the same seeds, dtypes, tier, rounds and compile flags.
 std::vector<std::string> reproduce_args(const RunOptions& o, const std::string& problem);
-// "rope2d verify ARGS...", each argument shell-quoted where it needs it (ref::shell_quote).
+// "rope2d verify ARGS...", each argument shell-quoted where it needs it (shell_quote).
 std::string reproduce_line(const RunOptions& o, const std::string& problem);
 
 }  // namespace rope2d::verify

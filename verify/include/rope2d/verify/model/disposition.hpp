@@ -1,7 +1,7 @@
 // A result's disposition: passed, incorrect (accuracy or integrity), failed (did not build,
 // load or run), not supported (the submission does not offer it) or skipped (no GPU to run
 // on). One enum for set results, a report's verdict, worker messages, JUnit and the nightly;
-// name() gives the text every report writes, parse_disposition() reads it back.
+// name() gives the text every report writes (the codec reads it back: codec/names.hpp).
 #pragma once
 
 #include <string_view>
@@ -15,9 +15,5 @@ inline constexpr Disposition all_dispositions[] = {Disposition::passed, Disposit
 
 // "passed", "incorrect", "failed", "not supported", "skipped".
 std::string_view name(Disposition d);
-
-// The disposition named `text` (untrusted: a report or shard file); anything else throws
-// std::invalid_argument "<field>: expected one of passed, ..., found '<text>'".
-Disposition parse_disposition(std::string_view text, std::string_view field);
 
 }  // namespace rope2d::verify

@@ -70,8 +70,4 @@ std::string_view name(Cause c);
 // "PASSED", "INCORRECT_NUMERICAL", ...: SOL-ExecBench's own spelling.
 std::string_view name(SxbStatus s);
 
-// The cause named `text` (untrusted: a report file); anything else throws std::invalid_argument
-// "<field>: expected one of passed, ..., found '<text>'".
-Cause parse_cause(std::string_view text, std::string_view field);
-
 }  // namespace rope2d::verify

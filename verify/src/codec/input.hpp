@@ -1,17 +1,16 @@
 // Reading input that other people made: regular files only, opened without blocking and read
 // up to a size limit; JSON with a bounded nesting depth and no duplicate keys; descriptions of
 // offending values bounded in length; integer arithmetic checked for overflow. Every reader of
-// the suite (layouts, manifests, safetensors headers, solutions, configs) goes through here
-// (the verifier's JSON files then through their schemas).
+// the verifier (layouts, manifests, safetensors, solutions, configs, worst-case lists) goes
+// through here, and its JSON files then through their schemas (json_schema.hpp).
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <string_view>
 #include <vector>
 
-namespace rope2d::ref {
+namespace rope2d::verify {
 
 inline constexpr std::uint64_t max_json_file_bytes = 64ull << 20;  // layouts, manifests, configs
 inline constexpr int max_json_depth = 64;
@@ -48,6 +47,11 @@ nlohmann::json parse_json(const std::string& text, const std::string& where, int
 // containers as "an array of N" / "an object of N keys".
 std::string brief(const nlohmann::json& v);
 
+// A key of an untrusted object as a field's name in messages ("sweep", "sincosf.sin"): as
+// written where it is printable ASCII without quotes or backslashes, else quoted and escaped as
+// JSON writes it (a newline in it shown as \n); cut at 60 characters either way.
+std::string field_name(const std::string& key);
+
 // The whole text as a decimal integer in [lo, hi] (no sign tricks, no trailing characters).
 std::int64_t parse_int(const std::string& text, const std::string& where, std::int64_t lo, std::int64_t hi);
 std::uint64_t parse_uint(const std::string& text, const std::string& where, std::uint64_t hi = UINT64_MAX);
@@ -56,11 +60,4 @@ std::uint64_t parse_uint(const std::string& text, const std::string& where, std:
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::string& where);
 std::int64_t checked_product(const std::vector<std::int64_t>& shape, const std::string& where);
 
-// Words as a message lists them: "a, b or c" (last_joint before the last word).
-std::string spoken_list(const std::vector<std::string_view>& words, std::string_view last_joint = " or ");
-
-// s quoted for a POSIX shell only where needed, so a recorded command can be pasted.
-std::string shell_quote(const std::string& s);
-std::string shell_join(const std::vector<std::string>& argv);
-
-}  // namespace rope2d::ref
+}  // namespace rope2d::verify

@@ -1,17 +1,19 @@
 // Reading untrusted files and JSON: see input.hpp.
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
-namespace rope2d::ref {
+namespace rope2d::verify {
 
 using nlohmann::json;
 
@@ -148,6 +150,14 @@ std::string brief(const json& v) {
   }
 }
 
+std::string field_name(const std::string& key) {
+  const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' && c != '\\';
+  });
+  if (plain) return key.substr(0, 60);
+  return brief(json(key)).substr(std::string_view("the string ").size());
+}
+
 std::uint64_t parse_uint(const std::string& text, const std::string& where, std::uint64_t hi) {
   const std::string shown = brief(json(text));
   if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos)
@@ -191,28 +201,4 @@ std::int64_t checked_product(const std::vector<std::int64_t>& shape, const std::
   return n;
 }
 
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./,:@%") ==
-                        std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string spoken_list(const std::vector<std::string_view>& words, std::string_view last_joint) {
-  std::string s;
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    if (i > 0) s += i + 1 == words.size() ? last_joint : std::string_view(", ");
-    s += words[i];
-  }
-  return s;
-}
-
-std::string shell_join(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) out += (out.empty() ? "" : " ") + shell_quote(a);
-  return out;
-}
-
-}  // namespace rope2d::ref
+}  // namespace rope2d::verify

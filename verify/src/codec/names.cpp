@@ -1,16 +1,15 @@
-// An enum of the model read back from its name in an untrusted file (a report, a shard): one
-// loop for every named enum (dispositions, causes), each with its list of every value and name().
-#pragma once
+// The model's enums read back from their names (names.hpp), found text described by brief().
+#include "codec/names.hpp"
 
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
-#include "rope2d/ref/input.hpp"
+#include "codec/input.hpp"
 
-namespace rope2d::verify::detail {
+namespace rope2d::verify {
+
+namespace {
 
 // The value of `all` whose name() is `text`; anything else throws std::invalid_argument
 // "<field>: expected one of <every name>, found <text, quoted and shortened>".
@@ -22,7 +21,13 @@ E parse_named(std::string_view text, std::string_view field, const E (&all)[N]) 
     names += (names.empty() ? "" : ", ") + std::string(name(e));
   }
   throw std::invalid_argument(std::string(field) + ": expected one of " + names + ", found " +
-                              ref::brief(nlohmann::json(std::string(text))));
+                              brief(nlohmann::json(std::string(text))));
 }
 
-}  // namespace rope2d::verify::detail
+}  // namespace
+
+Disposition parse_disposition(std::string_view text, std::string_view field) { return parse_named(text, field, all_dispositions); }
+
+Cause parse_cause(std::string_view text, std::string_view field) { return parse_named(text, field, all_causes); }
+
+}  // namespace rope2d::verify
