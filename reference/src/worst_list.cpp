@@ -37,7 +37,10 @@ WorstList parse_worst_list(std::string_view text, const std::string& where, int 
     std::istringstream words(line.substr(0, hash));
     std::vector<double> values;
     for (std::string w; words >> w;) {
-      const std::string shown = w.size() > 60 ? w.substr(0, 60) + "..." : w;  // echoed, never whole
+      // Echoed as text, never whole: a byte that is not printable ASCII shown as '?'.
+      std::string shown = w.size() > 60 ? w.substr(0, 60) + "..." : w;
+      for (char& c : shown)
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
       if (!looks_hex(w)) throw std::invalid_argument(at + "expected a C99 hex float, found '" + shown + "'");
       // strtod reads 0x1p-99999 as 0 and 0x1p99999 as inf, saying so only through errno.
       errno = 0;

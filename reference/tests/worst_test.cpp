@@ -106,6 +106,8 @@ TEST(WorstLists, MalformedLinesNameFileAndLine) {
   // An echoed token is cut to 60 characters.
   const std::string long_token = "0x1" + std::string(5000, '0') + "zp+0";
   expect_error("# h\n" + long_token + "\n", 1, "2", "found '" + long_token.substr(0, 60) + "...'");
+  // A byte that is not printable ASCII (a terminal's escape) is echoed as '?'.
+  expect_error("# h\n0x1p+0\x1b]0;owned\x07\xff\n", 1, "2", "found '0x1p+0?]0;owned?" "?'");
 }
 
 TEST(WorstLists, MessagesStayShort) {

@@ -46,6 +46,10 @@ TEST(Input, DuplicateKeysAreRefused) {
   EXPECT_NE(message([&] { verify::parse_json(R"({"a": 1, "b": {"a": 2}, "a": 3})", "f"); }).find("key \"a\": expected each key once"),
             std::string::npos);
   EXPECT_EQ(message([&] { verify::parse_json(R"({"a": {"a": 1}, "b": {"a": 2}})", "f"); }), "accepted");
+  // A key that is not plain text is named as JSON writes it: no raw escape reaches a terminal.
+  const std::string escaped = message([&] { verify::parse_json(R"({"a\u001b]0;owned\u0007": 1, "a\u001b]0;owned\u0007": 2})", "f"); });
+  EXPECT_NE(escaped.find(R"(key "a\u001b]0;owned\u0007": expected each key once)"), std::string::npos) << escaped;
+  EXPECT_EQ(escaped.find('\x1b'), std::string::npos) << escaped;
 }
 
 // A NUL byte would end the parser's text early (what follows unread) and a byte order mark is

@@ -126,7 +126,10 @@ json parse_json(const std::string& text, const std::string& where, int max_depth
   check_depth(text, where, max_depth);
   DuplicateKeys sax;
   json::sax_parse(text, &sax);
-  if (!sax.duplicate.empty()) bad_input(where, "key \"" + sax.duplicate.substr(0, 60) + "\"", "each key once", "it twice");
+  if (!sax.duplicate.empty()) {  // the key quoted, escaped as JSON writes it where it is not plain text
+    const std::string k = field_name(sax.duplicate);
+    bad_input(where, "key " + (k.front() == '"' ? k : "\"" + k + "\""), "each key once", "it twice");
+  }
   try {
     return json::parse(text);
   } catch (const json::exception& e) {

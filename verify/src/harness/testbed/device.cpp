@@ -226,6 +226,7 @@ struct Testbed::Impl {
       }
     }
     if (checks.repeat && !checks.stream) {  // with the stream check, the first call was the repeat
+      fresh.forget();  // a call runs after the judging's fill: the inputs check fills anew
       Integrity second;
       repeat_seed = call_once(p, call, 0, second, nullptr, again, nullptr, true);
       if (!second.call_error.empty()) {

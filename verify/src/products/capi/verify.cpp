@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "codec/names.hpp"
 #include "products/capi/common.hpp"
 #include "products/verify/verify.hpp"
 #include "rope2d/verify/products/capi.h"
