@@ -216,4 +216,11 @@ TEST(HostNotes, NotesOfNoKindAreCountedForTheReportInTheReadersWords) {
   EXPECT_NE(line.find("unknown field"), std::string::npos) << line;
   EXPECT_EQ(line.find("call 3"), std::string::npos) << "only the first is described: " << line;
   EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+  // The note's field name, escaped and cut: its words, never its markup or bytes.
+  EXPECT_NE(line.find(R"("**Verdict: passed**)"), std::string::npos) << line;
+  unread.dropped(300);
+  EXPECT_NE(unread.line().find("; 300 note(s) from the solution's host were dropped unread"), std::string::npos) << unread.line();
+  wire::UnreadNotes only_dropped;
+  only_dropped.dropped(1);
+  EXPECT_EQ(only_dropped.line().rfind("1 note(s) from the solution's host were dropped unread", 0), 0u) << only_dropped.line();
 }

@@ -137,8 +137,12 @@ bool UnreadNotes::take(const HostNote& n) {
 }
 
 std::string UnreadNotes::line() const {
-  if (count_ == 0) return "";
-  return std::to_string(count_) + " note(s) from the solution's host were of no kind it sends and changed nothing; the first: " + first_;
+  std::string s;
+  if (count_ > 0)
+    s = std::to_string(count_) + " note(s) from the solution's host were of no kind it sends and changed nothing; the first: " + first_;
+  if (dropped_ > 0)
+    s += (s.empty() ? "" : "; ") + std::to_string(dropped_) + " note(s) from the solution's host were dropped unread (over 256 between two calls)";
+  return s;
 }
 
 }  // namespace rope2d::verify::harness::wire

@@ -70,17 +70,20 @@ struct HostNote {
 HostNote parse_host_note(const Note& n);
 
 // The notes of a run that were no kind the host sends: how many, and the reader's words on the
-// first (never the note's own text, which the solution chose). They change nothing else; the
+// first (the note's field names in them escaped and cut to 40 characters); and the notes
+// dropped unread past the judge's limit between two takes. They change nothing else; the
 // report says they came.
 class UnreadNotes {
  public:
   // True when n was such a note (kept here); false for a note of the host's kinds.
   bool take(const HostNote& n);
+  // Notes the judge dropped unread (RemoteKernel::take_notes's count).
+  void dropped(int n) { dropped_ += n; }
   // The report's line, or "" when every note was read.
   std::string line() const;
 
  private:
-  std::int64_t count_ = 0;
+  std::int64_t count_ = 0, dropped_ = 0;
   std::string first_;
 };
 

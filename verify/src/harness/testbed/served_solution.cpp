@@ -12,8 +12,10 @@
 namespace rope2d::verify {
 
 std::string ServedSolution::unserved(const std::string& start_error, Cause* cause) {
-  for (const harness::wire::HostNote& n : host_.take_notes())
+  int dropped = 0;
+  for (const harness::wire::HostNote& n : host_.take_notes(&dropped))
     if (!unread_.take(n) && n.seq == 0) read_host_note(n.event, start_);
+  unread_.dropped(dropped);
   *cause = start_.load_error.empty() ? Cause::runtime : start_.load_cause;
   return start_.load_error.empty() ? start_error : start_.load_error;
 }
@@ -27,7 +29,8 @@ Entry ServedSolution::entry(Testbed& bed) {
             // Per set: the first call of each problem (compiling JIT kernels) apart from the
             // calls after it, from the host's words on each call's wall time.
             bool first = round == 0;
-            for (const harness::wire::HostNote& n : host_.take_notes()) {
+            int dropped = 0;
+            for (const harness::wire::HostNote& n : host_.take_notes(&dropped)) {
               if (unread_.take(n)) continue;
               if (n.seq == 0) {
                 read_host_note(n.event, start_);
@@ -39,6 +42,7 @@ Entry ServedSolution::entry(Testbed& bed) {
               t[2] += 1;
               first = false;
             }
+            unread_.dropped(dropped);
             return c;
           },
           {}};
