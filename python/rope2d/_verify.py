@@ -8,6 +8,7 @@ import hashlib
 import inspect
 import json
 import math
+import signal
 import sys
 import threading
 from dataclasses import dataclass
@@ -226,6 +227,20 @@ def _timeout_of(timeout):
     return float(timeout)
 
 
+def _said(e):
+    """What an exception says, or its type's name where its __str__ itself fails."""
+    try:
+        return str(e)
+    except Exception:
+        return f"<{type(e).__name__} whose message could not be read>"
+
+
+def _c_text(text):
+    """Text for the library as UTF-8, whatever it holds (a lone surrogate of an os.fsdecode'd
+    path escaped, not raised)."""
+    return text.encode("utf-8", "backslashreplace")
+
+
 class _Calls:
     """The callable's side of rope2d_verify: each (set, round) of fresh host inputs the library
     hands over runs fn through _one_call, its output written back or its failure named with its
@@ -237,17 +252,33 @@ class _Calls:
         self.earlier = None  # the last output, for the pre-fills
         self.hung = None     # the message of a call that did not return: no call after it
         self.stopped = None  # what stopped the run, raised once rope2d_verify returns
+        self.in_python = False  # inside _call's try: an interrupt may be raised there
         self.c_function = _lib.CALL_FN(self._call)  # kept alive while the library may call it
+
+    def interrupt(self, signum, frame):
+        """SIGINT while the run is on. Inside the callback it is raised as Python raises it (the
+        callable stops; _call stops the run). Elsewhere (the library working in C, or the
+        callback's first instruction, before its try) it is kept, and the next callback stops
+        the run: an exception raised there would be printed and lost by ctypes."""
+        if self.in_python:
+            raise KeyboardInterrupt
+        if self.stopped is None:
+            self.stopped = KeyboardInterrupt()
 
     def _call(self, _user, call):
         try:
+            self.in_python = True
+            if self.stopped is not None:  # interrupted while the library worked
+                return _lib.CALL_STOP
             return self._one(call)
         except BaseException as e:
             self.stopped = e
             return _lib.CALL_STOP
+        finally:
+            self.in_python = False
 
     def _fail(self, call, cause, message):
-        _lib.call("rope2d_call_fail", call, cause.encode(), message.encode())
+        _lib.call("rope2d_call_fail", call, cause.encode(), _c_text(message))
         return _lib.CALL_FAILED
 
     def _one(self, call):
@@ -266,13 +297,13 @@ class _Calls:
             cause = "timeout" if isinstance(e, CallTimeout) else e.cause if isinstance(e, _OutputError) else "runtime"
             if isinstance(e, CallTimeout):
                 self.hung = f"an earlier call ({name}) did not return within {self.timeout:g} s"
-            return self._fail(call, cause, f"{type(e).__name__}: {e}")
+            return self._fail(call, cause, f"{type(e).__name__}: {_said(e)}")
         result = np.ascontiguousarray(result.reshape(-1), dtype=np.float32)
         if result.size != c.n:
             raise RuntimeError(f"rope2d: {name}: {result.size} outputs judged for {c.n} elements")
         self.earlier = result if result.size else self.earlier
         for f in findings:
-            _lib.call("rope2d_call_finding", call, f.encode())
+            _lib.call("rope2d_call_finding", call, _c_text(f))
         if result.size:
             ctypes.memmove(c.out, result.ctypes.data, result.nbytes)
         return _lib.CALL_OK
@@ -306,9 +337,16 @@ def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, 
     if suite == "verification" and not opts["worst_dir"]:
         warnings.append("worst set left out: no worst-case lists (reference/worst) beside the library or in a source tree")
     summary, code = ctypes.c_void_p(), ctypes.c_int()
-    rc = _lib.lib().rope2d_verify(json.dumps(opts).encode(), calls.c_function, None, out.encode(),
-                                  f"rope2d verify: {name} (python)".encode(), json.dumps(header).encode(),
-                                  json.dumps(warnings).encode(), ctypes.byref(summary), ctypes.byref(code))
+    # Ctrl-C while the library works is kept and stops the run at the next call (_Calls.interrupt).
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, calls.interrupt) if main else None
+    try:
+        rc = _lib.lib().rope2d_verify(json.dumps(opts).encode(), calls.c_function, None, out.encode(),
+                                      f"rope2d verify: {name} (python)".encode(), json.dumps(header).encode(),
+                                      json.dumps(warnings).encode(), ctypes.byref(summary), ctypes.byref(code))
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
     if calls.stopped is not None:
         raise calls.stopped
     _lib.check(rc)

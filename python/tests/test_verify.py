@@ -116,6 +116,46 @@ def test_an_interrupt_stops_the_run_and_is_raised(tmp_path):
     assert len(calls) == 3 and not (tmp_path / "r" / "report.json").exists()
 
 
+def test_an_interrupt_while_the_library_works_stops_the_run_and_is_raised(tmp_path):
+    # Ctrl-C after a call returned, while the library compares and makes the next inputs in C:
+    # Python runs no handler until the next callback, whose first instruction ctypes would not
+    # let an exception leave. It is kept and stops the run there, and verify raises it.
+    import os
+    import signal
+    import threading
+    calls = []
+
+    def interrupted_later(gc, gs, th, out):
+        calls.append(1)
+        if len(calls) == 1:
+            threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGINT)).start()
+        accurate(gc, gs, th, out)
+
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        rope2d.verify(interrupted_later, quick=True, device="cpu", out=tmp_path / "r")
+    assert signal.getsignal(signal.SIGINT) is before, "the caller's handler is restored"
+    assert len(calls) < 20 and not (tmp_path / "r" / "report.json").exists(), len(calls)
+
+
+def test_an_unprintable_message_fails_the_call_not_the_run(tmp_path):
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RuntimeError("no words")
+
+    def raises(gc, gs, th, out):
+        raise Unprintable
+
+    def surrogate(gc, gs, th, out):
+        raise OSError(2, "no such file", "bad\udcffname")
+
+    for fn, words in ((raises, "Unprintable whose message could not be read"), (surrogate, "bad\\udcffname")):
+        res = rope2d.verify(fn, only="odd/bf16/n=1", device="cpu", out=tmp_path / fn.__name__)
+        assert res.verdict == "failed", res.summary
+        errors = [r["error"] for r in report(res)["results"]]
+        assert errors and words in errors[0], errors
+
+
 def test_returning_style_and_only(tmp_path):
     def returns(gc, gs, th):
         out = np.empty(th.shape, np.float32)

@@ -188,6 +188,12 @@ TEST(CapiVerify, BadArgumentsAreRefused) {
   EXPECT_EQ(rope2d_call_finding(nullptr, "no call"), 2);
   Caller none{exact};
   EXPECT_EQ(run(none, "rounds", {{"rounds", 0}}).rc, 2);
+  // Whole numbers in range, as `rope2d verify` takes them: no wrap, no truncation.
+  for (const json& bad : {json{{"rounds", 2.7}}, json{{"rounds", "2"}}, json{{"seed", -1}}, json{{"seed", (1ull << 48) + 1}},
+                          json{{"seed", 18446744073709551615ull}}, json{{"seed", 1.5}}}) {
+    EXPECT_EQ(run(none, "whole", bad).rc, 2) << bad.dump();
+    EXPECT_NE(std::string(rope2d_last_error()).find("expected a whole number from"), std::string::npos) << rope2d_last_error();
+  }
   EXPECT_EQ(run(none, "only", {{"only", "no/such/set"}}).rc, 2);
   EXPECT_TRUE(none.seen.empty());
   char* summary = nullptr;

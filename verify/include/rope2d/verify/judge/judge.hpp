@@ -5,8 +5,8 @@
 // GPU properties judge through Judge; they differ only in where outputs come from (an Entry)
 // and where problems come from (a CaseSource: generated, the worst set's lists, a file's
 // tensors, a huge problem's sample). Where the caller hands in one output to judge (the C
-// ABI's rope2d_check) or one run gives several calls' outputs (the contract checks), a SetTally
-// takes each outcome and round the same way. The angle sweep (sweep.hpp) is
+// ABI's rope2d_check), one run gives several calls' outputs (the contract checks) or the calls
+// are the benchmark's timed ones (products/bench), a SetTally takes each outcome and round the same way. The angle sweep (sweep.hpp) is
 // not a set of rounds: it settles 2^32 patterns chunk by chunk on the GPU and merges chunks.
 #pragma once
 
@@ -72,8 +72,9 @@ struct Phases {
 // integrity findings) and its outputs become the set's result. Each round's outputs are
 // compared with the reference (or come judged), closed as one round and merged. Judge keeps
 // one per entry; the paths whose calls Judge does not make feed one themselves: the C ABI's
-// rope2d_check (one output its caller hands in) and the contract checks (one GPU run gives the
-// outputs of two calls on two problems at once).
+// rope2d_check (one output its caller hands in), the contract checks (one GPU run gives the
+// outputs of two calls on two problems at once) and the benchmark (each timed workload's first
+// call at each address judged as one round: products/bench/bench.cpp).
 class SetTally {
  public:
   SetTally(SetResult start, ref::Dtype grad_dtype, Tier gate, Subnormals subnormals = Subnormals::flush_allowed,

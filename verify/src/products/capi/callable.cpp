@@ -37,9 +37,19 @@ json parse(const char* text, const char* what) {
   return j;
 }
 
+// A whole number option in [lo, hi] (as `rope2d verify` takes it), or its default.
+std::int64_t whole(const json& o, const char* key, std::int64_t fallback, std::int64_t lo, std::int64_t hi) {
+  if (!o.contains(key)) return fallback;
+  const json& v = o.at(key);
+  if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi ||
+      (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)))
+    throw std::invalid_argument(fmt::format("{}: expected a whole number from {} to {}, found {}", key, lo, hi, v.dump().substr(0, 60)));
+  return v.get<std::int64_t>();
+}
+
 std::vector<ProblemSpec> suite_of(const json& o) {
   SuiteOptions so;
-  so.seed = o.value("seed", 1ull);
+  so.seed = static_cast<std::uint64_t>(whole(o, "seed", 1, 0, std::int64_t{1} << 48));  // as `rope2d verify --seed`
   so.quick = o.value("quick", true);
   so.grad_dtypes = parse_grad_dtypes(o.value("grad_dtypes", std::vector<std::string>{"bf16"}), "grad_dtypes");
   // The worst set (one per dtype) joins the verification suite where the lists' folder is given.
@@ -63,11 +73,9 @@ Plan plan_of(const char* options, const char* out_dir) {
   Plan plan;
   try {
     plan.run.tier = tier_arg(o.value("tier", "float32-bound").c_str());
-    plan.run.seed = o.value("seed", 1ull);
+    plan.run.seed = static_cast<std::uint64_t>(whole(o, "seed", 1, 0, std::int64_t{1} << 48));
     plan.run.ieee_subnormals = o.value("ieee_subnormals", false);
-    plan.run.rounds = o.value("rounds", 2);
-    if (plan.run.rounds < 1 || plan.run.rounds > 100)
-      throw std::invalid_argument("rounds: expected 1 to 100, found " + std::to_string(plan.run.rounds));
+    plan.run.rounds = static_cast<int>(whole(o, "rounds", 2, 1, 100));
     plan.specs = suite_of(o);
     plan.run.worst_dir = o.value("worst_dir", "");
     const std::string prefix = o.value("reproduce_prefix", "");
