@@ -5,6 +5,7 @@
 #include "harness/kinds.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -286,6 +287,18 @@ TEST(SubmissionKinds, AMalformedLibraryIsRefusedByName) {
   };
   write_whole(bad, "not an ELF file at all");
   EXPECT_EQ(refusal(), bad.string() + ": cannot read its dynamic symbol table (not an ELF file)");
+  // Read through the one reader: a symlink (even to a good library), a FIFO (without waiting
+  // for a writer) and a folder are refused, each named.
+  fs::remove(bad);
+  fs::create_symlink(ROPE2D_V2_LIBRARY, bad);
+  EXPECT_EQ(refusal(), bad.string() + ": cannot read its dynamic symbol table (expected a regular file, found a symbolic link)");
+  fs::remove(bad);
+  ASSERT_EQ(::mkfifo(bad.c_str(), 0600), 0);
+  EXPECT_EQ(refusal(), bad.string() + ": cannot read its dynamic symbol table (expected a regular file, found a FIFO)");
+  fs::remove(bad);
+  fs::create_directory(bad);
+  EXPECT_EQ(refusal(), bad.string() + ": cannot read its dynamic symbol table (expected a regular file, found a directory)");
+  fs::remove(bad);
   // A real library cut short, or with bytes of its headers and tables overwritten, anywhere:
   // refused or read, never a crash.
   const std::string good = read_whole(ROPE2D_V2_LIBRARY);

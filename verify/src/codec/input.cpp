@@ -21,9 +21,11 @@ void bad_input(const std::string& where, const std::string& field, const std::st
   throw std::invalid_argument(where + (field.empty() ? "" : ": " + field) + ": expected " + expected + ", found " + found);
 }
 
-InputFile::InputFile(const std::string& path, std::uint64_t max_bytes) : path_(path) {
+InputFile::InputFile(const std::string& path, std::uint64_t max_bytes, Links links) : path_(path) {
   // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
-  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | (links == Links::refuse ? O_NOFOLLOW : 0));
+  if (fd_ < 0 && errno == ELOOP && links == Links::refuse)
+    throw std::invalid_argument(path + ": expected a regular file, found a symbolic link");
   if (fd_ < 0) throw std::invalid_argument(path + ": cannot open (" + std::strerror(errno) + ")");
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -57,8 +59,8 @@ void InputFile::read_at(std::uint64_t offset, void* out, std::uint64_t n) const 
   }
 }
 
-std::string read_file(const std::string& path, std::uint64_t max_bytes) {
-  InputFile f(path, max_bytes);
+std::string read_file(const std::string& path, std::uint64_t max_bytes, Links links) {
+  InputFile f(path, max_bytes, links);
   std::string s(f.size(), '\0');
   f.read_at(0, s.data(), s.size());
   return s;

@@ -19,11 +19,15 @@ inline constexpr int max_json_depth = 64;
 [[noreturn]] void bad_input(const std::string& where, const std::string& field, const std::string& expected,
                             const std::string& found);
 
-// An open regular file (symlinks followed; FIFOs, devices and directories refused without
-// blocking). Throws std::invalid_argument naming the path.
+// Whether a symbolic link as the path's last component is followed or refused (a file the
+// verifier has itself placed, such as a submission copied for its box, is never a link).
+enum class Links { follow, refuse };
+
+// An open regular file (FIFOs, devices and directories refused without blocking; a symlink
+// followed or refused as `links` says). Throws std::invalid_argument naming the path.
 class InputFile {
  public:
-  InputFile(const std::string& path, std::uint64_t max_bytes);
+  InputFile(const std::string& path, std::uint64_t max_bytes, Links links = Links::follow);
   ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
@@ -38,7 +42,7 @@ class InputFile {
   std::uint64_t size_ = 0;
 };
 
-std::string read_file(const std::string& path, std::uint64_t max_bytes = max_json_file_bytes);
+std::string read_file(const std::string& path, std::uint64_t max_bytes = max_json_file_bytes, Links links = Links::follow);
 
 // Parses text as JSON: at most max_depth levels of nesting, no duplicate object keys.
 nlohmann::json parse_json(const std::string& text, const std::string& where, int max_depth = max_json_depth);

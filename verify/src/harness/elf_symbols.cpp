@@ -5,14 +5,10 @@
 // whatever its tables say.
 #include "harness/elf_symbols.hpp"
 
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <bit>
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -22,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "codec/input.hpp"
+
 namespace rope2d::verify::harness {
 
 namespace {
@@ -30,12 +28,6 @@ constexpr std::uint64_t max_file_bytes = std::uint64_t{256} << 20;  // a shared 
 constexpr std::size_t max_loads = 64;                               // honest objects have four or five
 constexpr std::uint32_t max_chain_steps = 1u << 20;                 // far beyond any honest hash chain
 
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 struct ElfEnd {
   void operator()(Elf* e) const { elf_end(e); }
 };
@@ -49,24 +41,15 @@ std::string libelf_error() {
   return m ? m : "libelf gave no reason";
 }
 
-// The whole file, read once: at most max_file_bytes, of this machine's byte order (the only
-// order its loader maps).
-std::string read_file(const std::string& path) {
-  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)};
-  if (f.fd < 0) refuse(path, std::strerror(errno));
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) refuse(path, std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) refuse(path, "not a regular file");
-  if (static_cast<std::uint64_t>(st.st_size) > max_file_bytes) refuse(path, "larger than 256 MiB");
-  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < bytes.size()) {
-    const ssize_t k = ::read(f.fd, bytes.data() + got, bytes.size() - got);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) refuse(path, k < 0 ? std::strerror(errno) : "it shrank while read");
-    got += static_cast<std::size_t>(k);
+// The whole file, read once through the one reader (a regular file, never a symlink, at most
+// max_file_bytes), of this machine's byte order (the only order its loader maps).
+std::string read_whole(const std::string& path) {
+  try {
+    return read_file(path, max_file_bytes, Links::refuse);
+  } catch (const std::invalid_argument& e) {
+    const std::string why = e.what();  // "<path>: ...": the path once, in refuse's words
+    refuse(path, why.rfind(path + ": ", 0) == 0 ? why.substr(path.size() + 2) : why);
   }
-  return bytes;
 }
 
 // The file as the loader maps it: its PT_LOAD segments (a later one over an earlier, as a later
@@ -271,7 +254,7 @@ class Lookup {
 
 std::set<std::string> defined_functions(const std::string& path, const std::vector<std::string>& wanted) {
   if (elf_version(EV_CURRENT) == EV_NONE) refuse(path, "libelf: " + libelf_error());
-  std::string file = read_file(path);
+  std::string file = read_whole(path);
   const std::unique_ptr<Elf, ElfEnd> e(elf_memory(file.data(), file.size()));
   if (!e || elf_kind(e.get()) != ELF_K_ELF) refuse(path, "not an ELF file");
   GElf_Ehdr eh;
