@@ -337,9 +337,12 @@ def verify(fn, quick=True, suite="verification", grad_dtypes=("bf16",), seed=1, 
     if suite == "verification" and not opts["worst_dir"]:
         warnings.append("worst set left out: no worst-case lists (reference/worst) beside the library or in a source tree")
     summary, code = ctypes.c_void_p(), ctypes.c_int()
-    # Ctrl-C while the library works is kept and stops the run at the next call (_Calls.interrupt).
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, calls.interrupt) if main else None
+    # Ctrl-C while the library works is kept and stops the run at the next call (_Calls.interrupt);
+    # on the main thread only, and not where the caller ignores SIGINT or set it outside Python.
+    previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+    main = previous is not None and previous is not signal.SIG_IGN
+    if main:
+        signal.signal(signal.SIGINT, calls.interrupt)
     try:
         rc = _lib.lib().rope2d_verify(json.dumps(opts).encode(), calls.c_function, None, out.encode(),
                                       f"rope2d verify: {name} (python)".encode(), json.dumps(header).encode(),

@@ -138,6 +138,24 @@ def test_an_interrupt_while_the_library_works_stops_the_run_and_is_raised(tmp_pa
     assert len(calls) < 20 and not (tmp_path / "r" / "report.json").exists(), len(calls)
 
 
+def test_an_ignored_interrupt_stays_ignored(tmp_path):
+    # A caller that ignores SIGINT keeps ignoring it through verify.
+    import os
+    import signal
+
+    def interrupts(gc, gs, th, out):
+        os.kill(os.getpid(), signal.SIGINT)
+        accurate(gc, gs, th, out)
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        res = rope2d.verify(interrupts, only="odd/bf16/n=1", device="cpu", out=tmp_path / "r")
+        assert res.verdict == "passed", res.summary
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_an_unprintable_message_fails_the_call_not_the_run(tmp_path):
     class Unprintable(Exception):
         def __str__(self):
