@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "codec/input.hpp"
 #include "codec/names.hpp"
 #include "products/capi/common.hpp"
 #include "products/verify/verify.hpp"
@@ -31,11 +32,8 @@ struct rope2d_call_state {
 
 namespace {
 
-json parse(const char* text, const char* what) {
-  const json j = json::parse(text ? text : "", nullptr, false);
-  if (j.is_discarded()) throw std::invalid_argument(std::string(what) + ": not valid JSON");
-  return j;
-}
+// The caller's JSON text through the one reader's parser (bounded depth, each key once).
+json parse(const char* text, const char* what) { return parse_json(text ? text : "", what); }
 
 // A whole number option in [lo, hi] (as `rope2d verify` takes it), or its default.
 std::int64_t whole(const json& o, const char* key, std::int64_t fallback, std::int64_t lo, std::int64_t hi) {
@@ -47,15 +45,13 @@ std::int64_t whole(const json& o, const char* key, std::int64_t fallback, std::i
   return v.get<std::int64_t>();
 }
 
-std::vector<ProblemSpec> suite_of(const json& o) {
+// The named suite's sets for the run's seed and worst lists, as the options narrow them.
+std::vector<ProblemSpec> suite_of(const json& o, const RunOptions& run) {
   SuiteOptions so;
-  so.seed = static_cast<std::uint64_t>(whole(o, "seed", 1, 0, std::int64_t{1} << 48));  // as `rope2d verify --seed`
+  so.seed = run.seed;
   so.quick = o.value("quick", true);
   so.grad_dtypes = parse_grad_dtypes(o.value("grad_dtypes", std::vector<std::string>{"bf16"}), "grad_dtypes");
-  // The worst set (one per dtype) joins the verification suite where the lists' folder is given.
-  so.worst_dir = o.value("worst_dir", "");
-  if (!so.worst_dir.empty() && !std::filesystem::is_directory(so.worst_dir))
-    throw std::invalid_argument("worst_dir: expected the folder of the worst-case lists, found no folder '" + so.worst_dir + "'");
+  so.worst_dir = run.worst_dir;  // the worst set (one per dtype) joins the verification suite where given
   const std::string suite = o.value("suite", "verification");
   std::vector<ProblemSpec> specs = suite_named(suite, "suite").make(so);
   const std::string only = o.value("only", "");
@@ -73,11 +69,13 @@ Plan plan_of(const char* options, const char* out_dir) {
   Plan plan;
   try {
     plan.run.tier = tier_arg(o.value("tier", "float32-bound").c_str());
-    plan.run.seed = static_cast<std::uint64_t>(whole(o, "seed", 1, 0, std::int64_t{1} << 48));
+    plan.run.seed = static_cast<std::uint64_t>(whole(o, "seed", 1, 0, std::int64_t{1} << 48));  // as `rope2d verify --seed`
     plan.run.ieee_subnormals = o.value("ieee_subnormals", false);
     plan.run.rounds = static_cast<int>(whole(o, "rounds", 2, 1, 100));
-    plan.specs = suite_of(o);
     plan.run.worst_dir = o.value("worst_dir", "");
+    if (!plan.run.worst_dir.empty() && !std::filesystem::is_directory(plan.run.worst_dir))
+      throw std::invalid_argument("worst_dir: expected the folder of the worst-case lists, found no folder '" + plan.run.worst_dir + "'");
+    plan.specs = suite_of(o, plan.run);
     const std::string prefix = o.value("reproduce_prefix", "");
     plan.reproduce = [prefix](const std::string& set) { return prefix.empty() ? "" : prefix + "only='" + set + "')"; };
   } catch (const json::exception& e) {
