@@ -1,7 +1,7 @@
 // The deterministic mutation test: a few thousand mutants of the committed golden files, the
 // sample layouts, solutions, nightly configs, shard results, summaries, worst-case lists, host
-// records and the Python host's notes, and a passing outputs file, each run through
-// its reader in this process. Passing means no crash, no hang (20 s per mutant) and, under the
+// records, the Python host's notes, the torch peers' timings and a passing outputs file, each
+// run through its reader in this process. Passing means no crash, no hang (20 s per mutant) and, under the
 // sanitizer build, no sanitizer report; a crashing mutant is written to mutant-<target>.bin.
 //   reader_mutation_test [--mutants N] [--seed S] [--target NAME]    (N per target, default 600; CTest runs 1500)
 #include <fcntl.h>
@@ -132,7 +132,8 @@ std::map<std::string, std::vector<fs::path>> seeds() {
           {"previous_summary", files(src / "verify" / "fuzz" / "corpus" / "summary")},
           {"worst_list", files(src / "verify" / "fuzz" / "corpus" / "worst")},
           {"host_records", files(src / "verify" / "fuzz" / "corpus" / "host")},
-          {"host_notes", files(src / "verify" / "fuzz" / "corpus" / "host_notes")}};
+          {"host_notes", files(src / "verify" / "fuzz" / "corpus" / "host_notes")},
+          {"bench_torch", files(src / "verify" / "fuzz" / "corpus" / "bench_torch")}};
 }
 
 }  // namespace

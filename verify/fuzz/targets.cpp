@@ -18,6 +18,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "codec/bench_torch.hpp"
 #include "codec/worst_list.hpp"
 #include "rope2d/ref/layout.hpp"
 #include "rope2d/verify/judge/check.hpp"
@@ -280,11 +281,24 @@ void host_notes(const std::uint8_t* data, std::size_t size) {
   }
 }
 
+void bench_torch(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size), where = "torch peers' output";
+  for (const bool paired : {false, true}) {
+    try {
+      const nlohmann::json j = verify::read_bench_torch(text, where, {"2x773", "1x4096"}, paired);
+      if (!j.is_object() || j.at("workloads").size() != 2) throw std::logic_error("peers' output of other rows was accepted");
+    } catch (const std::invalid_argument& e) {
+      refusal_names(e, where);
+    }
+  }
+}
+
 const std::vector<Target>& targets() {
   static const std::vector<Target> t{{"safetensors", safetensors}, {"manifest", manifest}, {"layout", layout},
                                      {"solution", solution},       {"nightly_config", nightly_config}, {"outputs", outputs},
                                      {"shard_result", shard_result}, {"previous_summary", previous_summary},
-                                     {"worst_list", worst_list}, {"host_records", host_records}, {"host_notes", host_notes}};
+                                     {"worst_list", worst_list}, {"host_records", host_records}, {"host_notes", host_notes},
+                                     {"bench_torch", bench_torch}};
   return t;
 }
 

@@ -34,6 +34,9 @@ void host_records(const std::uint8_t* data, std::size_t size);
 // A note's text from the Python host (harness/host_notes.hpp), as about the host and about a
 // call: an accepted note is a kind of that side with its fields in range; a refusal says why.
 void host_notes(const std::uint8_t* data, std::size_t size);
+// The torch peers' timings that `rope2d bench --torch` reads (codec/bench_torch.hpp), asked for
+// two workloads, with and without the project's kernel: a refusal names where it read them.
+void bench_torch(const std::uint8_t* data, std::size_t size);
 
 const std::vector<Target>& targets();
 
