@@ -1,6 +1,6 @@
-// read_inside_folder (codec/folder_file.hpp): what a submitter's folder may hand the verifier,
-// each case under both resolvers (the kernel's openat2 and the O_NOFOLLOW walk), which must
-// agree, and with links followed beneath the folder or refused altogether.
+// read_inside_folder and SubmitterFolder (codec/folder_file.hpp): what a submitter's folder may
+// hand the verifier, each case under both resolvers (the kernel's openat2 and the O_NOFOLLOW
+// walk), which must agree, and with links followed beneath the folder or refused altogether.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -109,4 +109,31 @@ TEST(FolderFile, WhatIsNotAFileSaysWhy) {
     EXPECT_TRUE(big.text.empty()) << said(how);
   }
   EXPECT_EQ(read_inside_folder("/nonexistent-rope2d-folder", "x", 10).found, Found::unreadable);
+}
+
+// A folder opened once keeps its descriptor: the folder's path swapped for a link to another
+// folder (which holds a file of the same name) after the first read moves none of the later
+// reads there, under either resolver, and the copies of the folder share the one descriptor.
+TEST(FolderFile, AFolderSwappedForALinkAfterItWasOpenedIsNotFollowed) {
+  const Folder f;
+  std::ofstream(f.outside / "file.txt") << "secret";
+  const SubmitterFolder opened(f.dir.string());
+  ASSERT_TRUE(opened.opened());
+  EXPECT_EQ(opened.read("file.txt", 1 << 20).text, "inside");
+  const fs::path moved = f.dir.parent_path() / "sol-moved";
+  fs::rename(f.dir, moved);
+  fs::create_symlink(f.outside, f.dir);  // the same path now leads to the other folder
+  const SubmitterFolder copy = opened;
+  for (FolderResolve how : both) {
+    EXPECT_EQ(opened.read("file.txt", 1 << 20, FolderLinks::beneath, how).text, "inside") << said(how);
+    EXPECT_EQ(copy.read("sub/inner.txt", 1 << 20, FolderLinks::none, how).text, "inner") << said(how);
+  }
+  // Control: the folder opened again by its path is the other one now.
+  EXPECT_EQ(read_inside_folder(f.dir.string(), "file.txt", 1 << 20).text, "secret");
+  fs::remove(f.dir);
+  fs::rename(moved, f.dir);
+  const SubmitterFolder none("/nonexistent-rope2d-folder");
+  EXPECT_FALSE(none.opened());
+  EXPECT_EQ(none.read("x", 10).found, Found::unreadable);
+  EXPECT_NE(none.read("x", 10).error.find("/nonexistent-rope2d-folder"), std::string::npos);
 }

@@ -118,8 +118,24 @@ Opened by_walk(int dir, const std::string& rel, FolderLinks links) {
 
 }  // namespace
 
+SubmitterFolder::SubmitterFolder(const std::string& path) : path_(path.empty() ? "." : path) {
+  const int fd = ::open(path_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    error_ = "the folder " + path_ + ": " + std::strerror(errno);
+    return;
+  }
+  fd_ = std::shared_ptr<const int>(new int(fd), [](const int* p) {
+    ::close(*p);
+    delete p;
+  });
+}
+
 FolderFile read_inside_folder(const std::string& folder, const std::string& rel, std::uint64_t max_bytes,
                               FolderLinks links, FolderResolve how) {
+  return SubmitterFolder(folder).read(rel, max_bytes, links, how);
+}
+
+FolderFile SubmitterFolder::read(const std::string& rel, std::uint64_t max_bytes, FolderLinks links, FolderResolve how) const {
   FolderFile r;
   const auto found = [&](FolderFile::Found f, const std::string& why = "") {
     r.found = f;
@@ -128,10 +144,9 @@ FolderFile read_inside_folder(const std::string& folder, const std::string& rel,
   };
   if (!rel.empty() && rel[0] == '/') return found(FolderFile::Found::outside);
   if (rel.empty() || rel.find('\0') != std::string::npos) return found(FolderFile::Found::missing);
-  const Fd dir(::open(folder.empty() ? "." : folder.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (dir.fd < 0) return found(FolderFile::Found::unreadable, "the folder " + folder + ": " + std::strerror(errno));
-  Opened o = how == FolderResolve::best ? by_kernel(dir.fd, rel, links) : failed(ENOSYS);
-  if (o.fd.fd < 0 && o.error == ENOSYS) o = by_walk(dir.fd, rel, links);
+  if (!fd_) return found(FolderFile::Found::unreadable, error_);
+  Opened o = how == FolderResolve::best ? by_kernel(*fd_, rel, links) : failed(ENOSYS);
+  if (o.fd.fd < 0 && o.error == ENOSYS) o = by_walk(*fd_, rel, links);
   if (o.fd.fd < 0) switch (o.error) {
       case ENOENT:
       case ENOTDIR: return found(FolderFile::Found::missing);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 namespace rope2d::verify {
@@ -34,8 +35,27 @@ enum class FolderLinks { beneath, none };
 // text resolved the same way (for kernels without openat2, and for its tests).
 enum class FolderResolve { best, walk };
 
-// `rel` (a relative path) beneath `folder`, at most max_bytes read. Never throws for what the
-// folder holds; std::bad_alloc aside.
+// A submitter's folder, opened once (O_PATH): every file read out of it is opened beneath this
+// one descriptor. A submission names several files (a solution, its sources and definition; a
+// source and its headers): were the folder opened again by its path for each, a folder on that
+// path swapped for a link between two reads would lead the later ones into another folder, one
+// the submitter may not read. Copies share the descriptor.
+class SubmitterFolder {
+ public:
+  explicit SubmitterFolder(const std::string& path);  // "" is the current folder
+  const std::string& path() const { return path_; }
+  bool opened() const { return fd_ != nullptr; }
+  // `rel` (a relative path) beneath the folder, at most max_bytes read. Never throws for what
+  // the folder holds; std::bad_alloc aside. A folder that could not be opened: unreadable.
+  FolderFile read(const std::string& rel, std::uint64_t max_bytes, FolderLinks links = FolderLinks::beneath,
+                  FolderResolve how = FolderResolve::best) const;
+
+ private:
+  std::string path_, error_;  // error_: why the folder could not be opened
+  std::shared_ptr<const int> fd_;
+};
+
+// One file beneath `folder`, opened for this read alone: SubmitterFolder(folder).read(...).
 FolderFile read_inside_folder(const std::string& folder, const std::string& rel, std::uint64_t max_bytes,
                               FolderLinks links = FolderLinks::beneath, FolderResolve how = FolderResolve::best);
 

@@ -176,12 +176,10 @@ std::vector<SchemaProblem> cross_field_problems(const json& sol, const SolutionL
   return p;
 }
 
-std::vector<SchemaProblem> fill_sources(json& sol, const std::string& dir, const SolutionLimits& limits) {
+std::vector<SchemaProblem> fill_sources(json& sol, const SubmitterFolder& folder, const SolutionLimits& limits) {
   std::vector<SchemaProblem> p;
   if (!has(sol, "sources") || !sol["sources"].is_array()) return p;
-  const std::string folder = dir.empty() ? "." : dir;
-  std::error_code ec;
-  if (!fs::is_directory(folder, ec)) return {{"(file)", "a readable folder holding the solution", dir}};
+  if (!folder.opened()) return {{"(file)", "a readable folder holding the solution", folder.path()}};
   std::uint64_t budget = limits.max_source_bytes;
   for (std::size_t i = 0; i < sol["sources"].size(); ++i) {
     json& s = sol["sources"][i];
@@ -192,8 +190,8 @@ std::vector<SchemaProblem> fill_sources(json& sol, const std::string& dir, const
     if (rel.empty() || rel[0] == '/' || std::count(parts.begin(), parts.end(), "..") || rel.find('\0') != std::string::npos)
       continue;
     const std::string where = "sources[" + std::to_string(i) + "].content";
-    // Opened once beneath the folder and read from that descriptor (folder_file.hpp).
-    FolderFile f = read_inside_folder(folder, rel, budget);
+    // Opened beneath the folder's one descriptor and read from the file's (folder_file.hpp).
+    FolderFile f = folder.read(rel, budget);
     switch (f.found) {
       case FolderFile::Found::missing: continue;  // stays empty: the model refuses it
       case FolderFile::Found::outside:
@@ -222,10 +220,16 @@ std::vector<SchemaProblem> fill_sources(json& sol, const std::string& dir, const
 }
 
 std::vector<SchemaProblem> solution_problems(json& sol, const std::string& dir, const SolutionLimits& limits) {
+  if (dir.empty()) return solution_problems(sol, nullptr, limits);
+  const SubmitterFolder folder(dir);
+  return solution_problems(sol, &folder, limits);
+}
+
+std::vector<SchemaProblem> solution_problems(json& sol, const SubmitterFolder* folder, const SolutionLimits& limits) {
   if (has(sol, "sources") && sol["sources"].is_array() && sol["sources"].size() > limits.max_sources)
     return cross_field_problems(sol, limits);  // the cap alone, before any walk over the list
   std::vector<SchemaProblem> p;
-  if (!dir.empty()) p = fill_sources(sol, dir, limits);
+  if (folder) p = fill_sources(sol, *folder, limits);
   // A content left empty because its file was not read is said once, by why it was not read.
   std::set<std::string> said;
   for (const SchemaProblem& x : p) said.insert(x.field);
@@ -236,10 +240,14 @@ std::vector<SchemaProblem> solution_problems(json& sol, const std::string& dir, 
 }
 
 std::vector<SchemaProblem> check_solution_file(const std::string& path, json& sol, const SolutionLimits& limits, std::string* text) {
+  return check_solution_file(SubmitterFolder(fs::path(path).parent_path().string()), path, sol, limits, text);
+}
+
+std::vector<SchemaProblem> check_solution_file(const SubmitterFolder& folder, const std::string& path, json& sol,
+                                               const SolutionLimits& limits, std::string* text) {
   // Read whole, then filled from sibling files before the schema speaks (the upstream CLI's
   // order), every problem listed: the one reader's checks without its first-problem throw.
-  const std::string dir = fs::path(path).parent_path().string();
-  FolderFile f = read_inside_folder(dir.empty() ? "." : dir, fs::path(path).filename().string(), max_json_file_bytes);
+  FolderFile f = folder.read(fs::path(path).filename().string(), max_json_file_bytes);
   if (f.found == FolderFile::Found::outside)
     bad_input(path, "the file", "a solution inside its folder (copy it there, not a link out of it)", "a link out of it");
   if (f.found != FolderFile::Found::file) {
@@ -248,7 +256,7 @@ std::vector<SchemaProblem> check_solution_file(const std::string& path, json& so
   }
   sol = parse_json(f.text, path);
   if (text) *text = std::move(f.text);
-  return solution_problems(sol, dir.empty() ? "." : dir, limits);
+  return solution_problems(sol, &folder, limits);
 }
 
 bool destination_passing(const json& spec) {

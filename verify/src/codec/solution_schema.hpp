@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/folder_file.hpp"
 #include "codec/json_schema.hpp"
 
 namespace rope2d::verify {
@@ -36,20 +37,27 @@ std::vector<SchemaProblem> cross_field_problems(const nlohmann::json& sol, const
 // As SOL-ExecBench's CLI loads a solution file: a source whose content is absent or empty (any
 // Python-falsy value) takes the text of the file of that path beside the solution.json, where
 // it exists; here only a regular file inside that folder (no symlink out of it), within the
-// caps, opened once beneath the folder (folder_file.hpp). Problems of reading a file are
-// returned; the model's rules are not checked here.
-std::vector<SchemaProblem> fill_sources(nlohmann::json& sol, const std::string& dir, const SolutionLimits& limits = {});
+// caps, opened beneath the folder's one descriptor (folder_file.hpp). Problems of reading a
+// file are returned; the model's rules are not checked here.
+std::vector<SchemaProblem> fill_sources(nlohmann::json& sol, const SubmitterFolder& folder, const SolutionLimits& limits = {});
 
 // Everything, in order: the source count cap first (a huge list is refused before anything is
 // walked), then filling from `dir` (empty: no filling), the schema and the cross-field rules.
 std::vector<SchemaProblem> solution_problems(nlohmann::json& sol, const std::string& dir, const SolutionLimits& limits = {});
+// The same, filling from a folder already open (null: no filling).
+std::vector<SchemaProblem> solution_problems(nlohmann::json& sol, const SubmitterFolder* folder, const SolutionLimits& limits = {});
 
 // Reads a solution.json (regular file, size and depth capped) and checks it; the filled
 // document in `sol`. Throws std::invalid_argument naming the file when it is not JSON at all.
 // The file is read once, beneath its folder (a link may stay in it, never lead out of it: exit 2
-// naming it); `text`, where given, gets its bytes.
+// naming it); `text`, where given, gets its bytes. Its folder is opened once, by the path given,
+// and its sources are read beneath that descriptor.
 std::vector<SchemaProblem> check_solution_file(const std::string& path, nlohmann::json& sol, const SolutionLimits& limits = {},
                                                std::string* text = nullptr);
+// The same out of `folder`, opened already (the caller reads more beneath it: definition.json);
+// `path` is the file's path as given, its last part the name read beneath the folder.
+std::vector<SchemaProblem> check_solution_file(const SubmitterFolder& folder, const std::string& path, nlohmann::json& sol,
+                                               const SolutionLimits& limits = {}, std::string* text = nullptr);
 
 // spec.destination_passing_style as pydantic reads it (true/false, 0/1, "yes", "off", ...);
 // absent: true. Call only on a document without problems.

@@ -50,7 +50,8 @@ void load_notes(const harness::wire::Loaded& l, std::vector<std::string>& notes)
 // solution.json read once and checked (invalid_argument, a line per broken rule); its fields.
 Solution parse_solution(const std::string& path, json& j) {
   std::string text;
-  const std::vector<SchemaProblem> problems = check_solution_file(path, j, {}, &text);
+  SubmitterFolder folder(fs::path(path).parent_path().string());  // opened once: definition.json is read beneath it too
+  const std::vector<SchemaProblem> problems = check_solution_file(folder, path, j, {}, &text);
   if (!problems.empty()) {
     std::string msg = problems[0].line(path);
     for (std::size_t i = 1; i < std::min<std::size_t>(problems.size(), 8); ++i) msg += "\n" + problems[i].line(path);
@@ -60,6 +61,7 @@ Solution parse_solution(const std::string& path, json& j) {
   const json& spec = j["spec"];
   Solution s;
   s.path = path;
+  s.folder = std::move(folder);
   s.sha256 = sha256_bytes(text);
   s.name = j["name"].get<std::string>();
   s.definition = j["definition"].get<std::string>();
@@ -131,9 +133,10 @@ DefinitionScope definition_scope(const Solution& s) {
   const fs::path def = folder / "definition.json";
   const std::string where = def.string();
   // The submission's folder is the submitter's: a link out of it would have the verifier read,
-  // and quote in its errors, a file the submitter cannot read. Opened once, beneath the folder,
-  // and read from that descriptor: a file swapped for a link after a check would escape it.
-  const FolderFile f = read_inside_folder(folder.empty() ? "." : folder.string(), "definition.json", max_json_file_bytes);
+  // and quote in its errors, a file the submitter cannot read. Opened beneath the descriptor
+  // solution.json was read from, and read from its own: neither a file swapped for a link after
+  // a check nor the folder swapped after solution.json was read leads out of it.
+  const FolderFile f = (s.folder ? *s.folder : SubmitterFolder(folder.string())).read("definition.json", max_json_file_bytes);
   switch (f.found) {
     case FolderFile::Found::missing: break;
     case FolderFile::Found::outside: {

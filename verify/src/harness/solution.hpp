@@ -7,9 +7,11 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "codec/folder_file.hpp"
 #include "rope2d/ref/dtype.hpp"
 #include "rope2d/verify/judge/judge.hpp"
 #include "rope2d/verify/model/report.hpp"
@@ -20,6 +22,7 @@ namespace rope2d::verify {
 
 struct Solution {
   std::string path, sha256, name, definition, entry_point, binding;
+  std::optional<SubmitterFolder> folder;  // solution.json's, opened once: what else is read of it is read beneath it
   std::vector<std::string> languages;  // SOL-ExecBench's: pytorch, triton, ... or cuda_cpp, cutlass, ...
   bool destination_passing = true;
   std::string dir;  // where the sources were written

@@ -69,10 +69,11 @@ std::string too_big(const harness::SubmissionKind& kind, std::uint64_t size) {
 // the size is judged by one stat before a byte is read) beneath its folder: a link may stay
 // inside the folder, never lead out of it, since the verifier may hold rights the submitter
 // lacks and would quote the file in its errors (definition.json is read the same way). `text`
-// gets the bytes; "" or why not.
-std::string read_submission(const std::string& path, const harness::SubmissionKind& kind, std::string* text) {
-  const fs::path p(path);
-  FolderFile f = read_inside_folder(p.parent_path().empty() ? "." : p.parent_path().string(), p.filename().string(), size_limit(kind));
+// gets the bytes; "" or why not. `folder` is the submission's, opened once: its headers are read
+// beneath the same descriptor (copy_headers).
+std::string read_submission(const SubmitterFolder& folder, const std::string& name, const harness::SubmissionKind& kind,
+                            std::string* text) {
+  FolderFile f = folder.read(name, size_limit(kind));
   switch (f.found) {
     case FolderFile::Found::file:
       if (f.text.empty()) return "empty file";
@@ -116,10 +117,8 @@ std::vector<std::string> included_names(const std::string& text) {
 // box never needs to see the submission's folder, and nothing there that the source does not
 // name is copied: the folder may hold other files (another submission's, in an inbox under a
 // hidden home) that the box must not read.
-void copy_headers(const std::string& source, const std::string& text, const fs::path& to, Submission& s) {
+void copy_headers(const SubmitterFolder& root, const std::string& text, const fs::path& to, Submission& s) {
   std::error_code ec;
-  const fs::path root = fs::canonical(fs::absolute(source).parent_path(), ec);
-  if (ec) return;
   std::set<std::string> copied;  // relative to root
   std::vector<std::pair<std::string, fs::path>> pending{{text, fs::path()}};  // a file's text, its folder relative to root
   std::size_t bytes = 0;
@@ -136,9 +135,10 @@ void copy_headers(const std::string& source, const std::string& text, const fs::
                                  "is the name the verifier gives the source's copy");
           break;
         }
-        // Opened once beneath the folder, through no link, and read from that descriptor: a
-        // check of the name and then an open of it would let a file swapped in between escape.
-        FolderFile f = read_inside_folder(root.string(), rel.string(), 32u << 20, FolderLinks::none);
+        // Opened beneath the source's folder (the descriptor it was read from), through no
+        // link, and read from that descriptor: a check of the name and then an open of it, or
+        // the folder opened again by its path, would let a link swapped in between lead out.
+        FolderFile f = root.read(rel.string(), 32u << 20, FolderLinks::none);
         if (f.found == FolderFile::Found::missing || f.found == FolderFile::Found::not_regular) continue;
         // A file of that name that is not copied is said, once: its build's "not found" would
         // not tell why. The next place the build would look is tried still.
@@ -176,11 +176,12 @@ void copy_headers(const std::string& source, const std::string& text, const fs::
 // scratch folder: the ABI header in include/, the watcher, the built object, which no header
 // name can replace), inside the box, with relative paths only. No name taken from the
 // submission, the report folder or a config reaches nvcc. False (s.error set) on failure.
-bool build_in_box(Submission& s, const std::string& path, const std::string& text, const BuildOptions& o) {
+bool build_in_box(Submission& s, const SubmitterFolder& folder, const std::string& text, const BuildOptions& o) {
+  const std::string& path = s.path;
   const fs::path work = o.box.scratch;
   std::error_code ec;
   fs::create_directories(work / "src", ec);
-  copy_headers(path, text, work / "src", s);
+  copy_headers(folder, text, work / "src", s);
   fs::create_directories(work / "include" / "rope2d", ec);
   std::string why = into_box(fs::path(o.include_dir) / "rope2d" / "rope2d_backward.h", work / "include" / "rope2d" / "rope2d_backward.h");
   if (why.empty()) why = write_into_box(text, work / "src" / "submission.cu");
@@ -266,7 +267,8 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
     return s;
   }
   std::string text;  // what is built or loaded and hashed: the file as read here, once
-  if (const std::string why = read_submission(path, *kind, &text); !why.empty()) {
+  const SubmitterFolder folder(fs::path(path).parent_path().string());  // opened once, by the path given
+  if (const std::string why = read_submission(folder, fs::path(path).filename().string(), *kind, &text); !why.empty()) {
     s.error = path + ": " + why;
     return s;
   }
@@ -274,7 +276,7 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
   s.kind = std::string(kind->name);
   s.symbol = std::string(kind->symbol), s.fused_symbol = std::string(kind->fused_symbol);
   if (kind->preparation == harness::Preparation::nvcc_build) {
-    if (!build_in_box(s, path, text, o)) return s;
+    if (!build_in_box(s, folder, text, o)) return s;
     if (!fs::is_regular_file(fs::symlink_status(lib, ec))) {
       s.error = "nvcc left no regular submission.so";
       s.error_cause = Cause::build;
