@@ -257,6 +257,11 @@ Action add_verify(CLI::App& app) {
       ->check(seconds_range(86400));
   app.add_flag("--no-sandbox", a->no_sandbox,
                "run the submission unconfined, with your rights (only where the box cannot be built; the report says so)");
+  app.add_option("--hide", a->hide,
+                 "a folder the submission's box must not see, besides the report folder, home, golden data, working "
+                 "folder and the submission's own (one per --hide, repeated; a nightly hides its other reports and "
+                 "submissions)")
+      ->allow_extra_args(false);
   app.add_option("--golden", a->golden, "golden set checked when no GPU is present")->capture_default_str();
   app.add_flag("--ieee-subnormals", a->run.ieee_subnormals,
                "demand IEEE subnormal behaviour (by default a kernel may flush subnormal values to zero)");

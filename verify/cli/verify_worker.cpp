@@ -43,11 +43,20 @@ harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratc
   std::error_code ec;
   // The report folder made now, so that it is there to hide (the report writers make it too).
   if (!a.out_dir.empty() && !fs::exists(fs::symlink_status(a.out_dir, ec))) fs::create_directories(a.out_dir, ec);
-  for (const std::string& h : {a.out_dir, a.golden, std::string(std::getenv("HOME") ? std::getenv("HOME") : "")})
+  // Besides the report folder, home and the golden data: the working folder (a checkout, whose
+  // files a CI job's token may be among) and the submission's own folder (what it needs of it
+  // is copied into its scratch folder); folders the box needs are never hidden (harness::hideable).
+  const std::string submission_folder = a.run.submission.empty() ? "" : fs::absolute(a.run.submission, ec).parent_path().string();
+  for (const std::string& h : {a.out_dir, a.golden, std::string(std::getenv("HOME") ? std::getenv("HOME") : ""),
+                               fs::current_path(ec).string(), submission_folder})
     if (!h.empty()) p.hide.push_back(fs::absolute(h, ec).string());
+  for (const std::string& h : a.hide) p.hide.push_back(fs::absolute(h, ec).string());
   // What the box needs where it may lie under a hidden folder: the Python package, whose runner
-  // the box runs (the kernel host and the ABI header are copied into the scratch folder).
+  // the box runs (the kernel host and the ABI header are copied into the scratch folder), nvcc's
+  // prefix and the library path's folders (a Python's prefix: the Python harness).
   p.reveal.push_back(repo_file("python/rope2d"));
+  harness::reveal_program(p, a.run.nvcc);
+  harness::reveal_library_path(p);
   p.limits.wall_s = 0;  // each use sets its own
   if (p.confine) p.watcher = kernel_host_program(scratch);  // counts what the box refuses (harness/watch.hpp)
   return p;

@@ -44,10 +44,13 @@ struct VerifyArgs {
   double call_timeout = 20;
   double build_timeout = 600;                   // --build-timeout: seconds a submission's build may take
   bool no_sandbox = false;                      // --no-sandbox: run the submission unconfined (said in the report)
+  std::vector<std::string> hide;                // --hide: more folders hidden from the box (a nightly's other reports)
 };
 
 // The box a submission's processes run in for this run (harness/sandbox.hpp): `scratch` the
-// one writable folder; the report folder, the home folder and the golden data hidden.
+// one writable folder; the report folder, the home folder, the golden data, the working
+// folder, the submission's own folder and those of --hide hidden, the toolchain the box runs
+// (the Python package, nvcc's prefix, the library path) shown again where it lies under them.
 verify::harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratch, bool gpu);
 
 bool is_solution(const std::string& path);

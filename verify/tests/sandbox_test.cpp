@@ -224,6 +224,51 @@ TEST(Sandbox, HidesFoldersInsideHiddenFolders) {
   EXPECT_EQ(r.output.find("the report"), std::string::npos) << r.output;
 }
 
+// A folder the box needs is never hidden (the root, its own /tmp, one holding the system's
+// programs and libraries), whatever asked for it (a submission in /usr/src, run from /): the
+// box still starts and runs, and the report's count names only what was hidden. A library
+// path's folder under a hidden folder is shown again, the rest of that folder not.
+TEST(Sandbox, WhatTheBoxNeedsIsNeverHidden) {
+  EXPECT_FALSE(hideable("/"));
+  EXPECT_FALSE(hideable("/tmp"));
+  EXPECT_FALSE(hideable("/usr"));
+  EXPECT_FALSE(hideable("/etc"));
+  EXPECT_TRUE(hideable("/usr/src"));
+  EXPECT_TRUE(hideable("/var/tmp"));
+  EXPECT_TRUE(hideable("/tmpx"));
+  NEED_BOX();
+  Scratch s;
+  std::string dir = "/var/tmp/rope2d-reveal-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  struct Remove {
+    std::string d;
+    ~Remove() { fs::remove_all(d); }
+  } remove{dir};
+  const auto open_to_all = [](const fs::path& f) { fs::permissions(f, fs::perms::all & ~fs::perms::group_write & ~fs::perms::others_write); };
+  open_to_all(dir);
+  fs::create_directories(fs::path(dir) / "lib");
+  open_to_all(fs::path(dir) / "lib");
+  std::ofstream(fs::path(dir) / "lib" / "libx.txt") << "the library";
+  std::ofstream(fs::path(dir) / "token") << "the token";
+  open_to_all(fs::path(dir) / "lib" / "libx.txt");
+  open_to_all(fs::path(dir) / "token");
+  BoxPolicy p = policy(s);
+  p.hide = {"/", "/tmp", "/usr", dir};
+  EXPECT_NE(describe(p).find(", 1 folder(s) hidden"), std::string::npos) << describe(p);
+  const char* was = std::getenv("LD_LIBRARY_PATH");
+  const std::string kept = was ? was : "";
+  ::setenv("LD_LIBRARY_PATH", (dir + "/lib").c_str(), 1);
+  reveal_library_path(p);
+  if (was) ::setenv("LD_LIBRARY_PATH", kept.c_str(), 1);
+  else ::unsetenv("LD_LIBRARY_PATH");
+  const BoxResult r = sh(p, "cat " + dir + "/lib/libx.txt; cat " + dir + "/token || echo HIDDEN; ls /usr/bin | head -c 0; echo RAN");
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  EXPECT_NE(r.output.find("the library"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("HIDDEN"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("the token"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("RAN"), std::string::npos) << r.output;
+}
+
 // What a box leaves in its scratch folder is removed with it, whatever it is: a chain of
 // folders deeper than a path or the table of open descriptors can hold, a folder made
 // unenterable, a link out (removed, never followed).

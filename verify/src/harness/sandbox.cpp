@@ -68,6 +68,28 @@ bool box_can_reach(const std::string& path, bool dropping) {
   return !fs::is_directory(path) || box_may(path, S_IXOTH);
 }
 
+// What p.hide hides, each once, as real paths (true: a folder): one inside another is hidden with
+// it (a mount over the inner one would lie under the outer one's and could not be made
+// read-only); what does not exist, what may not be hidden (hideable) and what lies under a folder
+// the box's user cannot search (root's home, as uid 65534: out of sight already, and bwrap
+// could not reach it to mount over it) are left out.
+std::vector<std::pair<std::string, bool>> hidden_paths(const BoxPolicy& p) {
+  std::vector<std::pair<std::string, bool>> hide;
+  for (const std::string& h : p.hide) {
+    std::error_code ec;
+    const fs::file_status s = fs::symlink_status(h, ec);
+    if (ec || !fs::exists(s)) continue;
+    const std::string real = fs::canonical(h, ec).string();
+    if (ec || !hideable(real) || !box_can_search_above(real, ::geteuid() == 0)) continue;
+    if (std::none_of(hide.begin(), hide.end(), [&](const auto& o) { return o.first == real; }))
+      hide.emplace_back(real, fs::is_directory(s) || fs::is_directory(real));
+  }
+  std::erase_if(hide, [&](const auto& x) {
+    return std::any_of(hide.begin(), hide.end(), [&](const auto& o) { return o.second && x.first.rfind(o.first + "/", 0) == 0; });
+  });
+  return hide;
+}
+
 // The mounts and namespaces, then the command.
 std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p, int info_fd,
                                     const std::vector<std::string>& argv) {
@@ -87,26 +109,8 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
   // nodes are in place (--remount-ro below), and /dev/shm, where shared memory is made by name,
   // memory limited as /tmp is.
   a.insert(a.end(), {"--size", std::to_string(tmp_bytes), "--tmpfs", "/dev/shm"});
-  // Each hidden folder once: one inside another is hidden with it (a mount over the inner one
-  // would lie under the outer one's and could not be made read-only).
-  std::vector<std::pair<std::string, bool>> hide;  // real path, a folder
-  for (const std::string& h : p.hide) {
-    std::error_code ec;
-    const fs::file_status s = fs::symlink_status(h, ec);
-    if (ec || !fs::exists(s)) continue;
-    const std::string real = fs::canonical(h, ec).string();
-    if (ec || real == "/") continue;
-    // Under a folder the box's user cannot search (root's home, as uid 65534) it is out of
-    // sight already, and bwrap could not reach it to mount over it.
-    if (!box_can_search_above(real, ::geteuid() == 0)) continue;
-    if (std::none_of(hide.begin(), hide.end(), [&](const auto& o) { return o.first == real; }))
-      hide.emplace_back(real, fs::is_directory(s) || fs::is_directory(real));
-  }
   std::vector<std::string> hidden;  // empty folders, read-only once what is revealed in them is mounted
-  for (const auto& [real, folder] : hide) {
-    const std::string& path = real;
-    if (std::any_of(hide.begin(), hide.end(), [&](const auto& o) { return o.second && path.rfind(o.first + "/", 0) == 0; }))
-      continue;
+  for (const auto& [real, folder] : hidden_paths(p)) {
     if (folder) {
       a.insert(a.end(), {"--size", "1048576", "--tmpfs", real});
       hidden.push_back(real);
@@ -356,16 +360,40 @@ const SandboxProbe& probe_sandbox() {
   return probe;
 }
 
-void reveal_program(BoxPolicy& p, const std::string& program) {
-  const std::string found = find_program(program);
-  if (found.empty()) return;
+namespace {
+
+// `folder` shown read-only again unless it holds a hidden folder itself (showing it would show
+// that one too).
+void reveal_unless_holding_hidden(BoxPolicy& p, const fs::path& folder) {
   std::error_code ec;
-  const fs::path prefix = fs::path(found).parent_path().parent_path();
-  const std::string within = fs::weakly_canonical(prefix, ec).string() + "/";
-  if (ec) return;
+  const std::string within = fs::weakly_canonical(folder, ec).string() + "/";
+  if (ec || within == "/") return;
   for (const std::string& h : p.hide)
     if ((fs::weakly_canonical(h, ec).string() + "/").rfind(within, 0) == 0) return;
-  p.reveal.push_back(prefix.string());
+  p.reveal.push_back(folder.string());
+}
+
+}  // namespace
+
+void reveal_program(BoxPolicy& p, const std::string& program) {
+  const std::string found = find_program(program);
+  if (!found.empty()) reveal_unless_holding_hidden(p, fs::path(found).parent_path().parent_path());
+}
+
+void reveal_library_path(BoxPolicy& p) {
+  const char* value = std::getenv("LD_LIBRARY_PATH");
+  const std::string given = value ? value : "";
+  for (std::size_t b = 0, e = 0; b <= given.size(); b = e + 1) {
+    e = std::min(given.find(':', b), given.size());
+    if (const std::string dir = given.substr(b, e - b); !dir.empty() && dir[0] == '/') reveal_unless_holding_hidden(p, dir);
+  }
+}
+
+bool hideable(const std::string& folder) {
+  if (folder == "/" || folder == "/tmp") return false;
+  for (const char* system : {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/dev", "/proc", "/sys", "/opt"})
+    if (lies_within(system, folder)) return false;
+  return true;
 }
 
 std::uint64_t default_memory_limit() {
@@ -408,7 +436,9 @@ std::string describe(const BoxPolicy& p) {
                   "private /tmp and one writable scratch folder, no capabilities";
   if (::geteuid() == 0) s += ", uid " + std::to_string(box_uid) + " (dropped from root)";
   s += p.gpu ? ", the GPU device nodes alone in /dev" : ", no GPU device nodes";
-  if (!p.hide.empty()) s += ", " + std::to_string(p.hide.size()) + " folders hidden (report folder, home, golden data)";
+  if (const std::size_t n = hidden_paths(p).size(); n > 0)
+    s += ", " + std::to_string(n) + " folder(s) hidden (of the report folder, home, golden data, working folder, "
+         "the submission's own and --hide; one inside another hidden with it)";
   s += "; limits: " + (p.limits.wall_s > 0 ? std::to_string(static_cast<long>(p.limits.wall_s)) + " s wall, " : std::string()) +
        std::to_string(p.limits.cpu_s) + " s CPU, " + std::to_string(p.limits.open_files) + " open files, " +
        std::to_string(p.limits.processes) + " processes, " +

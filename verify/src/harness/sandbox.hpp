@@ -64,6 +64,13 @@ using verify::find_program;
 // grandparent, a venv's, say) where that lies under a hidden folder, unless the folder holds a
 // hidden folder itself (a python3 in ~/bin would reveal the whole home).
 void reveal_program(BoxPolicy& p, const std::string& program);
+// The same for each folder of the library path the box is given (LD_LIBRARY_PATH's absolute
+// entries): a library the verifier's own programs need (libelf beside a build, say) stays found.
+void reveal_library_path(BoxPolicy& p);
+// Whether `folder` (real) may be hidden: never the root, the box's own /tmp, or a folder that
+// holds the system's programs, libraries or configuration (/usr, /lib, /bin, /etc...), without
+// which nothing runs in the box. Such a hide is left out, and the report's count says so.
+bool hideable(const std::string& folder);
 
 // The memory limit when Limits::memory_bytes is 0: three quarters of the machine's memory.
 std::uint64_t default_memory_limit();

@@ -32,7 +32,8 @@ namespace {
 constexpr std::size_t kept = 3;         // paths and addresses kept of each kind
 constexpr std::size_t path_max = 4096;  // bytes of a path read from the child
 
-// Where a call that may write names its paths: (path argument, its directory argument or -1).
+// Where a call that may write names its paths: (path argument, its directory argument or -1);
+// a path argument of -1: the call names a descriptor alone, its directory argument.
 struct PathArgs {
   long nr;
   int path, dir, path2, dir2;
@@ -44,10 +45,19 @@ const std::vector<PathArgs>& path_calls() {
       {SYS_openat, 1, 0, -1, -1},      {SYS_openat2, 1, 0, -1, -1},     {SYS_mkdirat, 1, 0, -1, -1},
       {SYS_unlinkat, 1, 0, -1, -1},    {SYS_renameat, 1, 0, 3, 2},      {SYS_renameat2, 1, 0, 3, 2},
       {SYS_linkat, 3, 2, -1, -1},      {SYS_symlinkat, 2, 1, -1, -1},   {SYS_truncate, 0, -1, -1, -1},
+      {SYS_mknodat, 1, 0, -1, -1},     {SYS_fchmodat, 1, 0, -1, -1},    {SYS_fchownat, 1, 0, -1, -1},
+      {SYS_utimensat, 1, 0, -1, -1},   {SYS_setxattr, 0, -1, -1, -1},   {SYS_lsetxattr, 0, -1, -1, -1},
+      {SYS_removexattr, 0, -1, -1, -1}, {SYS_lremovexattr, 0, -1, -1, -1}, {SYS_fchmod, -1, 0, -1, -1},
+      {SYS_fchown, -1, 0, -1, -1},     {SYS_fsetxattr, -1, 0, -1, -1},  {SYS_fremovexattr, -1, 0, -1, -1},
+#ifdef SYS_fchmodat2
+      {SYS_fchmodat2, 1, 0, -1, -1},
+#endif
 #ifdef SYS_open  // the older calls without a folder argument, where the architecture has them (x86-64's table)
       {SYS_open, 0, -1, -1, -1},       {SYS_creat, 0, -1, -1, -1},      {SYS_mkdir, 0, -1, -1, -1},
       {SYS_rmdir, 0, -1, -1, -1},      {SYS_unlink, 0, -1, -1, -1},     {SYS_rename, 0, -1, 1, -1},
-      {SYS_link, 1, -1, -1, -1},       {SYS_symlink, 1, -1, -1, -1},
+      {SYS_link, 1, -1, -1, -1},       {SYS_symlink, 1, -1, -1, -1},    {SYS_mknod, 0, -1, -1, -1},
+      {SYS_chmod, 0, -1, -1, -1},      {SYS_chown, 0, -1, -1, -1},      {SYS_lchown, 0, -1, -1, -1},
+      {SYS_utimes, 0, -1, -1, -1},     {SYS_utime, 0, -1, -1, -1},
 #endif
   };
   return calls;
@@ -82,12 +92,15 @@ std::string link_target(const std::string& link) {
 // The absolute path a call names: `path` as given, or under its directory descriptor or the
 // child's working folder; "" where that folder cannot be named (deeper than a link can say, or
 // gone): where the call wrote is then unknown, and it is not counted.
+// An empty path names the directory argument itself (a call on a descriptor; utimensat's null
+// path); a descriptor that is no file (a pipe, a socket) names nothing.
 std::string absolute(int pid, const std::string& path, long dirfd) {
   if (!path.empty() && path[0] == '/') return std::filesystem::path(path).lexically_normal().string();
   const std::string proc = "/proc/" + std::to_string(pid);
   const std::string base = static_cast<int>(dirfd) == AT_FDCWD || dirfd < 0 ? link_target(proc + "/cwd")
                                                                             : link_target(proc + "/fd/" + std::to_string(dirfd));
   if (base.empty() || base[0] != '/') return "";
+  if (path.empty()) return std::filesystem::path(base).lexically_normal().string();
   return (std::filesystem::path(base) / path).lexically_normal().string();
 }
 
@@ -120,7 +133,8 @@ std::string address_words(const std::string& raw) {
 
 std::string Refusals::words() const {
   if (!watched) return "not counted (no watch ran in the box)";
-  if (!writes && !connections) return "nothing (no write outside the scratch folder and /tmp, no network connection)";
+  if (!writes && !connections && !unix_sockets)
+    return "nothing (no write outside the scratch folder and /tmp, no network connection, no Unix socket)";
   auto list = [](const std::vector<std::string>& v) {
     std::string t;
     for (const std::string& x : v) t += (t.empty() ? "" : ", ") + plain_line(x);  // the child named them: shown as text
@@ -129,6 +143,8 @@ std::string Refusals::words() const {
   std::string s;
   if (writes) s += std::to_string(writes) + " write(s) outside the scratch folder and /tmp (" + list(write_paths) + ")";
   if (connections) s += (s.empty() ? "" : "; ") + std::to_string(connections) + " network connection(s) (" + list(addresses) + ")";
+  if (unix_sockets)
+    s += (s.empty() ? "" : "; ") + std::to_string(unix_sockets) + " Unix socket(s) (which could reach a daemon through a socket file)";
   return s;
 }
 
@@ -136,6 +152,7 @@ void Refusals::add(const Refusals& o) {
   watched = watched || o.watched;
   writes += o.writes;
   connections += o.connections;
+  unix_sockets += o.unix_sockets;
   for (const std::string& p : o.write_paths)
     if (write_paths.size() < kept) write_paths.push_back(p);
   for (const std::string& a : o.addresses)
@@ -149,9 +166,20 @@ std::string install_watch(int fd) {
   if (!ctx) return "seccomp_init failed";
   int rc = 0;
   for (const char* name : {"creat", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "renameat2",
-                           "link", "linkat", "symlink", "symlinkat", "truncate", "openat2", "connect"}) {
+                           "link", "linkat", "symlink", "symlinkat", "truncate", "openat2", "connect", "mknod", "mknodat",
+                           "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchown", "fchownat", "utime",
+                           "utimes", "utimensat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr",
+                           "fremovexattr"}) {
     const int nr = seccomp_syscall_resolve_name(name);
     if (nr != __NR_SCMP_ERROR && nr >= 0) rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+  }
+  // A Unix socket: refused by the judge (an integer argument: nothing to race). io_uring's
+  // operations (open, connect, socket) pass by every filter: refused here, as Docker's default
+  // profile does.
+  rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+  for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register"}) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    if (nr != __NR_SCMP_ERROR && nr >= 0) rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
   }
   for (const unsigned long bit : {static_cast<unsigned long>(O_WRONLY), static_cast<unsigned long>(O_RDWR),
                                   static_cast<unsigned long>(O_CREAT), static_cast<unsigned long>(O_TRUNC)}) {
@@ -237,7 +265,15 @@ void Watch::serve(int sock) {
     if (::ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) continue;  // its caller died meanwhile
     const auto& a = req.data.args;
     const int pid = static_cast<int>(req.pid);
-    if (req.data.nr == SYS_connect) {
+    seccomp_notif_resp resp{};
+    resp.id = req.id;
+    resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;  // the box's own mounts and namespaces decide
+    if (req.data.nr == SYS_socket) {  // the filter's one rule for it: AF_UNIX
+      resp.flags = 0;
+      resp.error = -EACCES;
+      std::lock_guard lk(m_);
+      ++r_.unix_sockets;
+    } else if (req.data.nr == SYS_connect) {
       note_address(pid, a[1], a[2]);
     } else if (req.data.nr == SYS_sendto) {
       note_address(pid, a[4], a[5]);
@@ -245,7 +281,10 @@ void Watch::serve(int sock) {
       for (const PathArgs& c : path_calls()) {
         if (c.nr != req.data.nr) continue;
         auto named = [&](int path, int dir) {
-          return absolute(pid, read_memory(pid, a[path], path_max, true), dir < 0 ? -1 : static_cast<long>(a[dir]));
+          const std::string given = path < 0 ? std::string() : read_memory(pid, a[path], path_max, true);
+          // An empty or unreadable path names nothing; a null one (utimensat's) the descriptor.
+          if (path >= 0 && given.empty() && (a[path] != 0 || dir < 0)) return std::string();
+          return absolute(pid, given, dir < 0 ? -1 : static_cast<long>(a[dir]));
         };
         std::vector<std::string> paths{named(c.path, c.dir)};
         if (c.path2 >= 0) paths.push_back(named(c.path2, c.dir2));
@@ -253,9 +292,6 @@ void Watch::serve(int sock) {
         break;
       }
     }
-    seccomp_notif_resp resp{};
-    resp.id = req.id;
-    resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;  // the box's own mounts and namespaces decide
     (void)::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
   }
   ::close(listener);

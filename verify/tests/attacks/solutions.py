@@ -80,6 +80,18 @@ def reach_network():
         pass
 
 
+def reach_unix_socket():
+    # attack_test.sh's daemon socket file, on the box's read-only root: no mount stops a connect.
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(2)
+        s.connect("/var/tmp/rope2d-attack.sock")
+        s.sendall(b"from python\n")
+        s.close()
+    except OSError:
+        pass
+
+
 def loud():
     chunk = "x" * 65536
     for _ in range(80):
@@ -96,6 +108,7 @@ PY_PAYLOADS = {
     "exit": "os._exit(0)",
     "fork_bomb": "fork_bomb()",
     "network": "reach_network()",
+    "unix_socket": "reach_unix_socket()",
     "loud": "loud()",
 }
 
@@ -109,6 +122,7 @@ CPP_PAYLOADS = {
 
 WROTE = r"refused by the box.*[0-9]+ write\(s\) outside .*rope2d-attack"
 CONNECTED = r"refused by the box.*127\.0\.0\.1:47811"
+UNIX = r"refused by the box.*[0-9]+ Unix socket"
 
 # name: (language, payload, where, expected exits, phrase in the output or report)
 ATTACKS = {
@@ -121,6 +135,7 @@ ATTACKS = {
     "py_exit_in_call": ("python", "exit", "call", "3", "Verdict: failed"),
     "py_fork_bomb": ("python", "fork_bomb", "import", "1|3", "Verdict: (incorrect|failed)"),
     "py_network": ("python", "network", "import", "1", "Verdict: incorrect"),
+    "py_unix_socket": ("python", "unix_socket", "import", "1", "Verdict: incorrect"),
     "py_loud": ("python", "loud", "import", "1", "Verdict: incorrect"),
     "cpp_forge_at_load": ("cuda_cpp", "forge", "import", "3", "not a reply the judge awaited"),
     "cpp_forge_in_call": ("cuda_cpp", "forge", "call", "3", "not a reply the judge awaited"),
@@ -162,7 +177,7 @@ def solution(name, language, payload, where):
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: solutions.py OUT_DIR")
-    also = {"forge": WROTE, "network": CONNECTED}
+    also = {"forge": WROTE, "network": CONNECTED, "unix_socket": UNIX}
     for name, (language, payload, where, exits, phrase) in ATTACKS.items():
         folder = os.path.join(sys.argv[1], name)
         os.makedirs(folder, exist_ok=True)

@@ -47,8 +47,21 @@ void check_verify_folders(const fs::path& dir, const std::vector<json>& items) {
   }
 }
 
+// The folders every submission's box hides besides its own run's: the nightly's root (every
+// night's reports: the other submissions' logs, reports, built objects and sources) and the
+// folder of every submission of the plan. A submission verified later in the night sees none of
+// those verified before it.
+std::vector<std::string> night_hides(const fs::path& root, const json& plan) {
+  std::error_code ec;
+  std::vector<std::string> hide{fs::absolute(root, ec).string()};
+  for (const auto& k : plan.at("submissions"))
+    hide.push_back(fs::absolute(k.get<std::string>(), ec).parent_path().string());
+  return hide;
+}
+
 // 1. One verifier run, in its own process (an argument vector: no shell reads the paths).
-NightVerify verify_one(const std::string& program, const json& item, const fs::path& dir, std::uint64_t seed, bool quick) {
+NightVerify verify_one(const std::string& program, const json& item, const fs::path& dir, std::uint64_t seed, bool quick,
+                       const std::vector<std::string>& hide) {
   NightVerify v;
   v.kernel = item["kernel"].get<std::string>();
   v.grad_dtype = night_dtype(item["grad_dtype"], "grad_dtype");
@@ -57,6 +70,7 @@ NightVerify verify_one(const std::string& program, const json& item, const fs::p
   std::vector<std::string> argv{program, "verify", "--out", out, "--grad-dtypes", dtype, "--seed", std::to_string(seed), "--quiet",
                                 "--tier", std::string(verify::name(Tier::float32_bound))};
   if (quick) argv.push_back("--quick");
+  for (const std::string& h : hide) argv.insert(argv.end(), {"--hide", h});
   // Last, after "--": a path that starts with a dash is a path, never an option.
   if (!path.empty()) argv.insert(argv.end(), {"--", path});
   const auto t0 = std::chrono::steady_clock::now();
@@ -144,10 +158,11 @@ json run_nightly_shard(const NightlyOptions& o, const json& plan, ShardId s, con
   const std::vector<json> items = nightly_items(plan, s);
   check_verify_folders(dir, items);
   json verify = json::array(), golden = json::array(), sweep = json::array(), premise = json::array();
+  const std::vector<std::string> hide = night_hides(o.root, plan);
   for (std::size_t k = 0; k < items.size(); ++k)
     if (items[k]["kind"] == "verify") {
       step(k, items.size(), "verify " + items[k]["kernel"].get<std::string>() + " " + items[k]["grad_dtype"].get<std::string>());
-      verify.push_back(to_json(verify_one(o.program, items[k], dir, seed, o.quick)));
+      verify.push_back(to_json(verify_one(o.program, items[k], dir, seed, o.quick, hide)));
     }
   step(0, 1, "golden set against the reference");
   for (const NightGolden& g : golden_part(plan, items)) golden.push_back(to_json(g));
