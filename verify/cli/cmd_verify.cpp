@@ -175,6 +175,19 @@ void check_verify_folder(const VerifyArgs& a) {
 
 namespace {
 
+// Each --hide an existing folder the box may go without (harness::hideable): a typo, or /usr,
+// would otherwise be dropped in silence and the folder meant to be hidden seen.
+void check_hides(const std::vector<std::string>& hides) {
+  for (const std::string& h : hides) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(h, ec);
+    if (ec || !fs::is_directory(real, ec)) bad_input("--hide", "", "an existing folder", "'" + plain_line(h) + "'");
+    if (!harness::hideable(real.string()))
+      bad_input("--hide", "", "a folder the box can run without (not /, /tmp, none under /dev, /proc or /sys, none holding "
+                "/usr, /lib, /bin, /etc or /opt)", "'" + plain_line(h) + "'");
+  }
+}
+
 int run(VerifyArgs a, const MachineOutputs& mo) {
   if (const char* env = std::getenv("ROPE2D_REQUIRE_GPU"); env && *env) {
     if (std::string(env) != "0" && std::string(env) != "1")
@@ -196,12 +209,18 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   check_machine_outputs(mo);
   // The one reading of --grad-dtypes: a name it does not know is exit 2, naming it.
   a.run.grad_dtypes = parse_grad_dtypes(a.grad_dtypes_option, "--grad-dtypes");
+  check_hides(a.hide);
+  // The submission's folder opened once, here: this process's read of a solution and the
+  // worker's (forked from this one) are beneath the same descriptor.
+  if (!a.run.submission.empty())
+    a.submission_folder = std::make_shared<const SubmitterFolder>(fs::path(a.run.submission).parent_path().string());
   if (a.sanitize) return verify_sanitized(a);
   if (is_solution(a.run.submission)) {
     // Malformed: exit 2 here. Judged over its definition's grad dtypes unless --grad-dtypes says.
     // --list writes nothing: its sources are written out only for a run.
     const DefinitionScope scope =
-        definition_scope(a.list ? read_solution(a.run.submission) : prepare_solution(a.run.submission, a.out_dir + "/solution"));
+        definition_scope(a.list ? read_solution(a.run.submission, a.submission_folder.get())
+                                : prepare_solution(a.run.submission, a.out_dir + "/solution", a.submission_folder.get()));
     a.definition_dtypes = scope.grad_dtypes;
     a.definition_head_dim = scope.head_dim;
     if (!a.definition_dtypes.empty() && !a.dtypes_given) a.run.grad_dtypes = a.definition_dtypes;
@@ -242,11 +261,13 @@ Action add_verify(CLI::App& app) {
   app.add_option("--out", a->out_dir, "report directory (default reports/verify/<name>, or <name>-no-gpu where no GPU is)");
   app.add_option("--tier", a->tier_name, "gate: " + tier_names() + " (old names strict, faithful-* still accepted, deprecated)")->capture_default_str();
   app.add_option("--nvcc", a->run.nvcc, "nvcc to compile .cu submissions")->capture_default_str();
-  app.add_option("--nvcc-flag", a->run.nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math");
+  app.add_option("--nvcc-flag", a->run.nvcc_flags, "extra nvcc flag (repeatable), e.g. --nvcc-flag=--use_fast_math")
+      ->allow_extra_args(false);  // one flag each: never the SUBMISSION after it
   CLI::Option* dtypes = app.add_option("--grad-dtypes", a->grad_dtypes_option,
                                         "grad dtypes to verify (a solution.json: by default its definition's, 090: bf16; "
                                         "others given here are judged beyond the definition, outside the verdict)")
                             ->delimiter(',')
+                            ->allow_extra_args(false)
                             ->capture_default_str();
   app.add_option("--only", a->only, "only the problem of this name (see --reproduce strings)");
   app.add_option("--seed", a->run.seed, "base seed")->capture_default_str()->check(seed_range());

@@ -57,6 +57,13 @@ harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratc
   p.reveal.push_back(repo_file("python/rope2d"));
   harness::reveal_program(p, a.run.nvcc);
   harness::reveal_library_path(p);
+  // The folders a build flag names (an include folder under the working folder, say).
+  for (const std::string& f : a.run.nvcc_flags)
+    for (const std::string_view flag : {"-I", "-isystem", "-idirafter", "-L", "--include-path=", "--library-path="})
+      if (f.rfind(flag, 0) == 0) {
+        harness::reveal_folder(p, f.substr(flag.size()));
+        break;
+      }
   p.limits.wall_s = 0;  // each use sets its own
   if (p.confine) p.watcher = kernel_host_program(scratch);  // counts what the box refuses (harness/watch.hpp)
   return p;
@@ -75,7 +82,8 @@ harness::HarnessOptions harness_options(const VerifyArgs& a) {
           .call_timeout_s = a.call_timeout,
           .definition = is_solution(a.run.submission)
                             ? std::optional<DefinitionScope>(DefinitionScope{a.definition_dtypes, a.definition_head_dim})
-                            : std::nullopt};
+                            : std::nullopt,
+          .folder = a.submission_folder};
 }
 
 std::unique_ptr<harness::Harness> submission_harness(const VerifyArgs& a) {

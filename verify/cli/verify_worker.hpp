@@ -45,6 +45,9 @@ struct VerifyArgs {
   double build_timeout = 600;                   // --build-timeout: seconds a submission's build may take
   bool no_sandbox = false;                      // --no-sandbox: run the submission unconfined (said in the report)
   std::vector<std::string> hide;                // --hide: more folders hidden from the box (a nightly's other reports)
+  // The submission's folder, opened once by the parent before the worker is forked: the
+  // parent's read of a solution and the worker's are beneath the same descriptor.
+  std::shared_ptr<const verify::SubmitterFolder> submission_folder;
 };
 
 // The box a submission's processes run in for this run (harness/sandbox.hpp): `scratch` the

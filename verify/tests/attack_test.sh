@@ -20,16 +20,21 @@ s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bi
 listener=$!
 # A daemon's socket file on the box's read-only root, world-writable as a system daemon's is
 # (the journal's, D-Bus's): every connection it accepts leaves a mark.
-unix_sock=/var/tmp/rope2d-attack.sock
-rm -f "$unix_sock"
-python3 -c 'import os, socket, sys
+# A stream socket and a datagram one (the journal's kind).
+unix_sock=/var/tmp/rope2d-attack.sock dgram_sock=/var/tmp/rope2d-attack-dgram.sock
+rm -f "$unix_sock" "$dgram_sock"
+python3 -c 'import os, socket, sys, threading
+def mark(words):
+    with open(os.path.join(sys.argv[3], "unix_socket.txt"), "ab") as f: f.write(words)
+d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); d.bind(sys.argv[2]); os.chmod(sys.argv[2], 0o666)
+threading.Thread(target=lambda: [mark(d.recv(256)) for _ in iter(int, 1)], daemon=True).start()
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o666); s.listen(8)
 while True:
     c, _ = s.accept()
-    with open(os.path.join(sys.argv[2], "unix_socket.txt"), "ab") as f: f.write(c.recv(256) or b"connected\n")
-    c.close()' "$unix_sock" "$marks" &
+    mark(c.recv(256) or b"connected\n")
+    c.close()' "$unix_sock" "$dgram_sock" "$marks" &
 unix_listener=$!
-trap 'kill $listener $unix_listener 2>/dev/null; rm -f "$secret" "$unix_sock"' EXIT
+trap 'kill $listener $unix_listener 2>/dev/null; rm -f "$secret" "$unix_sock" "$dgram_sock"' EXIT
 gpu=0
 # Every run writes a report; one without a GPU says it skipped the kernel runs.
 "$rope2d" verify --only 'odd/bf16/n=1' --rounds 1 --quiet --out "$work/probe" 2>&1 | grep -q "SKIPPED the kernel runs" || gpu=1
@@ -110,13 +115,13 @@ else
   echo "FAIL control: unconfined, the attack left no mark: the escape check cannot see one"; fails=$((fails + 1))
 fi
 rm -rf "${marks:?}"/*
-# The same for a daemon's socket file: unconfined, unix_socket.cu reaches it both ways (where
-# the kernel has io_uring's socket operations), so the box's refusal of each is seen.
+# The same for a daemon's socket files: unconfined, unix_socket.cu reaches them every way (by
+# io_uring where the kernel has its socket operations), so the box's refusal of each is seen.
 if [ -z "${ATTACK_ONLY:-}" ] || [[ unix_socket =~ $ATTACK_ONLY ]]; then
   timeout 300 "$rope2d" verify "$attacks/unix_socket.cu" --quick --rounds 1 --quiet --no-sandbox --out "$work/control_unix" \
     >"$work/control_unix.log" 2>&1
   ways=$(cat "$marks/unix_socket.txt" 2>/dev/null | tr '\n' ' ')
-  if [[ $ways == *"by connect()"* ]]; then
+  if [[ $ways == *"by connect()"* && $ways == *"by high bits"* && $ways == *"by socketpair"* ]]; then
     echo "ok   control_unix: unconfined, the attack reached the socket file ($ways)"; passes=$((passes + 1))
   else
     echo "FAIL control_unix: unconfined, the attack did not reach the socket file: the check cannot see it"; fails=$((fails + 1))
@@ -135,7 +140,7 @@ if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
   ALSO="refused by the box: .*network connection\(s\) \(127.0.0.1:47811" check network network.cu 0 "loaded in the box"
   # A daemon's socket file, which no mount hides from a connect: no Unix socket is made in the
   # box, by socket() or through io_uring (refused outright: the filter cannot see its calls).
-  ALSO="refused by the box: .*1 Unix socket" check unix_socket unix_socket.cu 0 "loaded in the box"
+  ALSO="refused by the box: .*[0-9]+ Unix socket" check unix_socket unix_socket.cu 0 "loaded in the box"
   # A node made, modes, owners, times and attributes changed: each refused call counted.
   ALSO="refused by the box: (1[3-9]|[2-9][0-9]) write\(s\) outside" check file_attributes file_attributes.cu 0 "loaded in the box"
   check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20

@@ -208,6 +208,16 @@ check empty-only-solution 2 "$rope2d" verify "$sol" --only odd/bf16/n=0 --quick 
 check empty-only-kernel 2 "$rope2d" verify --only odd/bf16/n=0 --out "$tmp/empty2"
 expect empty-only-kernel-says "every selected set has no elements"
 check one-element-kernel 0 "$rope2d" verify --only odd/bf16/n=1 --rounds 1 --out "$tmp/empty3"
+# --hide: an existing folder the box can run without, each once; a typo or /usr is bad input,
+# and neither --hide nor --nvcc-flag takes the SUBMISSION after it as a second value.
+check hide-missing 2 "$rope2d" verify --hide "$tmp/no-such-folder" --only odd/bf16/n=1 --rounds 1 --out "$tmp/hide1"
+expect hide-missing-named "--hide: expected an existing folder"
+check hide-system 2 "$rope2d" verify --hide /usr --only odd/bf16/n=1 --rounds 1 --out "$tmp/hide2"
+expect hide-system-named "--hide: expected a folder the box can run without"
+check hide-then-submission 2 "$rope2d" verify --hide "$tmp" "$tmp/no-such.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/hide3"
+expect hide-then-submission-named "no-such.cu"
+check flag-then-submission 2 "$rope2d" verify --nvcc-flag=-O3 "$tmp/no-such.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/hide4"
+expect flag-then-submission-named "no-such.cu"
 # A submission file is read beneath its folder: a link out of it is refused, never followed
 # (the verifier may read what the submitter cannot, and would quote it); a link inside is read.
 mkdir -p "$tmp/inbox" "$tmp/elsewhere" && echo 'int SECRET_LINE_7f3 = 1;' >"$tmp/elsewhere/secret.cu"

@@ -236,6 +236,8 @@ TEST(Sandbox, WhatTheBoxNeedsIsNeverHidden) {
   EXPECT_TRUE(hideable("/usr/src"));
   EXPECT_TRUE(hideable("/var/tmp"));
   EXPECT_TRUE(hideable("/tmpx"));
+  EXPECT_FALSE(hideable("/dev/shm"));  // the box's own
+  EXPECT_FALSE(hideable("/proc/1"));
   NEED_BOX();
   Scratch s;
   std::string dir = "/var/tmp/rope2d-reveal-XXXXXX";
@@ -257,8 +259,11 @@ TEST(Sandbox, WhatTheBoxNeedsIsNeverHidden) {
   EXPECT_NE(describe(p).find(", 1 folder(s) hidden"), std::string::npos) << describe(p);
   const char* was = std::getenv("LD_LIBRARY_PATH");
   const std::string kept = was ? was : "";
-  ::setenv("LD_LIBRARY_PATH", (dir + "/lib").c_str(), 1);
+  // The library folder under the hidden one is shown again; /tmp (the box's own) and a folder
+  // under nothing hidden are not bound over the box.
+  ::setenv("LD_LIBRARY_PATH", ("/tmp:/usr/lib:" + dir + "/lib").c_str(), 1);
   reveal_library_path(p);
+  EXPECT_EQ(p.reveal, std::vector<std::string>{dir + "/lib"});
   if (was) ::setenv("LD_LIBRARY_PATH", kept.c_str(), 1);
   else ::unsetenv("LD_LIBRARY_PATH");
   const BoxResult r = sh(p, "cat " + dir + "/lib/libx.txt; cat " + dir + "/token || echo HIDDEN; ls /usr/bin | head -c 0; echo RAN");

@@ -48,6 +48,10 @@ struct HarnessOptions {
   // (cmd_verify.cpp): the header and the calls' shapes follow it, not a second read of the
   // file. None: the harness reads it (definition_scope).
   std::optional<DefinitionScope> definition;
+  // The submission's folder as the caller opened it (folder_file.hpp): every read of the
+  // submission, in this process or the caller's, is beneath that one descriptor. None: opened
+  // here, once, by the path.
+  std::shared_ptr<const SubmitterFolder> folder;
 };
 
 // Why a submission could not be made ready or serve any call, and the cause its sets fail under.

@@ -104,7 +104,7 @@ class KernelHarness final : public Harness {
  private:
   BuildOptions build_options(const BoxPolicy& box) const {
     return {.nvcc = o_.nvcc, .nvcc_flags = o_.nvcc_flags, .include_dir = o_.include_dir, .build_dir = o_.out_dir + "/build",
-            .box = box, .timeout_s = o_.build_timeout_s};
+            .box = box, .timeout_s = o_.build_timeout_s, .folder = o_.folder};
   }
   void start_host();
   bool builtin() const { return o_.submission.empty(); }

@@ -46,7 +46,7 @@ class PythonHarness final : public Harness {
   // Its sources written out (malformed: invalid_argument), copied into the box, and its host
   // started there; a host that did not start serves no call (unserved).
   std::optional<Unprepared> prepare() override {
-    sol_ = prepare_solution(o_.submission, o_.out_dir + "/solution");
+    sol_ = prepare_solution(o_.submission, o_.out_dir + "/solution", o_.folder.get());
     scope_ = o_.definition ? *o_.definition : definition_scope(sol_);
     scratch_ = std::make_unique<Scratch>();
     // The Python's own folder (a venv under home, say) shown read-only where it lies under a
@@ -102,7 +102,7 @@ class PythonHarness final : public Harness {
   // may hold modules a Python would import from there): a source that does not compile is the
   // submission's failure.
   std::optional<Unprepared> cpu_checks(Report& rep, const Say& say) override {
-    const Solution s = prepare_solution(o_.submission, o_.out_dir + "/solution");
+    const Solution s = prepare_solution(o_.submission, o_.out_dir + "/solution", o_.folder.get());
     const Scratch scratch;
     BoxPolicy box = o_.box(scratch.path(), false);
     reveal_program(box, o_.python);

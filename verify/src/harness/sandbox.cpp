@@ -362,15 +362,21 @@ const SandboxProbe& probe_sandbox() {
 
 namespace {
 
-// `folder` shown read-only again unless it holds a hidden folder itself (showing it would show
-// that one too).
+// `folder` shown read-only again where it lies under a hidden folder (or is one), unless it
+// holds another hidden folder (showing it would show that one too); never the box's own /tmp or
+// what bwrap mounts itself.
 void reveal_unless_holding_hidden(BoxPolicy& p, const fs::path& folder) {
   std::error_code ec;
-  const std::string within = fs::weakly_canonical(folder, ec).string() + "/";
-  if (ec || within == "/") return;
-  for (const std::string& h : p.hide)
-    if ((fs::weakly_canonical(h, ec).string() + "/").rfind(within, 0) == 0) return;
-  p.reveal.push_back(folder.string());
+  const std::string real = fs::weakly_canonical(folder, ec).string();
+  if (ec || real == "/" || lies_within(real, "/tmp") || lies_within(real, "/dev") || lies_within(real, "/proc") ||
+      lies_within(real, "/sys"))
+    return;
+  bool under_hidden = false;
+  for (const auto& [hidden, folder] : hidden_paths(p)) {  // what the box will hide
+    if (hidden != real && lies_within(hidden, real)) return;  // holds a hidden folder
+    under_hidden = under_hidden || lies_within(real, hidden);
+  }
+  if (under_hidden) p.reveal.push_back(real);
 }
 
 }  // namespace
@@ -378,6 +384,10 @@ void reveal_unless_holding_hidden(BoxPolicy& p, const fs::path& folder) {
 void reveal_program(BoxPolicy& p, const std::string& program) {
   const std::string found = find_program(program);
   if (!found.empty()) reveal_unless_holding_hidden(p, fs::path(found).parent_path().parent_path());
+}
+
+void reveal_folder(BoxPolicy& p, const std::string& folder) {
+  if (!folder.empty() && folder[0] == '/') reveal_unless_holding_hidden(p, folder);
 }
 
 void reveal_library_path(BoxPolicy& p) {
@@ -391,6 +401,8 @@ void reveal_library_path(BoxPolicy& p) {
 
 bool hideable(const std::string& folder) {
   if (folder == "/" || folder == "/tmp") return false;
+  for (const char* own : {"/dev", "/proc", "/sys"})  // the box's own mounts (its /dev/shm among them)
+    if (lies_within(folder, own)) return false;
   for (const char* system : {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/dev", "/proc", "/sys", "/opt"})
     if (lies_within(system, folder)) return false;
   return true;

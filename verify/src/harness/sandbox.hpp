@@ -62,14 +62,17 @@ using verify::find_program;
 
 // Shows read-only in the box the folder of a program it runs (found on the PATH: bin/PROG's
 // grandparent, a venv's, say) where that lies under a hidden folder, unless the folder holds a
-// hidden folder itself (a python3 in ~/bin would reveal the whole home).
+// hidden folder itself (a python3 in ~/bin would reveal the whole home). reveal_folder: the
+// same for a folder named (an include folder of a build flag).
 void reveal_program(BoxPolicy& p, const std::string& program);
+void reveal_folder(BoxPolicy& p, const std::string& folder);
 // The same for each folder of the library path the box is given (LD_LIBRARY_PATH's absolute
 // entries): a library the verifier's own programs need (libelf beside a build, say) stays found.
 void reveal_library_path(BoxPolicy& p);
-// Whether `folder` (real) may be hidden: never the root, the box's own /tmp, or a folder that
-// holds the system's programs, libraries or configuration (/usr, /lib, /bin, /etc...), without
-// which nothing runs in the box. Such a hide is left out, and the report's count says so.
+// Whether `folder` (real) may be hidden: never the root, the box's own /tmp, what lies under
+// the box's own /dev, /proc and /sys, or a folder that holds the system's programs, libraries
+// or configuration (/usr, /lib, /bin, /etc, /opt...), without which nothing runs in the box.
+// Such a hide is left out (the report's count is of what was hidden; --hide of one is refused).
 bool hideable(const std::string& folder);
 
 // The memory limit when Limits::memory_bytes is 0: three quarters of the machine's memory.

@@ -48,9 +48,10 @@ void load_notes(const harness::wire::Loaded& l, std::vector<std::string>& notes)
 }
 
 // solution.json read once and checked (invalid_argument, a line per broken rule); its fields.
-Solution parse_solution(const std::string& path, json& j) {
+Solution parse_solution(const std::string& path, json& j, const SubmitterFolder* opened) {
   std::string text;
-  SubmitterFolder folder(fs::path(path).parent_path().string());  // opened once: definition.json is read beneath it too
+  // Opened once (or by the caller): definition.json is read beneath it too.
+  SubmitterFolder folder = opened ? *opened : SubmitterFolder(fs::path(path).parent_path().string());
   const std::vector<SchemaProblem> problems = check_solution_file(folder, path, j, {}, &text);
   if (!problems.empty()) {
     std::string msg = problems[0].line(path);
@@ -83,14 +84,14 @@ void empty_sources_folder(const std::string& dir) {
     bad_input(dir, "the folder", "a folder for the solution's sources that rope2d made, or none", "a folder of other files");
 }
 
-Solution read_solution(const std::string& path) {
+Solution read_solution(const std::string& path, const SubmitterFolder* folder) {
   json j;
-  return parse_solution(path, j);
+  return parse_solution(path, j, folder);
 }
 
-Solution prepare_solution(const std::string& path, const std::string& dir) {
+Solution prepare_solution(const std::string& path, const std::string& dir, const SubmitterFolder* folder) {
   json j;
-  Solution s = parse_solution(path, j);
+  Solution s = parse_solution(path, j, folder);
   s.dir = dir;
   // Emptying the folder would remove the solution being read (solution.json kept among its sources).
   if (lies_within(path, dir))

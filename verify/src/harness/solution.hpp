@@ -37,7 +37,8 @@ struct Solution {
 // Reads solution.json with SOL-ExecBench's rules (solution_schema.hpp: sources given by path
 // only are filled from the files beside it) and writes its sources under dir. Throws
 // std::invalid_argument with one line per broken rule, naming the file and the field.
-Solution prepare_solution(const std::string& json_path, const std::string& dir);
+// `folder`: the solution's folder as the caller opened it (its one descriptor); null: opened here.
+Solution prepare_solution(const std::string& json_path, const std::string& dir, const SubmitterFolder* folder = nullptr);
 // A report folder's solution/ (`dir`) is one run's alone: sources an earlier run left there
 // would reach the next one's box, or sit beside another submission's report. Emptied only where
 // an earlier run of the verifier made it (its mark, .rope2d-sources); a folder of anything else
@@ -46,7 +47,7 @@ void empty_sources_folder(const std::string& dir);
 
 // The same reading and checks, nothing written (dir and sources empty): for what needs only
 // its fields (verify --list, the definition it declares).
-Solution read_solution(const std::string& json_path);
+Solution read_solution(const std::string& json_path, const SubmitterFolder* folder = nullptr);
 
 // The problem a solution declares (its "definition"): the grad dtypes and the constant head_dim
 // axis, from a definition.json beside the solution.json whose name is

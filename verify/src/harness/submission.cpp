@@ -267,7 +267,7 @@ Submission prepare_submission(const std::string& path, const BuildOptions& o) {
     return s;
   }
   std::string text;  // what is built or loaded and hashed: the file as read here, once
-  const SubmitterFolder folder(fs::path(path).parent_path().string());  // opened once, by the path given
+  const SubmitterFolder folder = o.folder ? *o.folder : SubmitterFolder(fs::path(path).parent_path().string());  // opened once
   if (const std::string why = read_submission(folder, fs::path(path).filename().string(), *kind, &text); !why.empty()) {
     s.error = path + ": " + why;
     return s;

