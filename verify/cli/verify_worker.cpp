@@ -48,7 +48,10 @@ harness::BoxPolicy submission_box(const VerifyArgs& a, const std::string& scratc
   // is copied into its scratch folder); folders the box needs are never hidden (harness::hideable).
   const std::string submission_folder = a.run.submission.empty() ? "" : fs::absolute(a.run.submission, ec).parent_path().string();
   for (const std::string& h : {a.out_dir, a.golden, std::string(std::getenv("HOME") ? std::getenv("HOME") : ""),
-                               fs::current_path(ec).string(), submission_folder})
+                               fs::current_path(ec).string(), submission_folder,
+                               // The system's daemons' socket files (the journal's, D-Bus's, a user's bus): no
+                               // mount stops a connect() to one, and the CUDA driver needs Unix sockets itself.
+                               std::string("/run")})
     if (!h.empty()) p.hide.push_back(fs::absolute(h, ec).string());
   for (const std::string& h : a.hide) p.hide.push_back(fs::absolute(h, ec).string());
   // What the box needs where it may lie under a hidden folder: the Python package, whose runner

@@ -217,7 +217,11 @@ TEST(Sandbox, HidesFoldersInsideHiddenFolders) {
   std::ofstream(fs::path(dir) / "reports" / "out" / "report.md") << "the report";
   fs::permissions(fs::path(dir) / "reports" / "out" / "report.md", fs::perms::owner_all | fs::perms::others_read);
   BoxPolicy p = policy(s);
-  p.hide = {dir + "/reports/out", dir, dir + "/"};
+  // The inner one first and a folder beside them last: the outer one and the one beside are
+  // hidden, whatever the order.
+  fs::create_directories(fs::path(dir) / "beside");
+  p.hide = {dir + "/reports/out", dir, dir + "/", "/run", "/var/tmp/rope2d-no-such-folder"};
+  EXPECT_NE(describe(p).find(", 2 folder(s) hidden"), std::string::npos) << describe(p);
   const BoxResult r = sh(p, "ls " + dir + "; cat " + dir + "/reports/out/report.md || echo HIDDEN");
   ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
   EXPECT_NE(r.output.find("HIDDEN"), std::string::npos) << r.output;

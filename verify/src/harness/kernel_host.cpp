@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
     const long fd = std::strtol(argv[2], &end, 10);
     if (*end != '\0' || fd < 3 || fd > 1000) return 2;
     if (const std::string why = rope2d::verify::harness::install_watch(static_cast<int>(fd)); !why.empty())
-      std::fprintf(stderr, "watch: %s (refused writes, connections and Unix sockets not counted)\n", why.c_str());
+      std::fprintf(stderr, "watch: %s (refused writes and connections not counted)\n", why.c_str());
     ::execvp(argv[4], argv + 4);
     std::fprintf(stderr, "cannot run %s: %s\n", argv[4], std::strerror(errno));
     return 127;

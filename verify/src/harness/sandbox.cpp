@@ -84,10 +84,13 @@ std::vector<std::pair<std::string, bool>> hidden_paths(const BoxPolicy& p) {
     if (std::none_of(hide.begin(), hide.end(), [&](const auto& o) { return o.first == real; }))
       hide.emplace_back(real, fs::is_directory(s) || fs::is_directory(real));
   }
-  std::erase_if(hide, [&](const auto& x) {
-    return std::any_of(hide.begin(), hide.end(), [&](const auto& o) { return o.second && x.first.rfind(o.first + "/", 0) == 0; });
-  });
-  return hide;
+  // Decided over the whole list before any is dropped (an erase_if would read the entries it
+  // has moved from: empty paths, above everything).
+  std::vector<std::pair<std::string, bool>> outermost;
+  for (const auto& x : hide)
+    if (std::none_of(hide.begin(), hide.end(), [&](const auto& o) { return o.second && x.first.rfind(o.first + "/", 0) == 0; }))
+      outermost.push_back(x);
+  return outermost;
 }
 
 // The mounts and namespaces, then the command.

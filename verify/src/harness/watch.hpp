@@ -1,19 +1,15 @@
 // What a boxed child tried and the box refused: writes outside its scratch folder and /tmp,
-// network connections, and Unix sockets. The box itself refuses the first two (a read-only
-// root, a network namespace); this only counts them, from outside, for the report. The third
-// the filter refuses itself: a socket file on the read-only root (a system daemon's, another
-// user's) is still reached by a connect(), which no mount stops, so no Unix socket is made in
-// the box at all (a pair made by socketpair() still is: it reaches nothing outside).
+// and network connections. The box itself refuses them (a read-only root, a network
+// namespace); this only counts them, from outside, for the report.
 //
 // How: inside the box, before the child program starts, the watcher (`rope2d-kernel-host
 // watch FD -- PROG ARGS...`, which is trusted code) installs a seccomp filter that turns every
 // call that may write a file (open for writing, create, remove, rename, link, truncate, make a
 // node, change a file's mode, owner, times or extended attributes), every connect or addressed
-// send and every socket(AF_UNIX) into a notification, refuses io_uring (whose operations no
-// filter sees) outright, hands the notification descriptor to the judge over descriptor FD and
-// execs PROG. The judge's Watch answers a Unix socket with EACCES, decided on the call's
-// arguments alone, and every other notification with "carry on" (the kernel then applies the
-// box's own refusal) after reading, from the child's memory, the path or the address it named.
+// send into a notification, refuses io_uring (whose operations no filter sees) outright, hands
+// the notification descriptor to the judge over descriptor FD and execs PROG. The judge's Watch
+// answers every notification with "carry on" (the kernel then applies the box's own refusal)
+// after reading, from the child's memory, the path or the address it named.
 // What the child writes in its memory between the notification and the read can make the tally
 // wrong, never the box weaker: the tally is a report line, not a verdict.
 #pragma once
@@ -29,7 +25,7 @@ namespace rope2d::verify::harness {
 
 struct Refusals {
   bool watched = false;  // a watch ran (the filter was installed and its descriptor received)
-  std::uint64_t writes = 0, connections = 0, unix_sockets = 0;
+  std::uint64_t writes = 0, connections = 0;
   std::vector<std::string> write_paths, addresses;  // the first few of each
   // The report's words: what was refused, "nothing (...)", or "not counted (...)".
   std::string words() const;

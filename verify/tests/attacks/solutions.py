@@ -81,11 +81,11 @@ def reach_network():
 
 
 def reach_unix_socket():
-    # attack_test.sh's daemon socket file, on the box's read-only root: no mount stops a connect.
+    # attack_test.sh's daemon socket file in /run, which the box hides: no mount stops a connect.
     try:
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(2)
-        s.connect("/var/tmp/rope2d-attack.sock")
+        s.connect("/run/rope2d-attack.sock")
         s.sendall(b"from python\n")
         s.close()
     except OSError:
@@ -122,7 +122,6 @@ CPP_PAYLOADS = {
 
 WROTE = r"refused by the box.*[0-9]+ write\(s\) outside .*rope2d-attack"
 CONNECTED = r"refused by the box.*127\.0\.0\.1:47811"
-UNIX = r"refused by the box.*[0-9]+ Unix socket"
 
 # name: (language, payload, where, expected exits, phrase in the output or report)
 ATTACKS = {
@@ -177,7 +176,7 @@ def solution(name, language, payload, where):
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: solutions.py OUT_DIR")
-    also = {"forge": WROTE, "network": CONNECTED, "unix_socket": UNIX}
+    also = {"forge": WROTE, "network": CONNECTED}
     for name, (language, payload, where, exits, phrase) in ATTACKS.items():
         folder = os.path.join(sys.argv[1], name)
         os.makedirs(folder, exist_ok=True)
