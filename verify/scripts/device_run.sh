@@ -203,11 +203,12 @@ PY
     attackhalves) # The whole attack corpus in about half the time: the .cu attacks and the Python and
              # cuda_cpp ones side by side, each half in a mount namespace of its own whose /var/tmp
              # (the marks folder and the secret that attack_test.sh keeps there) is a private folder,
+             # and whose /run/rope2d-attack (the daemon sockets it listens on) is memory of its own,
              # so neither half sees or clears the other's marks (needs root: unshare -m).
              for half in "cu:^([abd-oq-z]|c[^p]|p[^y])" "py:^(py_|cpp_)"; do
-               h=${half%%:*}; mkdir -p "/var/tmp-$h" "$out/attacks-$h"; rm -rf "/tmp/attacks-$h"
+               h=${half%%:*}; mkdir -p "/var/tmp-$h" "$out/attacks-$h" /run/rope2d-attack; rm -rf "/tmp/attacks-$h"
                ATTACK_ONLY=${half#*:} PATH=/usr/local/cuda/bin:$PATH unshare -m --propagation private bash -c \
-                 'mount --bind "$1" /var/tmp && exec verify/tests/attack_test.sh "$2" verify/tests/attacks "$3"' _ \
+                 'mount --bind "$1" /var/tmp && mount -t tmpfs tmpfs /run/rope2d-attack && exec verify/tests/attack_test.sh "$2" verify/tests/attacks "$3"' _ \
                  "/var/tmp-$h" "$bin/rope2d" "/tmp/attacks-$h" >"$out/attacks-$h.log" 2>&1 &
              done
              wait

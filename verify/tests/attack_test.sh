@@ -20,9 +20,10 @@ s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bi
 listener=$!
 # A daemon's socket file where the system's are (/run, hidden from the box), world-writable as
 # the journal's and D-Bus's are: every connection it accepts leaves a mark.
-# A stream socket and a datagram one (the journal's kind).
-unix_sock=/run/rope2d-attack.sock dgram_sock=/run/rope2d-attack-dgram.sock
-rm -f "$unix_sock" "$dgram_sock"
+# A stream socket and a datagram one (the journal's kind), in a folder of /run that two runs side
+# by side each mount a memory folder over (device_run.sh's attackhalves), so each has its own.
+unix_sock=/run/rope2d-attack/stream.sock dgram_sock=/run/rope2d-attack/dgram.sock
+mkdir -p /run/rope2d-attack && chmod 755 /run/rope2d-attack && rm -f "$unix_sock" "$dgram_sock"
 python3 -c 'import os, socket, sys, threading
 def mark(words):
     with open(os.path.join(sys.argv[3], "unix_socket.txt"), "ab") as f: f.write(words)

@@ -85,7 +85,7 @@ def reach_unix_socket():
     try:
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(2)
-        s.connect("/run/rope2d-attack.sock")
+        s.connect("/run/rope2d-attack/stream.sock")
         s.sendall(b"from python\n")
         s.close()
     except OSError:

@@ -1,6 +1,6 @@
 // Reaches a daemon outside the box through its socket file: attack_test.sh listens on
-// /run/rope2d-attack.sock (a stream) and /run/rope2d-attack-dgram.sock (datagrams, as the
-// journal's), world-writable, where the system's daemons keep theirs (no mount stops a
+// /run/rope2d-attack/stream.sock (a stream) and /run/rope2d-attack/dgram.sock (datagrams, as
+// the journal's), world-writable, where the system's daemons keep theirs (no mount stops a
 // connect() to a socket file: the box hides /run), and leaves a mark for every connection or
 // datagram. Tried four ways: socket() and connect(); socket() with the domain's high 32 bits
 // set; a datagram socket of a socketpair() sent to the path; and through io_uring, whose
@@ -13,7 +13,7 @@
 #include "attack.h"
 #include "stub_kernel.h"
 
-static const char* const listener = "/run/rope2d-attack.sock";
+static const char* const listener = "/run/rope2d-attack/stream.sock";
 
 static sockaddr_un address(const char* path = listener) {
   sockaddr_un a{};
@@ -38,7 +38,7 @@ static void by_high_bits() {
 static void by_pair() {
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_DGRAM, 0, pair) != 0) return;
-  const sockaddr_un a = address("/run/rope2d-attack-dgram.sock");
+  const sockaddr_un a = address("/run/rope2d-attack/dgram.sock");
   (void)!sendto(pair[0], "by socketpair\n", 14, 0, reinterpret_cast<const sockaddr*>(&a), sizeof a);
   close(pair[0]);
   close(pair[1]);
