@@ -38,6 +38,31 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The absolute entries of a search path variable of the caller's: a relative or empty one
+// would name the box's working folder, the scratch folder the submission writes in (a library
+// or program planted there would be found).
+std::vector<std::string> absolute_entries(const char* name) {
+  const char* value = std::getenv(name);
+  const std::string given = value ? value : "";
+  std::vector<std::string> kept;
+  for (std::size_t b = 0, e = 0; b <= given.size(); b = e + 1) {
+    e = std::min(given.find(':', b), given.size());
+    if (std::string dir = given.substr(b, e - b); !dir.empty() && dir[0] == '/') kept.push_back(std::move(dir));
+  }
+  return kept;
+}
+
+// Folders as a search path's text, each followed by ':'.
+std::string with_colons(const std::vector<std::string>& dirs) {
+  std::string s;
+  for (const std::string& d : dirs) s += d + ":";
+  return s;
+}
+
+// The folders that hold the system's programs, libraries and configuration: nothing runs in a
+// box without them (hideable, require_hideable_home).
+constexpr const char* system_folders[] = {"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc"};
+
 // Whether box_uid may read (S_IROTH) or search (S_IXOTH) the file at `p`: by the owner's bits
 // where it owns it, else by the others' bits.
 bool box_may(const fs::path& p, mode_t others_bit) {
@@ -394,21 +419,16 @@ void reveal_folder(BoxPolicy& p, const std::string& folder) {
 }
 
 void reveal_library_path(BoxPolicy& p) {
-  const char* value = std::getenv("LD_LIBRARY_PATH");
-  const std::string given = value ? value : "";
-  for (std::size_t b = 0, e = 0; b <= given.size(); b = e + 1) {
-    e = std::min(given.find(':', b), given.size());
-    if (const std::string dir = given.substr(b, e - b); !dir.empty() && dir[0] == '/') reveal_unless_holding_hidden(p, dir);
-  }
+  for (const std::string& dir : absolute_entries("LD_LIBRARY_PATH")) reveal_unless_holding_hidden(p, dir);
 }
 
 bool hideable(const std::string& folder) {
   if (folder == "/" || folder == "/tmp") return false;
   for (const char* own : {"/dev", "/proc", "/sys"})  // the box's own mounts (its /dev/shm among them)
     if (lies_within(folder, own)) return false;
-  for (const char* system : {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/dev", "/proc", "/sys", "/opt"})
+  for (const char* system : system_folders)
     if (lies_within(system, folder)) return false;
-  return true;
+  return !lies_within("/lib32", folder) && !lies_within("/opt", folder);
 }
 
 std::uint64_t default_memory_limit() {
@@ -515,7 +535,7 @@ void require_hideable_home(const std::string& home) {
   std::error_code ec;
   const fs::path real = fs::weakly_canonical(fs::absolute(home, ec), ec);
   if (home.empty() || ec || real == "/") return;  // none, or the root, which the box never hides
-  for (const char* system : {"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc"})
+  for (const char* system : system_folders)
     if (lies_within(system, real))
       throw std::runtime_error(fmt::format("HOME ({}): the box hides the caller's home folder, and this one holds the system's "
                                            "programs and libraries ({}), without which nothing runs in the box; set HOME to a "
@@ -733,29 +753,10 @@ BoxResult BoxedProcess::finish(double grace_s) {
   return r;
 }
 
-namespace {
-
-// The absolute entries of a search path variable of the caller's, each followed by ':': a
-// relative or empty one would name the box's working folder, the scratch folder the
-// submission writes in (a library or program planted there would be found).
-std::string absolute_entries(const char* name) {
-  const char* value = std::getenv(name);
-  const std::string given = value ? value : "";
-  std::string kept;
-  for (std::size_t b = 0, e = 0; b <= given.size(); b = e + 1) {
-    e = std::min(given.find(':', b), given.size());
-    const std::string dir = given.substr(b, e - b);
-    if (!dir.empty() && dir[0] == '/') kept += dir + ":";
-  }
-  return kept;
-}
-
-}  // namespace
-
 std::vector<std::string> box_environment(const std::string& scratch) {
   // The caller's PATH (its absolute entries) so that the same python3 and nvcc run inside; the
   // usual folders after it.
-  const std::string path = absolute_entries("PATH") + "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
+  const std::string path = with_colons(absolute_entries("PATH")) + "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
   // No Python bytecode written: the box's root is read-only, and every module a Python host
   // imports (torch's thousands) would otherwise be a refused write in the report's count,
   // hiding the submission's own. A setting many users' images have too.
@@ -764,7 +765,7 @@ std::vector<std::string> box_environment(const std::string& scratch) {
   // build of the verifier (whose kernel host is sanitized too): nothing of the verifier's own.
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"})
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
-  if (std::string libs = absolute_entries("LD_LIBRARY_PATH"); !libs.empty()) env.push_back("LD_LIBRARY_PATH=" + libs.substr(0, libs.size() - 1));
+  if (std::string libs = with_colons(absolute_entries("LD_LIBRARY_PATH")); !libs.empty()) env.push_back("LD_LIBRARY_PATH=" + libs.substr(0, libs.size() - 1));
   return env;
 }
 
