@@ -12,10 +12,13 @@
 
 #include <chrono>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -33,6 +36,18 @@ BoxPolicy policy(const Scratch& s) {
 
 #define NEED_BOX()                                                                   \
   if (!probe_sandbox().available) GTEST_SKIP() << "no box here: " << probe_sandbox().reason
+
+// A folder made from a mkdtemp template (outside /tmp: the box's /tmp is its own), removed
+// with everything in it at the end of the test.
+struct TempFolder {
+  std::string path;
+  explicit TempFolder(std::string name_template) : path(std::move(name_template)) {
+    if (!::mkdtemp(path.data())) throw std::runtime_error("mkdtemp " + path + ": " + std::strerror(errno));
+  }
+  ~TempFolder() { fs::remove_all(path); }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+};
 
 BoxResult sh(const BoxPolicy& p, const std::string& script) { return run_boxed({"/bin/sh", "-c", script}, p); }
 
@@ -88,29 +103,21 @@ TEST(Sandbox, HiddenFoldersLookEmpty) {
   NEED_BOX();
   Scratch s;
   // Outside /tmp (the box's /tmp is its own), readable by everyone: only hiding keeps it out.
-  std::string dir = "/var/tmp/rope2d-hidden-XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const TempFolder made("/var/tmp/rope2d-hidden-XXXXXX");
+  const std::string& dir = made.path;
   fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
                            fs::perms::others_exec);
-  struct Remove {
-    std::string d;
-    ~Remove() { fs::remove_all(d); }
-  } remove{dir};
-  struct Secret {
-    std::string path() const { return dir; }
-    std::string dir;
-  } secret{dir};
-  std::ofstream(fs::path(secret.path()) / "key") << "the secret";
+  std::ofstream(fs::path(dir) / "key") << "the secret";
   fs::permissions(fs::path(dir) / "key", fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
   BoxPolicy p = policy(s);
-  p.hide = {secret.path()};
-  const BoxResult r = sh(p, "cat " + secret.path() + "/key || echo HIDDEN; echo x > " + secret.path() + "/w || echo READONLY");
+  p.hide = {dir};
+  const BoxResult r = sh(p, "cat " + dir + "/key || echo HIDDEN; echo x > " + dir + "/w || echo READONLY");
   ASSERT_TRUE(r.ok()) << r.exit_text();
   EXPECT_EQ(r.output.find("the secret"), std::string::npos);
   EXPECT_NE(r.output.find("HIDDEN"), std::string::npos);
   EXPECT_NE(r.output.find("READONLY"), std::string::npos) << "a hidden folder is writable memory: " << r.output;
   p.hide.clear();  // negative control: not hidden, it is read
-  EXPECT_NE(sh(p, "cat " + secret.path() + "/key").output.find("the secret"), std::string::npos);
+  EXPECT_NE(sh(p, "cat " + dir + "/key").output.find("the secret"), std::string::npos);
 }
 
 TEST(Sandbox, InheritsOnlyTheDescriptorsNamed) {
@@ -204,12 +211,8 @@ TEST(Sandbox, DevHoldsNoMoreMemoryThanTmp) {
 TEST(Sandbox, HidesFoldersInsideHiddenFolders) {
   NEED_BOX();
   Scratch s;
-  std::string dir = "/var/tmp/rope2d-nested-XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-  struct Remove {
-    std::string d;
-    ~Remove() { fs::remove_all(d); }
-  } remove{dir};
+  const TempFolder made("/var/tmp/rope2d-nested-XXXXXX");
+  const std::string& dir = made.path;
   fs::permissions(dir, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
   fs::create_directories(fs::path(dir) / "reports" / "out");
   fs::permissions(fs::path(dir) / "reports", fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
@@ -244,12 +247,8 @@ TEST(Sandbox, WhatTheBoxNeedsIsNeverHidden) {
   EXPECT_FALSE(hideable("/proc/1"));
   NEED_BOX();
   Scratch s;
-  std::string dir = "/var/tmp/rope2d-reveal-XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-  struct Remove {
-    std::string d;
-    ~Remove() { fs::remove_all(d); }
-  } remove{dir};
+  const TempFolder made("/var/tmp/rope2d-reveal-XXXXXX");
+  const std::string& dir = made.path;
   const auto open_to_all = [](const fs::path& f) { fs::permissions(f, fs::perms::all & ~fs::perms::group_write & ~fs::perms::others_write); };
   open_to_all(dir);
   fs::create_directories(fs::path(dir) / "lib");
@@ -411,12 +410,8 @@ TEST(Sandbox, WatchCountsWhatTheBoxRefused) {
 TEST(Sandbox, HidesFoldersItCannotReach) {
   NEED_BOX();
   Scratch s;
-  std::string dir = "/var/tmp/rope2d-private-XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-  struct Remove {
-    std::string d;
-    ~Remove() { fs::remove_all(d); }
-  } remove{dir};
+  const TempFolder made("/var/tmp/rope2d-private-XXXXXX");
+  const std::string& dir = made.path;
   fs::permissions(dir, fs::perms::owner_all);  // 0700
   fs::create_directories(fs::path(dir) / "out");
   std::ofstream(fs::path(dir) / "out" / "report.md") << "the report";
