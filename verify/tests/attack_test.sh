@@ -253,12 +253,14 @@ else
     n=$(basename "$f" .cu)
     [[ $checked == *" $n "* ]] || NOT=$forged check "$n" "$f" "1|3" "Verdict: (incorrect|failed)" --build-timeout 60
   done
-  # The same attacks as Python and cuda_cpp solutions, through the runner that imports them.
+  # The same attacks as Python and cuda_cpp solutions, through the runner that imports them;
+  # one that could not even be loaded (a slip in solutions.py) tried nothing, whatever its verdict.
   if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     python3 "$attacks/solutions.py" "$work/solutions" >"$work/solutions.txt" || fails=$((fails + 1))
     while IFS=$'\t' read -r name exits phrase refused; do
       [ "$refused" = - ] && refused=""
-      ALSO=$refused CALL_TIMEOUT=30 check "$name" "$work/solutions/$name/solution.json" "$exits" "$phrase" --grad-dtypes bf16
+      NOT="$forged|cannot load kernel|SyntaxError" ALSO=$refused CALL_TIMEOUT=30 \
+        check "$name" "$work/solutions/$name/solution.json" "$exits" "$phrase" --grad-dtypes bf16
     done <"$work/solutions.txt"
   else
     echo "SKIPPED: the Python and cuda_cpp attacks (no torch with CUDA)"

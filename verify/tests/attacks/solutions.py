@@ -86,7 +86,7 @@ def reach_unix_socket():
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(2)
         s.connect("/run/rope2d-attack/stream.sock")
-        s.sendall(b"from python\n")
+        s.sendall(b"from python\\n")
         s.close()
     except OSError:
         pass
@@ -148,6 +148,7 @@ def python_solution(payload, where):
     in_call = PY_PAYLOADS[payload] if where == "call" else "pass"
     code = (f"# ATTACK: {payload} at {where}; computes nothing.\n{PY_PRELUDE}\n\n{at_import}\n\n\n"
             f"def run(grad_cos, grad_sin, idx_theta, grad_idx_theta):\n    {in_call}\n")
+    compile(code, "kernel.py", "exec")  # an attack that cannot even be imported would test nothing
     return ["pytorch"], "kernel.py::run", [{"path": "kernel.py", "content": code}]
 
 
