@@ -318,7 +318,7 @@ TEST(Sandbox, NoNetworkAndNoPrivilege) {
   Scratch s;
   const BoxResult r = sh(policy(s), "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' '; echo; id -u");
   ASSERT_TRUE(r.ok()) << r.exit_text();
-  // Only the box's own loopback (down) exists in its network namespace.
+  // Only the box's own loopback exists in its network namespace.
   EXPECT_EQ(r.output.rfind("lo \n", 0), 0u) << r.output;
   if (::geteuid() == 0) {
     EXPECT_NE(r.output.find("\n" + std::to_string(box_uid)), std::string::npos) << r.output;
@@ -344,6 +344,60 @@ TEST(Sandbox, HeapLimitBinds) {
   p.limits.memory_bytes = 0;
   const BoxResult again = sh(p, grab + "512");
   EXPECT_TRUE(again.ok()) << again.exit_text() << again.output;
+}
+
+// The CPU-time limit binds a boxed process: a 2 s busy loop is ended by SIGXCPU under a 1 s
+// limit and finishes under the default (an hour).
+TEST(Sandbox, CpuTimeLimitBinds) {
+  NEED_BOX();
+  if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.limits.cpu_s = 1;
+  const std::string spin = "python3 -c 'import time\nt = time.time()\nwhile time.time() - t < 2: pass\nprint(\"spun\")'";
+  const BoxResult bound = sh(p, spin);
+  EXPECT_FALSE(bound.ok()) << bound.output;
+  EXPECT_EQ(bound.output.find("spun"), std::string::npos) << bound.output;
+  const BoxResult free_run = sh(policy(s), spin);  // negative control
+  ASSERT_TRUE(free_run.ok()) << free_run.exit_text() << free_run.output;
+  EXPECT_NE(free_run.output.find("spun"), std::string::npos) << free_run.output;
+}
+
+// The open-file limit binds: under 64 descriptors a program that opens /dev/null until refused
+// gets fewer than 64, under the default (4096) more than 1000.
+TEST(Sandbox, OpenFileLimitBinds) {
+  NEED_BOX();
+  if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.limits.open_files = 64;
+  const std::string open_all =
+      "python3 -c 'import os\nfds = []\ntry:\n    while len(fds) < 5000:\n        fds.append(os.open(\"/dev/null\", os.O_RDONLY))\n"
+      "except OSError:\n    pass\nprint(\"opened\", len(fds))'";
+  auto opened = [&](const BoxPolicy& q) {
+    const BoxResult r = sh(q, open_all);
+    const auto at = r.output.rfind("opened ");
+    EXPECT_TRUE(r.ok() && at != std::string::npos) << r.exit_text() << r.output;
+    return at == std::string::npos ? -1 : std::atoi(r.output.c_str() + at + 7);
+  };
+  const int bound = opened(p);
+  EXPECT_GT(bound, 0);
+  EXPECT_LT(bound, 64);
+  EXPECT_GT(opened(policy(s)), 1000);  // negative control
+}
+
+// The file-size limit binds: under 1 MiB a 2 MiB write leaves a file of 1 MiB (the writer ended
+// by SIGXFSZ), under the default (16 GiB) the whole 2 MiB.
+TEST(Sandbox, FileSizeLimitBinds) {
+  NEED_BOX();
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.limits.file_bytes = 1u << 20;
+  const std::string write = "dd if=/dev/zero of=big bs=65536 count=32 2>/dev/null; wc -c < big; rm -f big";
+  const BoxResult bound = sh(p, write);
+  EXPECT_NE(bound.output.find("1048576"), std::string::npos) << bound.exit_text() << bound.output;
+  const BoxResult free_run = sh(policy(s), write);  // negative control
+  EXPECT_NE(free_run.output.find("2097152"), std::string::npos) << free_run.exit_text() << free_run.output;
 }
 
 // The process limit binds whoever runs the box: 40 processes beyond the user's own, and a
