@@ -28,7 +28,8 @@ int run_site(const ReportArgs& a) {
     throw std::invalid_argument("--site: expected no report folder, --out or --file beside it, found one");
   require_output_folder(a.site, "--site");
   if (!fs::is_directory(a.site)) throw std::invalid_argument("--site: expected a nightly root folder, found nothing at " + a.site);
-  std::cout << "wrote " << write_nightly_site(a.site) << "\n";
+  const std::string index = write_nightly_site(a.site);  // written (or refused) before a word is said
+  std::cout << "wrote " << index << "\n";
   return Exit::ok;
 }
 

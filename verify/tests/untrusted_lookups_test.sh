@@ -3,9 +3,10 @@
 # never in the working directory: from a folder holding a planted reference/worst/ (tiny lists)
 # and data/golden-smoke/ (a manifest of nothing), verify --list gives the worst sets the case
 # counts it gives from /, and verify's CPU checks and the nightly check the program's golden set
-# (no GPU made visible: the CPU path alone).
+# (no GPU made visible: the CPU path alone); a .cu is built against the program's ABI header, not
+# a planted cuda/include/ (where nvcc and bubblewrap are).
 #   untrusted_lookups_test.sh ROPE2D
-rope2d=$(realpath "$1")
+rope2d=$(realpath "$1") kernels=$(cd "$(dirname "$0")/kernels" && pwd)
 source "$(dirname "$0")/testlib.sh"
 cd "$tmp" || exit 1
 mkdir -p reference/worst data/golden-smoke
@@ -40,4 +41,23 @@ case $dir in
   /*) [[ $dir == "$tmp"* ]] && bad "the nightly's golden set is the planted one: $dir" || ok "the nightly's golden set: $dir" ;;
   *) bad "the nightly's golden set: '$dir' (not beside the program)" ;;
 esac
+# The ABI header a .cu is built against: a planted cuda/include/rope2d/rope2d_backward.h that
+# stops any build that reads it; the program's own header builds the kernel (exit 0, the CPU
+# checks alone). The control: the same plant in the kernel's own folder, where the kernel's
+# quoted include finds it first (a submitter's own header): read, and the build fails (exit 3).
+kernel=$kernels/accurate_simple.cu
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ -x "$nvcc" ] && command -v bwrap >/dev/null; then
+  mkdir -p cuda/include/rope2d && echo '#error planted ABI header' >cuda/include/rope2d/rope2d_backward.h
+  out=$(CUDA_VISIBLE_DEVICES= PATH=$(dirname "$nvcc"):$PATH timeout -k 5 300 "$rope2d" verify "$kernel" --quick --quiet --out k 2>&1); rc=$?
+  [ "$rc" = 0 ] && ! grep -q "planted" <<<"$out" k/report.md 2>/dev/null &&
+    ok "a .cu beside a planted cuda/include/: built against the program's header (exit 0)" ||
+    { bad "a .cu beside a planted cuda/include/: exit $rc"; echo "$out" | tail -4; }
+  mkdir -p own && cp "$kernel" own/ && cp -r cuda/include/rope2d own/
+  out=$(CUDA_VISIBLE_DEVICES= PATH=$(dirname "$nvcc"):$PATH timeout -k 5 300 "$rope2d" verify own/accurate_simple.cu --quick --quiet --out kc 2>&1); rc=$?
+  [ "$rc" = 3 ] && grep -q "planted ABI header" <<<"$out" kc/report.md 2>/dev/null &&
+    ok "the control: the plant read from the kernel's own folder stops the build (exit 3)" || { bad "the control: exit $rc"; echo "$out" | tail -4; }
+else
+  echo "SKIPPED the ABI header's lookup: no nvcc or bubblewrap"
+fi
 finish untrusted_lookups

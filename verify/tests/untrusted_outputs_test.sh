@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Outputs are written only as regular files: --trace, --out and a file inside --out, given a
+# Outputs are written only as regular files: --trace, --out, a file inside --out, bench --json,
+# layout --svg and report --site's index.html, given a
 # symbolic link (to a file that must stay untouched), a FIFO (nothing may hang) or /dev/null,
 # are refused with exit 2, the message naming the option, the path and what is there, and the
 # target unchanged. An existing regular file is still replaced (the control).
@@ -75,6 +76,19 @@ for cmd in check verify; do
   done
 done
 [ ! -e v ] && ok "verify --trace refused before anything ran: no report folder" || bad "verify --trace: v/ was made"
+
+# --- the other files named by an option: bench --json, layout --svg, report --site's index.html --
+# (bench refuses its --json before it looks for a GPU; the site is written into a nightly root.)
+mkdir -p site
+for kind in link fifo devnull; do
+  t=json-$kind; [ $kind = devnull ] && t=/dev/null || place $kind $t
+  try $kind "bench --json" "--json $t" $t "a regular file" "$rope2d" bench --json $t
+  t=layout-$kind.svg; [ $kind = devnull ] && t=/dev/null || place $kind $t
+  try $kind "layout --svg" "--svg $t" $t "a regular file" "$rope2d" layout --svg $t
+  place $kind site/index.html
+  try $kind "report --site" "site/index.html" site/index.html "a regular file" "$rope2d" report --site site
+  if grep -q "^wrote" <<<"$out"; then bad "report --site $kind: says it wrote"; else ok "report --site $kind: says nothing was written"; fi
+done
 
 # --- --out DIR -----------------------------------------------------------------------------------
 outs=(
