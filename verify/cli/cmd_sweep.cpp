@@ -27,6 +27,7 @@
 #include "codec/plain_text.hpp"
 #include "harness/kinds.hpp"
 #include "harness/submission.hpp"
+#include "harness/sandbox.hpp"
 
 #ifdef ROPE2D_HAVE_CUDA
 #include "rope2d/rope2d_backward.h"
@@ -45,7 +46,7 @@ namespace {
 struct SweepArgs {
   std::string submission, out = "reports/sweep", range, shard, nvcc = "nvcc";
   bool all = false, quiet = false, quick = false;
-  double budget_s = 600, call_timeout = 60, build_timeout = 600;
+  double budget_s = 600, call_timeout = 60, build_timeout = 600, load_timeout = 120;
 };
 
 // Decimal (leading zeros are still decimal, never octal) or 0x hex; no sign, no spaces.
@@ -102,6 +103,7 @@ int run(const SweepArgs& a) {
     if (!kind || kind->host != harness::Host::kernel)
       throw std::invalid_argument(a.submission + ": expected a .cu or .so kernel submission (by the ending of its name)");
     check_submission_size(a.submission);
+    harness::require_sandbox();  // a sweep has no --no-sandbox: its submission runs boxed or not at all
   }
   if (a.out.empty()) throw std::invalid_argument("--out: expected a folder, found an empty name");
   require_local_output_folder(a.out, "--out");  // a relative one: no link on the way to it (a checkout's `reports`)
@@ -134,7 +136,8 @@ int run(const SweepArgs& a) {
     if (sub.error.empty()) {
       remote = std::make_unique<harness::RemoteKernel>(
           harness::RemoteOptions{.host_program = kernel_host_program(scratch->path()), .library = sub.library, .symbol = sub.symbol,
-                                 .fused_symbol = sub.fused_symbol, .box = box, .call_timeout_s = a.call_timeout});
+                                 .fused_symbol = sub.fused_symbol, .box = box, .start_timeout_s = a.load_timeout,
+                                 .call_timeout_s = a.call_timeout});
       if (!remote->ready()) sub.error = remote->error();
     }
     if (!sub.error.empty()) {
@@ -190,6 +193,9 @@ Action add_sweep(CLI::App& app) {
   app.add_option("--call-timeout", a->call_timeout, "seconds a call of a submission may take")->capture_default_str()
       ->check(seconds_range(86400));
   app.add_option("--build-timeout", a->build_timeout, "seconds a submission's build may take")->capture_default_str()
+      ->check(seconds_range(86400));
+  app.add_option("--load-timeout", a->load_timeout, "seconds the kernel host's start (loading the submission) may take")
+      ->capture_default_str()
       ->check(seconds_range(86400));
   app.add_flag("--quiet", a->quiet, "no progress display");
   return [a] { return run(*a); };

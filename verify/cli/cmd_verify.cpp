@@ -276,6 +276,11 @@ Action add_verify(CLI::App& app) {
   app.add_option("--build-timeout", a->build_timeout, "seconds a submission's build (nvcc) may take")
       ->capture_default_str()
       ->check(seconds_range(86400));
+  app.add_option("--load-timeout", a->load_timeout,
+                 "seconds loading a submission may take (the load check without a GPU; the kernel host's start; a "
+                 "solution's import, after its build's time)")
+      ->capture_default_str()
+      ->check(seconds_range(86400));
   app.add_flag("--no-sandbox", a->no_sandbox,
                "run the submission unconfined, with your rights (only where the box cannot be built; the report says so)");
   app.add_option("--hide", a->hide,

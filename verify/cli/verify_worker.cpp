@@ -82,6 +82,7 @@ harness::HarnessOptions harness_options(const VerifyArgs& a) {
           .python = "python3",
           .python_runner = python_module_command("python3", "rope2d.runner"),
           .build_timeout_s = a.build_timeout,
+          .load_timeout_s = a.load_timeout,
           .call_timeout_s = a.call_timeout,
           .definition = is_solution(a.run.submission)
                             ? std::optional<DefinitionScope>(DefinitionScope{a.definition_dtypes, a.definition_head_dim})

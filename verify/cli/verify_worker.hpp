@@ -43,6 +43,7 @@ struct VerifyArgs {
   std::string sanitizer = "compute-sanitizer";
   double call_timeout = 20;
   double build_timeout = 600;                   // --build-timeout: seconds a submission's build may take
+  double load_timeout = 120;                    // --load-timeout: seconds loading it may take (load check, host start)
   bool no_sandbox = false;                      // --no-sandbox: run the submission unconfined (said in the report)
   std::vector<std::string> hide;                // --hide: more folders hidden from the box (a nightly's other reports)
   // The submission's folder, opened once by the parent before the worker is forked: the

@@ -2,6 +2,8 @@
 // the kind's host to its harness, or the kind's own harness.
 #include "harness/harness.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 namespace rope2d::verify::harness {
@@ -16,5 +18,7 @@ std::unique_ptr<Harness> harness_for(const HarnessOptions& o) {
   }
   throw std::logic_error("a submission kind without a host");
 }
+
+std::string seconds(double s) { return fmt::format("{:g} s", s); }
 
 }  // namespace rope2d::verify::harness

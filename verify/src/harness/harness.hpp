@@ -43,7 +43,7 @@ struct HarnessOptions {
   std::string out_dir;      // the report folder: build/ and solution/ are written there
   std::string python = "python3";
   std::vector<std::string> python_runner;  // the command that runs rope2d.runner with `python`
-  double build_timeout_s = 600, call_timeout_s = 20;
+  double build_timeout_s = 600, load_timeout_s = 120, call_timeout_s = 20;  // --build-timeout, --load-timeout, --call-timeout
   // A solution's definition as the caller read it, which chose the sets and their shapes
   // (cmd_verify.cpp): the header and the calls' shapes follow it, not a second read of the
   // file. None: the harness reads it (definition_scope).
@@ -75,6 +75,9 @@ struct Judging {
 };
 
 using HeaderLine = std::pair<std::string, std::string>;
+
+// A wall-clock limit as the report's "time limits" line says it ("600 s").
+std::string seconds(double s);
 using Say = std::function<void(const std::string&)>;  // a line on the terminal, about the submission
 
 class Harness {

@@ -84,7 +84,10 @@ class KernelHarness final : public Harness {
     if (!sub_.compile_command.empty()) rep.header.push_back({"compile", sub_.compile_command});
     rep.header.insert(rep.header.end(), machine.begin(), machine.end());
     rep.warnings = sub_.warnings;
-    if (!builtin()) rep.header.push_back({"confinement", describe(box_)});
+    if (builtin()) return;
+    rep.header.push_back({"confinement", describe(box_)});
+    rep.header.push_back({"time limits", build_limit() + seconds(o_.load_timeout_s) + " for the kernel host's start (--load-timeout), " +
+                                             seconds(o_.call_timeout_s) + " for each call (--call-timeout); past one, its process and box are killed"});
   }
 
   Judging judging(bool device_inputs) const override { return {.device_inputs = device_inputs}; }
@@ -108,6 +111,12 @@ class KernelHarness final : public Harness {
   }
   void start_host();
   bool builtin() const { return o_.submission.empty(); }
+  // The build's limit where there is a build, and the load check's, in words.
+  std::string build_limit() const {
+    const bool source = kind_ && kind_->preparation == Preparation::nvcc_build;
+    return (source ? seconds(o_.build_timeout_s) + " for the build (--build-timeout), " : std::string()) +
+           seconds(o_.load_timeout_s) + " for the load check (--load-timeout), ";
+  }
 
   std::optional<SubmissionKind> kind_;  // a copy: the registry may grow while this lives
   HarnessOptions o_;
@@ -132,8 +141,10 @@ std::optional<Unprepared> KernelHarness::cpu_checks(Report& rep, const Say& say)
   const Scratch scratch;
   const BoxPolicy box = o_.box(scratch.path(), false);
   say("confinement: " + describe(box));
+  rep.header.push_back({"confinement", describe(box)});
+  rep.header.push_back({"time limits", build_limit() + "killed past either"});
   Submission sub = prepare_submission(o_.submission, build_options(box));
-  if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box);
+  if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box, o_.load_timeout_s);
   if (box.confine) say("refused by the box: " + sub.refused.words());
   if (!sub.compile_command.empty()) rep.header.push_back({"compile", sub.compile_command});
   for (const std::string& w : sub.warnings) say("warning: " + w);
@@ -158,7 +169,8 @@ std::optional<Unprepared> KernelHarness::cpu_checks(Report& rep, const Say& say)
 // The kernel host in the box, serving the built library's entry points.
 void KernelHarness::start_host() {
   RemoteOptions r{.host_program = kernel_host_program(scratch_->path()), .library = sub_.library, .symbol = sub_.symbol,
-                  .fused_symbol = sub_.fused_symbol, .box = box_, .call_timeout_s = o_.call_timeout_s};
+                  .fused_symbol = sub_.fused_symbol, .box = box_, .start_timeout_s = o_.load_timeout_s,
+                  .call_timeout_s = o_.call_timeout_s};
   served_->remote = std::make_unique<RemoteKernel>(r);
   if (!served_->remote->ready()) {
     sub_.error = served_->remote->error();

@@ -83,6 +83,10 @@ class PythonHarness final : public Harness {
                                               "; other dtypes and shapes asked for are judged beyond the definition, outside the verdict)"});
     if (sol_.cpp) rep.header.push_back({"compile_options", sol_.compile_options.dump() + " (built through the torch binding)"});
     rep.header.push_back({"confinement", describe(box_)});
+    rep.header.push_back({"time limits", seconds(host_start_timeout_s()) +
+                                             " for the Python host's start (a cuda_cpp build and the import: --build-timeout + "
+                                             "--load-timeout), " + seconds(o_.call_timeout_s) +
+                                             " for each call (--call-timeout); past either, the host and its box are killed"});
   }
 
   std::optional<Unprepared> unserved() override;
@@ -109,7 +113,8 @@ class PythonHarness final : public Harness {
     say("confinement: " + describe(box));
     rep.header.push_back({"confinement", describe(box)});
     Refusals refused;
-    const ByteCompile b = byte_compile_in_box(s, o_.python, box, 120, &refused);
+    rep.header.push_back({"time limits", seconds(o_.build_timeout_s) + " to byte-compile its sources (--build-timeout; killed past it)"});
+    const ByteCompile b = byte_compile_in_box(s, o_.python, box, o_.build_timeout_s, &refused);
     if (box.confine && b.ran) {  // a box that never started refused nothing worth a line
       say("refused by the box: " + refused.words());
       rep.header.push_back({"refused by the box", refused.words()});
@@ -133,6 +138,8 @@ class PythonHarness final : public Harness {
 
  private:
   void start_host(const std::string& dir);
+  // The host's start holds the build of its C++ sources and the solution's import.
+  double host_start_timeout_s() const { return o_.build_timeout_s + o_.load_timeout_s; }
 
   SubmissionKind kind_;  // a copy: the registry may grow while this lives
   HarnessOptions o_;
@@ -154,7 +161,7 @@ void PythonHarness::start_host(const std::string& dir) {
                         .name = "Python host",
                         .processes = 2,  // the relay and the host (rope2d.runner)
                         .box = box_,
-                        .start_timeout_s = o_.build_timeout_s + 120,  // the import, or a C++ solution's build
+                        .start_timeout_s = host_start_timeout_s(),  // the import, or a C++ solution's build
                         .call_timeout_s = o_.call_timeout_s};
   served_->host = std::make_unique<RemoteKernel>(o);
   served_->calls = std::make_unique<ServedSolution>(*served_->host, scope_.head_dim);

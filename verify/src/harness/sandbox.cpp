@@ -470,7 +470,7 @@ std::string describe(const BoxPolicy& p) {
   std::string s = "bubblewrap: new user, PID, network, IPC, UTS and cgroup namespaces (no network), read-only root, "
                   "private /tmp and one writable scratch folder, no capabilities";
   if (::geteuid() == 0) s += ", uid " + std::to_string(box_uid) + " (dropped from root)";
-  s += p.gpu ? ", the GPU device nodes alone in /dev" : ", no GPU device nodes";
+  s += p.gpu ? ", in /dev bubblewrap's minimal set and the GPU device nodes" : ", in /dev bubblewrap's minimal set (no GPU device node)";
   if (const std::size_t n = hidden_paths(p).size(); n > 0)
     s += ", " + std::to_string(n) + " folder(s) hidden (of the report folder, home, golden data, working folder, "
          "the submission's own and --hide; one inside another hidden with it)";
@@ -529,6 +529,13 @@ void require_box_can_search(const std::string& folder) {
                                          "submission could reach its scratch folder there; let others search it (chmod o+x) "
                                          "or set TMPDIR to a folder they can",
                                          plain_line(folder), box_uid, plain_line(closed.string())));
+}
+
+void require_sandbox() {
+  if (const SandboxProbe& box = probe_sandbox(); !box.available)
+    throw std::runtime_error("the sandbox cannot be built here: " + box.reason +
+                             "; a submission runs unconfined only when asked: --no-sandbox runs it with the caller's rights, "
+                             "and its report then says NOT CONFINED");
 }
 
 void require_hideable_home(const std::string& home) {

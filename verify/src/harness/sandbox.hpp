@@ -126,6 +126,11 @@ bool remove_tree(const std::string& path);
 // and not theirs. runtime_error naming the closed folder, else nothing.
 void require_box_can_search(const std::string& folder);
 
+// A box can be built here (probe_sandbox): where it cannot (no bubblewrap, no user namespaces),
+// every submission would fail for the machine's fault, not its own. runtime_error naming why and
+// the explicit way round (--no-sandbox, which the report then names), else nothing.
+void require_sandbox();
+
 // The box hides the caller's home (HOME): one that holds the system's programs and libraries
 // (/usr, /lib, /bin, /etc: HOME=/usr, say) would leave nothing that runs in the box, every
 // submission failing for the environment's fault. runtime_error naming it, else nothing.

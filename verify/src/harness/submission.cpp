@@ -326,9 +326,9 @@ std::string symbol_in_file(const Submission& s) {
 
 }  // namespace
 
-std::string probe_submission(Submission& s, const std::string& host_program, const harness::BoxPolicy& box) {
+std::string probe_submission(Submission& s, const std::string& host_program, const harness::BoxPolicy& box, double timeout_s) {
   harness::BoxPolicy p = box;
-  if (p.limits.wall_s <= 0) p.limits.wall_s = 120;
+  p.limits.wall_s = timeout_s;
   const std::string in_file = symbol_in_file(s);
   const harness::BoxResult r = harness::run_boxed({host_program, "probe", s.library, s.symbol, s.fused_symbol}, p);
   s.refused.add(r.refused);
@@ -337,7 +337,7 @@ std::string probe_submission(Submission& s, const std::string& host_program, con
   if (r.ok())
     return in_file.empty() ? "" : in_file + " (the box's load check claimed it found " + s.symbol + ": the box's claim does not match the file)";
   const std::string said = plain_text(r.output.substr(0, 4000));
-  if (r.timed_out) return "loading did not end within " + std::to_string(static_cast<long>(p.limits.wall_s)) + " s (killed)";
+  if (r.timed_out) return "loading did not end within " + std::to_string(static_cast<long>(p.limits.wall_s)) + " s (killed; --load-timeout)";
   if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3)
     return "missing symbol " + s.symbol + ": " + said +
            (in_file.empty() ? " (though the verifier's own lookup in the file's dynamic symbol table finds it)" : "");

@@ -64,23 +64,29 @@ void check_submission_size(const std::string& path);
 // add a warning. A file over check_submission_size's limit is an error before it is read.
 Submission prepare_submission(const std::string& path, const BuildOptions& o);
 
+// The wall-clock limit of loading a submission (the load check, a host's start: --load-timeout)
+// by default.
+inline constexpr double default_load_timeout_s = 120;
+
 // Loads the library in the box with the kernel host (no GPU needed): "" when it loads and
-// exports the kind's entry point (s.symbol), else why not. The box's exit is the submission's
-// word; the entry point is found only when the judge, reading the file's dynamic symbol table
-// itself (elf_symbols.hpp, before the box runs), finds it defined too: else a disagreement.
-std::string probe_submission(Submission& s, const std::string& host_program, const harness::BoxPolicy& box);
+// exports the kind's entry point (s.symbol), else why not, within `timeout_s` (--load-timeout).
+// The box's exit is the submission's word; the entry point is found only when the judge,
+// reading the file's dynamic symbol table itself (elf_symbols.hpp, before the box runs), finds
+// it defined too: else a disagreement.
+std::string probe_submission(Submission& s, const std::string& host_program, const harness::BoxPolicy& box,
+                             double timeout_s = default_load_timeout_s);
 
 // A Python solution's sources compiled to bytecode in the box, as the build of a C ABI
 // submission is (no GPU needed): a copy of the sources in the scratch folder, compiled there
 // by `python -I` (isolated: neither the working folder nor the user's site folder on its
-// path, no PYTHON* variable read), within a wall-clock limit of `timeout_s`. Nothing of the
+// path, no PYTHON* variable read), within a wall-clock limit of `timeout_s` (--build-timeout). Nothing of the
 // solution's, and nothing beside it, runs outside the box: a Python imports modules it needs
 // from the first folder of its path, which outside the box would be the caller's working
 // folder. ran false: no Python source, or no interpreter (why in error); ran true with an
 // error: the compiler's message (a syntax error is the submission's). `refused` (optional)
 // gets what the box refused it.
 ByteCompile byte_compile_in_box(const Solution& s, const std::string& python, const harness::BoxPolicy& box,
-                                double timeout_s = 120, harness::Refusals* refused = nullptr);
+                                double timeout_s, harness::Refusals* refused = nullptr);
 
 // The kernel host program installed beside this one (rope2d-kernel-host), copied into the
 // box's scratch folder (the box need not see where the verifier lives); its path there.
