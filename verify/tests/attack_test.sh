@@ -140,6 +140,15 @@ fi
 # What a submission printed and the paths it named are shown as text: no verdict, heading or
 # escape of its own reaches the terminal or the report's markup.
 forged=$'\x1b|\r|^\\*\\*Verdict: passed|^# rope2d verify: passed|^rope2d verify: CPU checks passed$'
+# The solution attacks (run where torch has CUDA) are written here on every machine: each Python
+# payload compiles (solutions.py compiles what it writes), and each C++ one compiles over attack.h
+# without torch, so a slip in them shows in CI, not first on a GPU.
+if python3 "$attacks/solutions.py" "$work/solutions-check" >/dev/null &&
+   "${CXX:-g++}" -fsyntax-only -Wall -Werror -I"$attacks" "$work/solutions-check/cpp_payloads.cpp"; then
+  echo "ok   the solution attacks: written, their payloads compile"; passes=$((passes + 1))
+else
+  echo "FAIL the solution attacks: solutions.py or a C++ payload failed (above)"; fails=$((fails + 1))
+fi
 if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
   # What the box refused is counted from outside (harness/watch.hpp) and named.
   ALSO="refused by the box: [0-9]+ write\(s\) outside .*rope2d-attack/escaped.txt" check forge_at_load forge_at_load.cu 0 "loaded in the box"
@@ -152,6 +161,7 @@ if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
   # A node made, modes, owners, times and attributes changed: each refused call counted.
   ALSO="refused by the box: (1[3-9]|[2-9][0-9]) write\(s\) outside" check file_attributes file_attributes.cu 0 "loaded in the box"
   check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20
+  check hang_at_load hang_at_load.cu 3 "loading did not end within 15 s" --load-timeout 15
   # Its own output reopened as an include: refused (the pipe is not the box user's), or at worst
   # a build that waits for ever, killed at the limit.
   check include_own_output include_own_output.cu 3 "FAILED to build" --build-timeout 20
@@ -246,6 +256,7 @@ else
   check loud loud.cu 1 "Verdict: incorrect"
   ALSO="refused by the box.*127.0.0.1:47811" check network network.cu 1 "Verdict: incorrect"
   check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20
+  check hang_at_load hang_at_load.cu 3 "kernel host did not start" --load-timeout 15
   # Every other attack of the corpus (those the CPU run checks at load) runs here too, in the box
   # a GPU run builds (its device nodes revealed): each computes nothing, so it is incorrect, or
   # failed where it ended its own host or build; never passed, and nothing of it escapes or stays.
@@ -257,10 +268,12 @@ else
   # one that could not even be loaded (a slip in solutions.py) tried nothing, whatever its verdict.
   if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     python3 "$attacks/solutions.py" "$work/solutions" >"$work/solutions.txt" || fails=$((fails + 1))
-    while IFS=$'\t' read -r name exits phrase refused; do
+    while IFS=$'\t' read -r name exits phrase refused options; do
       [ "$refused" = - ] && refused=""
+      [ "$options" = - ] && options=""
+      # shellcheck disable=SC2086
       NOT="$forged|cannot load kernel|SyntaxError" ALSO=$refused CALL_TIMEOUT=30 \
-        check "$name" "$work/solutions/$name/solution.json" "$exits" "$phrase" --grad-dtypes bf16
+        check "$name" "$work/solutions/$name/solution.json" "$exits" "$phrase" --grad-dtypes bf16 $options
     done <"$work/solutions.txt"
   else
     echo "SKIPPED: the Python and cuda_cpp attacks (no torch with CUDA)"

@@ -9,8 +9,10 @@ verdict of any that is not stopped earlier is "incorrect" (its output stays pois
 
     solutions.py OUT_DIR     writes OUT_DIR/<name>/solution.json for every attack, and prints
                              one line per attack, tab-separated: name, expected exits (a regex),
-                             a phrase of the output or report, and what the box must have
-                             counted as refused (a regex, "-" for nothing asked)
+                             a phrase of the output or report, what the box must have counted
+                             as refused (a regex, "-" for nothing asked) and verify's extra
+                             options ("-" for none); OUT_DIR/cpp_payloads.cpp holds every C++
+                             payload in a function of its own, to be compiled without torch
 """
 import json
 import os
@@ -112,24 +114,33 @@ PY_PAYLOADS = {
     "loud": "loud()",
 }
 
-# The same payloads for a torch extension, over attack.h (copied beside the source).
+# The same payloads for a torch extension, over attack.h (copied beside the source); a build
+# that never ends is its source itself (BUILD_FOREVER).
 CPP_PAYLOADS = {
     "forge": "steal_and_escape(); forge_everywhere();",
     "hang": "for (;;) pause();",
     "crash": "abort();",
     "exit": "_exit(0);",
+    "fork_bomb": "fork_bomb();",
+    "network": "reach_network();",
+    "loud": "loud();",
 }
+BUILD_FOREVER = '#include "/dev/zero"\n'  # nvcc reads it for ever: the host's start (the build) ends at its limit
 
 WROTE = r"refused by the box.*[0-9]+ write\(s\) outside .*rope2d-attack"
 CONNECTED = r"refused by the box.*127\.0\.0\.1:47811"
 
-# name: (language, payload, where, expected exits, phrase in the output or report)
+# A start that never ends (a Python import, a C++ build) is ended at --build-timeout + --load-timeout.
+SHORT_START = "--build-timeout 20 --load-timeout 20"
+
+# name: (language, payload, where, expected exits, phrase in the output or report[, verify's options])
 ATTACKS = {
     # Forged writes to every descriptor reach the judge's socket, which the solution shares with
     # the host: not the protocol, so the judge ends the host and every set fails.
     "py_forge_at_import": ("python", "forge", "import", "3", "not a reply the judge awaited"),
     "py_forge_in_call": ("python", "forge", "call", "3", "not a reply the judge awaited"),
     "py_hang_in_call": ("python", "hang", "call", "3", "did not (return|finish) within"),
+    "py_hang_at_import": ("python", "hang", "import", "3", "did not start", SHORT_START),
     "py_crash_in_call": ("python", "crash", "call", "3", "Verdict: failed"),
     "py_exit_in_call": ("python", "exit", "call", "3", "Verdict: failed"),
     "py_fork_bomb": ("python", "fork_bomb", "import", "1|3", "Verdict: (incorrect|failed)"),
@@ -140,6 +151,11 @@ ATTACKS = {
     "cpp_forge_in_call": ("cuda_cpp", "forge", "call", "3", "not a reply the judge awaited"),
     "cpp_hang_in_call": ("cuda_cpp", "hang", "call", "3", "did not (return|finish) within"),
     "cpp_crash_in_call": ("cuda_cpp", "crash", "call", "3", "Verdict: failed"),
+    "cpp_exit_in_call": ("cuda_cpp", "exit", "call", "3", "Verdict: failed"),
+    "cpp_fork_bomb": ("cuda_cpp", "fork_bomb", "import", "1|3", "Verdict: (incorrect|failed)"),
+    "cpp_network": ("cuda_cpp", "network", "import", "1", "Verdict: incorrect"),
+    "cpp_loud": ("cuda_cpp", "loud", "import", "1", "Verdict: incorrect"),
+    "cpp_build_forever": ("cuda_cpp", "build_forever", "import", "3", "did not start", SHORT_START),
 }
 
 
@@ -153,6 +169,8 @@ def python_solution(payload, where):
 
 
 def cuda_cpp_solution(payload, where):
+    if payload == "build_forever":
+        return ["cuda_cpp"], "kernel.cu::run", [{"path": "kernel.cu", "content": BUILD_FOREVER}]
     body = CPP_PAYLOADS[payload]
     load = f"__attribute__((constructor)) static void attack() {{ {body} }}\n" if where == "import" else ""
     call = body if where == "call" else ""
@@ -178,12 +196,15 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: solutions.py OUT_DIR")
     also = {"forge": WROTE, "network": CONNECTED}
-    for name, (language, payload, where, exits, phrase) in ATTACKS.items():
+    for name, (language, payload, where, exits, phrase, *options) in ATTACKS.items():
         folder = os.path.join(sys.argv[1], name)
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, "solution.json"), "w") as f:
             json.dump(solution(name, language, payload, where), f, indent=1)
-        print(f"{name}\t{exits}\t{phrase}\t{also.get(payload, '-')}")
+        print(f"{name}\t{exits}\t{phrase}\t{also.get(payload, '-')}\t{options[0] if options else '-'}")
+    with open(os.path.join(sys.argv[1], "cpp_payloads.cpp"), "w") as f:
+        f.write('#include <cstdlib>\n#include "attack.h"\n' +
+                "".join(f"void payload_{k}() {{ {v} }}\n" for k, v in CPP_PAYLOADS.items()))
 
 
 if __name__ == "__main__":
