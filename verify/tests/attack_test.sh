@@ -163,6 +163,7 @@ if [ $gpu = 0 ]; then  # built and loaded in the box; no kernel runs
   check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20
   check hang_at_load hang_at_load.cu 3 "loading did not end within 15 s" --load-timeout 15
   check crash_at_load crash_at_load.cu 3 "FAILED to build or load"
+  check held_pipe held_pipe.cu 0 "loaded in the box"
   # A forged exit 0 at load does not turn --require-gpu's skipped kernel runs into a pass.
   check forge_at_load_require_gpu forge_at_load.cu 4 "--require-gpu: the kernel runs were SKIPPED" --require-gpu
   # Its own output reopened as an include: refused (the pipe is not the box user's), or at worst
