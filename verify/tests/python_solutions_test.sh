@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python solutions of tests/python_solutions under `rope2d verify solution.json --quick
 # --grad-dtypes bf16`:
-# each must get its expected verdict (expected.txt) with its named reason in the report, and the
+# each must get its expected verdict (expected.txt) with its named reason (a regex) in the report, and the
 # wall time of each run is printed (the constexpr-size Triton one must stay under QUICK_LIMIT_S).
 # The verifier runs with ROPE2D_REQUIRE_GPU=1, a variable of its own that the solutions that
 # sniff for one (sniffs_environ, ...) would see if it reached them. VERIFY_ARGS: more arguments
@@ -31,7 +31,7 @@ while read -r name verdict reason; do
   echo "$name: exit $rc in $wall s (expected $verdict)"
   grep -m1 "time per set" "$work/$name/report.md" 2>/dev/null | cut -c1-400
   if [ "$rc" != "$want" ]; then bad "$name: exit $rc, expected $want ($verdict)"; tail -n 15 "$work/$name.log"; continue; fi
-  if [ "$reason" != "-" ] && ! grep -qF -- "$reason" "$work/$name/report.md"; then
+  if [ "$reason" != "-" ] && ! grep -qE -- "$reason" "$work/$name/report.md"; then
     bad "$name: the report does not name \"$reason\""; grep -m3 -i "integrity\|error\|FAIL" "$work/$name/report.md"; continue
   fi
   if [ "$name" = triton_constexpr ] && awk "BEGIN {exit !($wall > $limit)}"; then bad "$name: --quick took $wall s, over $limit s"; continue; fi

