@@ -214,6 +214,10 @@ int run(VerifyArgs a, const MachineOutputs& mo) {
   // worker's (forked from this one) are beneath the same descriptor.
   if (!a.run.submission.empty())
     a.submission_folder = std::make_shared<const SubmitterFolder>(fs::path(a.run.submission).parent_path().string());
+  // A submission runs boxed or, asked, unconfined: never so for the machine's lack of a box.
+  if (!a.run.submission.empty() && !a.no_sandbox && !a.list)
+    harness::require_sandbox("a submission runs unconfined only when asked: --no-sandbox runs it with the caller's rights, "
+                             "and its report then says NOT CONFINED");
   if (a.sanitize) return verify_sanitized(a);
   if (is_solution(a.run.submission)) {
     // Malformed: exit 2 here. Judged over its definition's grad dtypes unless --grad-dtypes says.

@@ -291,27 +291,39 @@ fi
 # there: the environment's fault, exit 2 naming it, not the submission's failure.
 HOME=/usr check home-holds-system 2 "$rope2d" verify "$(dirname "$0")/kernels/accurate_simple.cu" --only odd/bf16/n=1 --rounds 1 --out "$tmp/homeusr"
 expect home-holds-system-says "HOME (/usr): the box hides the caller's home folder"
-# Where no box can be built (no bubblewrap: one hidden under /dev/null in a mount namespace of
-# this test's, as root) a submission is not run unconfined behind the user's back: verify and
-# sweep exit 2 naming why and --no-sandbox, before any report folder; --no-sandbox runs it, and
-# its report says NOT CONFINED. With the box, the report names it and its time limits.
+# Where no box can be built (no bubblewrap: the program hidden under /dev/null in a mount
+# namespace of this test's, where one can be made) a submission is not run unconfined behind the
+# user's back: verify exits 2 naming why and --no-sandbox, before any report folder (a .cu and a
+# solution.json); a sweep, where a GPU would run it, exits 2 too, and without one runs nothing of
+# it. --no-sandbox runs it, and its report says NOT CONFINED. With the box, the report names it
+# and its time limits.
 kernel=$(dirname "$0")/kernels/accurate_simple.cu
 nvcc_bin=$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")
-if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && [ -x /usr/bin/bwrap ] && [ -x "$nvcc_bin/nvcc" ]; then
-  nobox() { PATH=$nvcc_bin:$PATH unshare -m --propagation private sh -c 'mount --bind /dev/null /usr/bin/bwrap && exec "$@"' sh "$@"; }
+bwrap_at=$(command -v bwrap)
+box_works() { bwrap --ro-bind / / true 2>/dev/null; }
+if [ -n "$bwrap_at" ] && [ -x "$nvcc_bin/nvcc" ] && unshare -m --propagation private true 2>/dev/null; then
+  nobox() { PATH=$nvcc_bin:$PATH unshare -m --propagation private sh -c 'mount --bind /dev/null "$0" && exec "$@"' "$bwrap_at" "$@"; }
   check nobox-verify 2 nobox "$rope2d" verify "$kernel" --only odd/bf16/n=1 --rounds 1 --out "$tmp/nobox"
   expect nobox-verify-says "the sandbox cannot be built here: bubblewrap (bwrap) is not installed"
   expect nobox-verify-names "--no-sandbox"
   [ ! -e "$tmp/nobox" ] || { echo "FAIL nobox-verify: a report folder was made"; fails=$((fails+1)); }
-  check nobox-sweep 2 nobox "$rope2d" sweep "$kernel" --quick --out "$tmp/noboxsweep"
-  expect nobox-sweep-says "the sandbox cannot be built here"
+  check nobox-solution 2 nobox "$rope2d" verify "$(dirname "$0")/solutions/torch_eager.json" --quick --out "$tmp/noboxsol"
+  expect nobox-solution-says "the sandbox cannot be built here"
+  [ ! -e "$tmp/noboxsol" ] || { echo "FAIL nobox-solution: a report folder was made"; fails=$((fails+1)); }
+  if nvidia-smi -L >/dev/null 2>&1; then
+    check nobox-sweep 2 nobox "$rope2d" sweep "$kernel" --quick --out "$tmp/noboxsweep"
+    expect nobox-sweep-says "the sandbox cannot be built here"
+  else
+    check nobox-sweep 0 nobox "$rope2d" sweep "$kernel" --quick --out "$tmp/noboxsweep"
+    expect nobox-sweep-says "was neither built nor run"
+  fi
   check nobox-unconfined 0 nobox "$rope2d" verify "$kernel" --only odd/bf16/n=1 --rounds 1 --no-sandbox --out "$tmp/unconfined"
   grep -q "^- confinement: \`NOT CONFINED (--no-sandbox)" "$tmp/unconfined/report.md" && { echo "ok   nobox-unconfined-report"; passes=$((passes+1)); } ||
     { echo "FAIL nobox-unconfined: the report does not say NOT CONFINED"; grep -m2 "confinement" "$tmp/unconfined/report.md"; fails=$((fails+1)); }
 fi
-if command -v bwrap >/dev/null && [ -x "$nvcc_bin/nvcc" ]; then
+if box_works && [ -x "$nvcc_bin/nvcc" ]; then
   PATH=$nvcc_bin:$PATH check boxed-lines 0 "$rope2d" verify "$kernel" --only odd/bf16/n=1 --rounds 1 --build-timeout 77 --load-timeout 33 --out "$tmp/boxed"
-  for line in "^- confinement: \`bubblewrap: new user, PID, network" "^- time limits: \`77 s for the build (--build-timeout), 33 s for the load check (--load-timeout)"; do
+  for line in "^- confinement: \`bubblewrap: new user, PID, network" "^- time limits: \`77 s for the build (--build-timeout), 33 s for the load check (--load-timeout); killed past its limit"; do
     grep -q "$line" "$tmp/boxed/report.md" && { echo "ok   boxed-lines: $line"; passes=$((passes+1)); } ||
       { echo "FAIL boxed-lines: the report lacks $line"; grep -m3 "confinement\|time limits" "$tmp/boxed/report.md"; fails=$((fails+1)); }
   done

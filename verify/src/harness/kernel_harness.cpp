@@ -69,8 +69,8 @@ class KernelHarness final : public Harness {
     }
     scratch_ = std::make_unique<Scratch>();
     box_ = o_.box(scratch_->path(), true);
+    sub_ = prepare_submission(o_.submission, build_options(box_));  // the build: the box's default CPU time
     box_.limits.cpu_s = 7 * 86400;  // the kernel host lives as long as the run; its waits spin on the CPU
-    sub_ = prepare_submission(o_.submission, build_options(box_));
     if (sub_.error.empty()) start_host();
     if (!sub_.error.empty()) return Unprepared{sub_.error, sub_.error_cause};
     return std::nullopt;
@@ -87,7 +87,7 @@ class KernelHarness final : public Harness {
     if (builtin()) return;
     rep.header.push_back({"confinement", describe(box_)});
     rep.header.push_back({"time limits", build_limit() + seconds(o_.load_timeout_s) + " for the kernel host's start (--load-timeout), " +
-                                             seconds(o_.call_timeout_s) + " for each call (--call-timeout); past one, its process and box are killed"});
+                                             seconds(o_.call_timeout_s) + " for each call (--call-timeout); killed past its limit"});
   }
 
   Judging judging(bool device_inputs) const override { return {.device_inputs = device_inputs}; }
@@ -111,11 +111,10 @@ class KernelHarness final : public Harness {
   }
   void start_host();
   bool builtin() const { return o_.submission.empty(); }
-  // The build's limit where there is a build, and the load check's, in words.
+  // The build's limit where there is a build, in words.
   std::string build_limit() const {
     const bool source = kind_ && kind_->preparation == Preparation::nvcc_build;
-    return (source ? seconds(o_.build_timeout_s) + " for the build (--build-timeout), " : std::string()) +
-           seconds(o_.load_timeout_s) + " for the load check (--load-timeout), ";
+    return source ? seconds(o_.build_timeout_s) + " for the build (--build-timeout), " : std::string();
   }
 
   std::optional<SubmissionKind> kind_;  // a copy: the registry may grow while this lives
@@ -142,7 +141,7 @@ std::optional<Unprepared> KernelHarness::cpu_checks(Report& rep, const Say& say)
   const BoxPolicy box = o_.box(scratch.path(), false);
   say("confinement: " + describe(box));
   rep.header.push_back({"confinement", describe(box)});
-  rep.header.push_back({"time limits", build_limit() + "killed past either"});
+  rep.header.push_back({"time limits", build_limit() + seconds(o_.load_timeout_s) + " for the load check (--load-timeout); killed past its limit"});
   Submission sub = prepare_submission(o_.submission, build_options(box));
   if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box, o_.load_timeout_s);
   if (box.confine) say("refused by the box: " + sub.refused.words());

@@ -531,11 +531,9 @@ void require_box_can_search(const std::string& folder) {
                                          plain_line(folder), box_uid, plain_line(closed.string())));
 }
 
-void require_sandbox() {
+void require_sandbox(const std::string& way_round) {
   if (const SandboxProbe& box = probe_sandbox(); !box.available)
-    throw std::runtime_error("the sandbox cannot be built here: " + box.reason +
-                             "; a submission runs unconfined only when asked: --no-sandbox runs it with the caller's rights, "
-                             "and its report then says NOT CONFINED");
+    throw std::runtime_error("the sandbox cannot be built here: " + box.reason + "; " + way_round);
 }
 
 void require_hideable_home(const std::string& home) {

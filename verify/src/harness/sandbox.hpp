@@ -128,8 +128,8 @@ void require_box_can_search(const std::string& folder);
 
 // A box can be built here (probe_sandbox): where it cannot (no bubblewrap, no user namespaces),
 // every submission would fail for the machine's fault, not its own. runtime_error naming why and
-// the explicit way round (--no-sandbox, which the report then names), else nothing.
-void require_sandbox();
+// `way_round` (the caller's explicit option, if it has one), else nothing.
+void require_sandbox(const std::string& way_round);
 
 // The box hides the caller's home (HOME): one that holds the system's programs and libraries
 // (/usr, /lib, /bin, /etc: HOME=/usr, say) would leave nothing that runs in the box, every

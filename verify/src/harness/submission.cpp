@@ -337,7 +337,7 @@ std::string probe_submission(Submission& s, const std::string& host_program, con
   if (r.ok())
     return in_file.empty() ? "" : in_file + " (the box's load check claimed it found " + s.symbol + ": the box's claim does not match the file)";
   const std::string said = plain_text(r.output.substr(0, 4000));
-  if (r.timed_out) return "loading did not end within " + std::to_string(static_cast<long>(p.limits.wall_s)) + " s (killed; --load-timeout)";
+  if (r.timed_out) return fmt::format("loading did not end within {:g} s (killed; --load-timeout)", p.limits.wall_s);
   if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3)
     return "missing symbol " + s.symbol + ": " + said +
            (in_file.empty() ? " (though the verifier's own lookup in the file's dynamic symbol table finds it)" : "");

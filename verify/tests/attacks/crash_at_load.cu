@@ -1,4 +1,4 @@
-// A library that faults as it is loaded: its constructor writes through a null pointer. Only the
+// A library that faults as it is loaded: its constructor raises SIGSEGV. Only the
 // box's process dies (the load check without a GPU, the kernel host's start with one); the
 // verifier reports the submission failed to load and writes its report.
 #include <csignal>

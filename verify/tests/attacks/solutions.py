@@ -155,7 +155,8 @@ ATTACKS = {
     "cpp_fork_bomb": ("cuda_cpp", "fork_bomb", "import", "1|3", "Verdict: (incorrect|failed)"),
     "cpp_network": ("cuda_cpp", "network", "import", "1", "Verdict: incorrect"),
     "cpp_loud": ("cuda_cpp", "loud", "import", "1", "Verdict: incorrect"),
-    "cpp_build_forever": ("cuda_cpp", "build_forever", "import", "3", "did not start", SHORT_START),
+    # torch's build reads /dev/zero until its start's limit, or until the heap limit fails it.
+    "cpp_build_forever": ("cuda_cpp", "build_forever", "import", "3", "did not start|cannot build kernel", SHORT_START),
 }
 
 
