@@ -200,22 +200,23 @@ PY
              PATH=/usr/local/cuda/bin:$PATH verify/tests/attack_test.sh $bin/rope2d verify/tests/attacks /tmp/attacks 2>&1 | tee "$out/attacks.log"
              mkdir -p "$out/attacks" && for d in /tmp/attacks/*/; do n=$(basename "$d")
                cp "$d/report.md" "$out/attacks/$n.md" 2>/dev/null; cp "/tmp/attacks/$n.log" "$out/attacks/$n.log" 2>/dev/null; done ;;
-    attackhalves) # The whole attack corpus in about a third of the time: the .cu attacks, the Python
-             # ones and the cuda_cpp ones side by side, each part in a mount namespace of its own whose
-             # /var/tmp (the marks folder and the secret that attack_test.sh keeps there) is a private
-             # folder, and whose /run/rope2d-attack (the daemon sockets it listens on) is memory of its
-             # own, so no part sees or clears another's marks (needs root: unshare -m). The parts
+    attackhalves) # The whole attack corpus in parts side by side: the .cu attacks, the Python ones and
+             # the cuda_cpp ones in two (each builds a torch extension, about a minute), each part in
+             # a mount namespace of its own whose /var/tmp (the marks folder and the secret that
+             # attack_test.sh keeps there) is a private folder, and whose /run/rope2d-attack (the
+             # daemon sockets it listens on) is memory of its own, so no part sees or clears
+             # another's marks (needs root: unshare -m). The parts
              # share the machine's loopback, so one listener on port 47811 binds ("Address already in
              # use" from the others); the network attacks are judged by the box's count of the
              # connection it refused, which needs no listener.
-             for half in "cu:^([abd-oq-z]|c[^p]|p[^y])" "py:^py_" "cpp:^cpp_"; do
+             for half in "cu:^([abd-oq-z]|c[^p]|p[^y])" "py:^py_" "cppa:^cpp_(forge|hang|crash)" "cppb:^cpp_(exit|fork|network|loud|build)"; do
                h=${half%%:*}; mkdir -p "/var/tmp-$h" "$out/attacks-$h" /run/rope2d-attack; rm -rf "/tmp/attacks-$h"
                ATTACK_ONLY=${half#*:} PATH=/usr/local/cuda/bin:$PATH unshare -m --propagation private bash -c \
                  'mount --bind "$1" /var/tmp && mount -t tmpfs tmpfs /run/rope2d-attack && exec verify/tests/attack_test.sh "$2" verify/tests/attacks "$3"' _ \
                  "/var/tmp-$h" "$bin/rope2d" "/tmp/attacks-$h" >"$out/attacks-$h.log" 2>&1 &
              done
              wait
-             for h in cu py cpp; do tail -n 1 "$out/attacks-$h.log"; grep "^FAIL" "$out/attacks-$h.log"
+             for h in cu py cppa cppb; do tail -n 1 "$out/attacks-$h.log"; grep "^FAIL" "$out/attacks-$h.log"
                for d in /tmp/attacks-$h/*/; do n=$(basename "$d")
                  cp "$d/report.md" "$out/attacks-$h/$n.md" 2>/dev/null; cp "/tmp/attacks-$h/$n.log" "$out/attacks-$h/$n.log" 2>/dev/null; done
              done ;;
