@@ -162,6 +162,7 @@ void PythonHarness::start_host(const std::string& dir) {
                         .processes = 2,  // the relay and the host (rope2d.runner)
                         .box = box_,
                         .start_timeout_s = host_start_timeout_s(),  // the import, or a C++ solution's build
+                        .start_option = "--build-timeout + --load-timeout",
                         .call_timeout_s = o_.call_timeout_s};
   served_->host = std::make_unique<RemoteKernel>(o);
   served_->calls = std::make_unique<ServedSolution>(*served_->host, scope_.head_dim);

@@ -4,6 +4,8 @@
 // streams never wait for a host that is gone.
 #include "harness/remote_kernel.hpp"
 
+#include <fmt/format.h>
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <signal.h>
@@ -434,11 +436,13 @@ RemoteKernel::RemoteKernel(const RemoteOptions& o) : impl_(std::make_unique<Impl
   {
     std::unique_lock lk(m.m);
     if (!m.wait(lk, o.start_timeout_s, [&] { return m.hello; })) {
+      const bool late = !m.dead;  // not ended by itself: its start's time ran out
       lk.unlock();
       const BoxResult r = *(m.ended = m.box->finish(1));
       std::lock_guard dead_lk(m.m);
-      m.error = "the " + m.opt.name + " did not start (" + (m.death.empty() ? "" : m.death + "; ") + r.exit_text() +
-                "): " + plain_text(r.output.substr(0, 4000));
+      m.error = "the " + m.opt.name + " did not start" +
+                (late ? fmt::format(" within {:g} s (killed; {})", o.start_timeout_s, o.start_option) : std::string()) +
+                " (" + (m.death.empty() ? "" : m.death + "; ") + r.exit_text() + "): " + plain_text(r.output.substr(0, 4000));
       return;
     }
   }

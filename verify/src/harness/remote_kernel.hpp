@@ -45,6 +45,7 @@ struct RemoteOptions {
   int processes = 1;                 // the host's own processes in the box (the Python host: its relay too)
   BoxPolicy box;
   double start_timeout_s = 120;
+  std::string start_option = "--load-timeout";  // what sets start_timeout_s, for the message
   double call_timeout_s = 60;
 };
 
