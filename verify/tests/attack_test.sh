@@ -260,7 +260,7 @@ else
   check loud loud.cu 1 "Verdict: incorrect"
   ALSO="refused by the box.*127.0.0.1:47811" check network network.cu 1 "Verdict: incorrect"
   check build_forever build_forever.cu 3 "did not end within 20 s" --build-timeout 20
-  check hang_at_load hang_at_load.cu 3 "kernel host did not start" --load-timeout 15
+  check hang_at_load hang_at_load.cu 3 "kernel host did not start within 15 s" --load-timeout 15
   # Every other attack of the corpus (those the CPU run checks at load) runs here too, in the box
   # a GPU run builds (its device nodes revealed): each computes nothing, so it is incorrect, or
   # failed where it ended its own host or build; never passed, and nothing of it escapes or stays.
