@@ -51,6 +51,12 @@ struct TempFolder {
 
 BoxResult sh(const BoxPolicy& p, const std::string& script) { return run_boxed({"/bin/sh", "-c", script}, p); }
 
+// The number a boxed program printed after its last `word ` ("opened 61"), or -1 if none.
+int count_after(const std::string& output, const std::string& word) {
+  const auto at = output.rfind(word + " ");
+  return at == std::string::npos ? -1 : std::atoi(output.c_str() + at + word.size() + 1);
+}
+
 // A process whose command line holds `token`, anywhere on the machine.
 bool running(const std::string& token) {
   for (const auto& e : fs::directory_iterator("/proc")) {
@@ -377,9 +383,9 @@ TEST(Sandbox, OpenFileLimitBinds) {
       "except OSError:\n    pass\nprint(\"opened\", len(fds))'";
   auto opened = [&](const BoxPolicy& q) {
     const BoxResult r = sh(q, open_all);
-    const auto at = r.output.rfind("opened ");
-    EXPECT_TRUE(r.ok() && at != std::string::npos) << r.exit_text() << r.output;
-    return at == std::string::npos ? -1 : std::atoi(r.output.c_str() + at + 7);
+    const int n = count_after(r.output, "opened");
+    EXPECT_TRUE(r.ok() && n >= 0) << r.exit_text() << r.output;
+    return n;
   };
   const int bound = opened(p);
   EXPECT_GT(bound, 0);
@@ -415,9 +421,8 @@ TEST(Sandbox, ProcessLimitBinds) {
       "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    kids.append(pid)\n"
       "print(\"started\", len(kids))\nfor k in kids:\n    os.kill(k, signal.SIGKILL)\n'";
   const BoxResult r = sh(p, spawn);
-  const auto at = r.output.rfind("started ");
-  ASSERT_NE(at, std::string::npos) << r.exit_text() << r.output;
-  const int started = std::atoi(r.output.c_str() + at + 8);
+  const int started = count_after(r.output, "started");
+  ASSERT_GE(started, 0) << r.exit_text() << r.output;
   EXPECT_GT(started, 0) << r.output;
   EXPECT_LT(started, 60) << r.output;
   // Negative control: with the default limit the 200 start.

@@ -139,8 +139,9 @@ std::optional<Unprepared> KernelHarness::cpu_checks(Report& rep, const Say& say)
   }
   const Scratch scratch;
   const BoxPolicy box = o_.box(scratch.path(), false);
-  say("confinement: " + describe(box));
-  rep.header.push_back({"confinement", describe(box)});
+  const std::string confinement = describe(box);  // its hidden folders looked up once
+  say("confinement: " + confinement);
+  rep.header.push_back({"confinement", confinement});
   rep.header.push_back({"time limits", build_limit() + seconds(o_.load_timeout_s) + " for the load check (--load-timeout); killed past its limit"});
   Submission sub = prepare_submission(o_.submission, build_options(box));
   if (sub.error.empty()) sub.error = probe_submission(sub, kernel_host_program(scratch.path()), box, o_.load_timeout_s);

@@ -110,8 +110,9 @@ class PythonHarness final : public Harness {
     const Scratch scratch;
     BoxPolicy box = o_.box(scratch.path(), false);
     reveal_program(box, o_.python);
-    say("confinement: " + describe(box));
-    rep.header.push_back({"confinement", describe(box)});
+    const std::string confinement = describe(box);  // its hidden folders looked up once
+    say("confinement: " + confinement);
+    rep.header.push_back({"confinement", confinement});
     Refusals refused;
     rep.header.push_back({"time limits", seconds(o_.build_timeout_s) + " to byte-compile its sources (--build-timeout; killed past it)"});
     const ByteCompile b = byte_compile_in_box(s, o_.python, box, o_.build_timeout_s, &refused);

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -50,13 +51,6 @@ std::vector<std::string> absolute_entries(const char* name) {
     if (std::string dir = given.substr(b, e - b); !dir.empty() && dir[0] == '/') kept.push_back(std::move(dir));
   }
   return kept;
-}
-
-// Folders as a search path's text, each followed by ':'.
-std::string with_colons(const std::vector<std::string>& dirs) {
-  std::string s;
-  for (const std::string& d : dirs) s += d + ":";
-  return s;
 }
 
 // The folders that hold the system's programs, libraries and configuration: nothing runs in a
@@ -761,16 +755,18 @@ BoxResult BoxedProcess::finish(double grace_s) {
 std::vector<std::string> box_environment(const std::string& scratch) {
   // The caller's PATH (its absolute entries) so that the same python3 and nvcc run inside; the
   // usual folders after it.
-  const std::string path = with_colons(absolute_entries("PATH")) + "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
+  std::vector<std::string> path = absolute_entries("PATH");
+  path.insert(path.end(), {"/usr/local/cuda/bin", "/usr/local/bin", "/usr/bin", "/bin"});
   // No Python bytecode written: the box's root is read-only, and every module a Python host
   // imports (torch's thousands) would otherwise be a refused write in the report's count,
   // hiding the submission's own. A setting many users' images have too.
-  std::vector<std::string> env{"PATH=" + path, "LANG=C.UTF-8", "HOME=" + scratch, "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1"};
+  std::vector<std::string> env{fmt::format("PATH={}", fmt::join(path, ":")), "LANG=C.UTF-8", "HOME=" + scratch, "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1"};
   // The device selection and library path, and the sanitizer runtimes' settings of a sanitized
   // build of the verifier (whose kernel host is sanitized too): nothing of the verifier's own.
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"})
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
-  if (std::string libs = with_colons(absolute_entries("LD_LIBRARY_PATH")); !libs.empty()) env.push_back("LD_LIBRARY_PATH=" + libs.substr(0, libs.size() - 1));
+  if (const std::vector<std::string> libs = absolute_entries("LD_LIBRARY_PATH"); !libs.empty())
+    env.push_back(fmt::format("LD_LIBRARY_PATH={}", fmt::join(libs, ":")));
   return env;
 }
 
