@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -429,6 +430,33 @@ TEST(Sandbox, ProcessLimitBinds) {
   const BoxResult free_run = sh(policy(s), spawn);
   EXPECT_NE(free_run.output.find("started 200"), std::string::npos) << free_run.output;
 }
+// One box's processes are its own: a box that starts processes until it is refused, and holds
+// them, leaves another box of the same user free to start its own (the kernel counts them in
+// each box's user namespace). Counted over the user as a whole, the second would start none.
+TEST(Sandbox, ProcessLimitIsEachBoxsOwn) {
+  NEED_BOX();
+  if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
+  const std::string fork_until_refused =
+      "python3 -c 'import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n"
+      "        break\n    if pid == 0:\n        time.sleep(20)\n        os._exit(0)\n    n += 1\nprint(\"holding\", n, flush=True)\n"
+      "time.sleep(12)\n'";
+  const std::string start_20 =
+      "python3 -c 'import os\nkids = []\nfor _ in range(20):\n    try:\n        pid = os.fork()\n    except OSError:\n"
+      "        break\n    if pid == 0:\n        os._exit(0)\n    kids.append(pid)\nfor k in kids:\n    os.waitpid(k, 0)\n"
+      "print(\"started\", len(kids))\n'";
+  Scratch s1, s2;
+  BoxPolicy bomb = policy(s1), other = policy(s2);
+  bomb.limits.processes = other.limits.processes = 60;
+  auto first = std::async(std::launch::async, [&] { return sh(bomb, fork_until_refused); });
+  std::this_thread::sleep_for(std::chrono::seconds(4));  // the first box holds its processes by now
+  const BoxResult second = sh(other, start_20);
+  const BoxResult held = first.get();
+  const int holding = count_after(held.output, "holding");
+  ASSERT_GT(holding, 20) << held.exit_text() << held.output;  // the first did reach its limit
+  EXPECT_LT(holding, 80) << held.output;
+  EXPECT_EQ(count_after(second.output, "started"), 20) << second.exit_text() << second.output;
+}
+
 // The watch (harness/watch.hpp) counts, from outside, what the box refused: a write outside the
 // scratch folder and /tmp (named), a connection (its address); writes inside are not counted.
 TEST(Sandbox, WatchCountsWhatTheBoxRefused) {

@@ -112,6 +112,17 @@ std::vector<std::pair<std::string, bool>> hidden_paths(const BoxPolicy& p) {
   return outermost;
 }
 
+// util-linux's prlimit, from the system's own folders only (a folder on the caller's PATH may
+// be hidden in the box); empty where there is none.
+const std::string& prlimit_program() {
+  static const std::string path = [] {
+    for (const char* p : {"/usr/bin/prlimit", "/bin/prlimit"})
+      if (::access(p, X_OK) == 0) return std::string(p);
+    return std::string();
+  }();
+  return path;
+}
+
 // The mounts and namespaces, then the command.
 std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p, int info_fd,
                                     const std::vector<std::string>& argv) {
@@ -149,6 +160,13 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
   for (const std::string& h : hidden) a.insert(a.end(), {"--remount-ro", h});
   a.insert(a.end(), {"--remount-ro", "/dev"});  // only /dev's own mount: /dev/shm and /dev/pts stay as they are
   a.insert(a.end(), {"--info-fd", std::to_string(info_fd), "--"});
+  // The process limit set inside the box's user namespace, where the kernel counts the box's
+  // tasks apart from every other box's of the same user (a fork bomb in one box cannot starve
+  // another verify's); set outside, it would count all the user's tasks together.
+  if (!prlimit_program().empty()) {
+    const std::string n = std::to_string(p.limits.processes);
+    a.insert(a.end(), {prlimit_program(), "--nproc=" + n + ":" + n, "--"});
+  }
   a.insert(a.end(), argv.begin(), argv.end());
   return a;
 }
@@ -183,6 +201,7 @@ struct Launch {
 struct ChildPlan {
   int n_keep, info_target;  // the kept descriptors become 3 .. 3 + n_keep - 1; bwrap's info pipe the next
   bool confine, drop;       // drop: from root to box_uid
+  bool inner_nproc = false;  // the process limit set in the box (prlimit), not here
   pid_t parent;
   std::string chdir_to;
   std::vector<std::string> argv;  // as executed: through bwrap when confining
@@ -202,8 +221,10 @@ struct ChildPlan {
     for (const auto& s : p.env) envp.push_back(const_cast<char*>(s.c_str()));
     envp.push_back(nullptr);
     sources.insert(sources.end(), stdio);
-    // Processes are counted per user: dropping to box_uid, the box's alone; otherwise the
-    // limit starts from those the caller's user runs already.
+    // Confined where prlimit is, the limit is set in the box (bwrap_argv) and this one is
+    // the caller's own. Otherwise it counts every task of the user: those the caller's user
+    // runs already are added (dropped to box_uid, none), and boxes of one user share it.
+    inner_nproc = confine && !prlimit_program().empty();
     const rlim_t nproc = p.limits.processes + (drop ? 0 : tasks_of_user(::getuid()));
     const rlim_t data = p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit();
     cpu = {p.limits.cpu_s, p.limits.cpu_s};
@@ -238,7 +259,7 @@ struct ChildPlan {
   ::setrlimit(RLIMIT_CORE, &c.core);
   ::setrlimit(RLIMIT_DATA, &c.memory);
   if (c.drop && (::setgroups(0, nullptr) != 0 || ::setgid(box_uid) != 0 || ::setuid(box_uid) != 0)) ::_exit(126);
-  ::setrlimit(RLIMIT_NPROC, &c.procs);  // after the drop: root is not held by it
+  if (!c.inner_nproc) ::setrlimit(RLIMIT_NPROC, &c.procs);  // after the drop: root is not held by it
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);   // after the drop, which clears it
   if (::getppid() != c.parent) ::_exit(126);
   if (!c.chdir_to.empty() && ::chdir(c.chdir_to.c_str()) != 0) ::_exit(126);
@@ -470,7 +491,8 @@ std::string describe(const BoxPolicy& p) {
          "the submission's own and --hide; one inside another hidden with it)";
   s += "; limits: " + (p.limits.wall_s > 0 ? std::to_string(static_cast<long>(p.limits.wall_s)) + " s wall, " : std::string()) +
        std::to_string(p.limits.cpu_s) + " s CPU, " + std::to_string(p.limits.open_files) + " open files, " +
-       std::to_string(p.limits.processes) + " processes, " +
+       std::to_string(p.limits.processes) +
+       (prlimit_program().empty() ? " processes (of the user's, with every other box's), " : " processes (the box's own), ") +
        memory_words(p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit()) +
        std::to_string(p.limits.file_bytes >> 20) + " MiB a file, " +
        std::to_string(std::min<std::uint64_t>(p.limits.tmp_bytes, default_memory_limit() / 6) >> 20) +

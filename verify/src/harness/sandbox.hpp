@@ -27,7 +27,8 @@ struct Limits {
   double wall_s = 0;                         // 0: none (the caller watches the time itself)
   std::uint64_t cpu_s = 3600;                // RLIMIT_CPU
   std::uint64_t open_files = 4096;           // RLIMIT_NOFILE
-  std::uint64_t processes = 2048;            // RLIMIT_NPROC (threads count too), beyond those the user has already
+  std::uint64_t processes = 2048;            // RLIMIT_NPROC (threads count too): in a box, its own tasks (set in its
+                                             // user namespace); else beyond those the user has already
   std::uint64_t file_bytes = 16ull << 30;    // RLIMIT_FSIZE
   std::uint64_t memory_bytes = 0;            // RLIMIT_DATA (the heap and private mappings; device memory is not
                                              // counted); 0: three quarters of the machine's memory
