@@ -19,6 +19,7 @@
 #include <fstream>
 #include <future>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -433,13 +434,19 @@ TEST(Sandbox, ProcessLimitBinds) {
 // One box's processes are its own: a box that starts processes until it is refused, and holds
 // them, leaves another box of the same user free to start its own (the kernel counts them in
 // each box's user namespace). Counted over the user as a whole, the second would start none.
+// As root only (an ordinary user's limit also counts the tasks it runs already: the first
+// box's, so the old limit would pass too), and where the box sets its limit inside (prlimit).
 TEST(Sandbox, ProcessLimitIsEachBoxsOwn) {
   NEED_BOX();
   if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
+  if (::geteuid() != 0) GTEST_SKIP() << "as root only: an ordinary user's limit counts the first box's tasks in";
+  if (::access("/usr/bin/prlimit", X_OK) != 0 && ::access("/bin/prlimit", X_OK) != 0)
+    GTEST_SKIP() << "no prlimit: every box of a user shares one limit (the report says so)";
   const std::string fork_until_refused =
       "python3 -c 'import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n"
-      "        break\n    if pid == 0:\n        time.sleep(20)\n        os._exit(0)\n    n += 1\nprint(\"holding\", n, flush=True)\n"
-      "time.sleep(12)\n'";
+      "        break\n    if pid == 0:\n        time.sleep(60)\n        os._exit(0)\n    n += 1\nprint(\"holding\", n, flush=True)\n"
+      "open(\"holding\", \"w\").close()\nt = time.time()\nwhile not os.path.exists(\"done\") and time.time() < t + 60:\n"
+      "    time.sleep(0.1)\n'";
   const std::string start_20 =
       "python3 -c 'import os\nkids = []\nfor _ in range(20):\n    try:\n        pid = os.fork()\n    except OSError:\n"
       "        break\n    if pid == 0:\n        os._exit(0)\n    kids.append(pid)\nfor k in kids:\n    os.waitpid(k, 0)\n"
@@ -448,13 +455,40 @@ TEST(Sandbox, ProcessLimitIsEachBoxsOwn) {
   BoxPolicy bomb = policy(s1), other = policy(s2);
   bomb.limits.processes = other.limits.processes = 60;
   auto first = std::async(std::launch::async, [&] { return sh(bomb, fork_until_refused); });
-  std::this_thread::sleep_for(std::chrono::seconds(4));  // the first box holds its processes by now
+  const fs::path holding = fs::path(s1.path()) / "holding";
+  for (int i = 0; i < 300 && !fs::exists(holding); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(fs::exists(holding)) << "the first box did not reach its limit within 30 s";
   const BoxResult second = sh(other, start_20);
+  std::ofstream(fs::path(s1.path()) / "done").put('\n');  // the first box ends
   const BoxResult held = first.get();
-  const int holding = count_after(held.output, "holding");
-  ASSERT_GT(holding, 20) << held.exit_text() << held.output;  // the first did reach its limit
-  EXPECT_LT(holding, 80) << held.output;
+  const int holding_n = count_after(held.output, "holding");
+  ASSERT_GT(holding_n, 20) << held.exit_text() << held.output;  // the first did reach its limit
+  EXPECT_LT(holding_n, 80) << held.output;
   EXPECT_EQ(count_after(second.output, "started"), 20) << second.exit_text() << second.output;
+}
+
+// What the limit set inside the box does not reach, bubblewrap's own PID 1 there (a submission
+// of the same uid may trace it), is bound by the cap outside: a quarter of the machine's PIDs at
+// most, never the caller's own limit.
+TEST(Sandbox, BubblewrapsOwnPidOneIsCapped) {
+  NEED_BOX();
+  if (::access("/usr/bin/prlimit", X_OK) != 0 && ::access("/bin/prlimit", X_OK) != 0) GTEST_SKIP() << "no prlimit";
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.limits.processes = 40;
+  const BoxResult r = sh(p, "grep 'Max processes' /proc/1/limits; grep 'Max processes' /proc/self/limits");
+  std::uint64_t pid_max = 0;
+  std::ifstream("/proc/sys/kernel/pid_max") >> pid_max;
+  ASSERT_GT(pid_max, 0u);
+  std::istringstream lines(r.output);
+  std::string word1, word2;
+  std::uint64_t pid_one = 0, own = 0;
+  ASSERT_TRUE(lines >> word1 >> word2 >> pid_one) << r.exit_text() << r.output;  // "Max processes SOFT HARD ..."
+  lines.ignore(1 << 10, '\n');
+  ASSERT_TRUE(lines >> word1 >> word2 >> own) << r.output;
+  EXPECT_EQ(own, 40u) << r.output;  // the command's own: the box's limit
+  EXPECT_LE(pid_one, std::max<std::uint64_t>(40, pid_max / 4) + (::geteuid() == 0 ? 0 : tasks_of_user(::getuid())))
+      << r.output;
 }
 
 // The watch (harness/watch.hpp) counts, from outside, what the box refused: a write outside the

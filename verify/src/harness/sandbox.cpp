@@ -23,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <fmt/ranges.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -112,6 +113,18 @@ std::vector<std::pair<std::string, bool>> hidden_paths(const BoxPolicy& p) {
   return outermost;
 }
 
+// The cap on the tasks of all boxes of the user together, set outside the box: it binds what
+// the process limit set inside (prlimit) does not reach, bubblewrap's own PID 1 in the box,
+// which a submission of the same uid may trace and make start processes of its own. A quarter
+// of the machine's PIDs, at least one box's limit, never above the caller's own hard limit.
+rlim_t all_boxes_task_cap(const Limits& l) {
+  std::uint64_t pid_max = 32768;
+  std::ifstream("/proc/sys/kernel/pid_max") >> pid_max;
+  rlimit own{};
+  if (::getrlimit(RLIMIT_NPROC, &own) != 0) own.rlim_max = RLIM_INFINITY;
+  return std::min<rlim_t>(own.rlim_max, std::max<rlim_t>(l.processes, pid_max / 4));
+}
+
 // util-linux's prlimit, from the system's own folders only (a folder on the caller's PATH may
 // be hidden in the box); empty where there is none.
 const std::string& prlimit_program() {
@@ -162,9 +175,10 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
   a.insert(a.end(), {"--info-fd", std::to_string(info_fd), "--"});
   // The process limit set inside the box's user namespace, where the kernel counts the box's
   // tasks apart from every other box's of the same user (a fork bomb in one box cannot starve
-  // another verify's); set outside, it would count all the user's tasks together.
+  // another verify's); set outside, it would count all the user's tasks together. Never above
+  // the hard limit set outside (prlimit could not raise it, and the box would not start).
   if (!prlimit_program().empty()) {
-    const std::string n = std::to_string(p.limits.processes);
+    const std::string n = std::to_string(std::min<rlim_t>(p.limits.processes, all_boxes_task_cap(p.limits)));
     a.insert(a.end(), {prlimit_program(), "--nproc=" + n + ":" + n, "--"});
   }
   a.insert(a.end(), argv.begin(), argv.end());
@@ -201,7 +215,6 @@ struct Launch {
 struct ChildPlan {
   int n_keep, info_target;  // the kept descriptors become 3 .. 3 + n_keep - 1; bwrap's info pipe the next
   bool confine, drop;       // drop: from root to box_uid
-  bool inner_nproc = false;  // the process limit set in the box (prlimit), not here
   pid_t parent;
   std::string chdir_to;
   std::vector<std::string> argv;  // as executed: through bwrap when confining
@@ -221,11 +234,14 @@ struct ChildPlan {
     for (const auto& s : p.env) envp.push_back(const_cast<char*>(s.c_str()));
     envp.push_back(nullptr);
     sources.insert(sources.end(), stdio);
-    // Confined where prlimit is, the limit is set in the box (bwrap_argv) and this one is
-    // the caller's own. Otherwise it counts every task of the user: those the caller's user
-    // runs already are added (dropped to box_uid, none), and boxes of one user share it.
-    inner_nproc = confine && !prlimit_program().empty();
-    const rlim_t nproc = p.limits.processes + (drop ? 0 : tasks_of_user(::getuid()));
+    // Confined where prlimit is, the box's own limit is set in it (bwrap_argv), and this one,
+    // over every task of the user, is the cap on all boxes together. Otherwise this one is the
+    // box's limit, though boxes of one user share it. Either way those the caller's user runs
+    // already are added (dropped to box_uid, none).
+    const bool inner = confine && !prlimit_program().empty();
+    rlim_t nproc = (inner ? all_boxes_task_cap(p.limits) : p.limits.processes) + (drop ? 0 : tasks_of_user(::getuid()));
+    rlimit own{};
+    if (!drop && ::getrlimit(RLIMIT_NPROC, &own) == 0 && own.rlim_max < nproc) nproc = own.rlim_max;  // not raised
     const rlim_t data = p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit();
     cpu = {p.limits.cpu_s, p.limits.cpu_s};
     files = {p.limits.open_files, p.limits.open_files};
@@ -259,7 +275,7 @@ struct ChildPlan {
   ::setrlimit(RLIMIT_CORE, &c.core);
   ::setrlimit(RLIMIT_DATA, &c.memory);
   if (c.drop && (::setgroups(0, nullptr) != 0 || ::setgid(box_uid) != 0 || ::setuid(box_uid) != 0)) ::_exit(126);
-  if (!c.inner_nproc) ::setrlimit(RLIMIT_NPROC, &c.procs);  // after the drop: root is not held by it
+  ::setrlimit(RLIMIT_NPROC, &c.procs);  // after the drop: root is not held by it
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);   // after the drop, which clears it
   if (::getppid() != c.parent) ::_exit(126);
   if (!c.chdir_to.empty() && ::chdir(c.chdir_to.c_str()) != 0) ::_exit(126);
@@ -492,7 +508,10 @@ std::string describe(const BoxPolicy& p) {
   s += "; limits: " + (p.limits.wall_s > 0 ? std::to_string(static_cast<long>(p.limits.wall_s)) + " s wall, " : std::string()) +
        std::to_string(p.limits.cpu_s) + " s CPU, " + std::to_string(p.limits.open_files) + " open files, " +
        std::to_string(p.limits.processes) +
-       (prlimit_program().empty() ? " processes (of the user's, with every other box's), " : " processes (the box's own), ") +
+       (prlimit_program().empty()
+            ? std::string(" processes (of the user's, with every other box's), ")
+            : " processes (the box's own, counted in its user namespace; all boxes of the user together at most " +
+                  std::to_string(all_boxes_task_cap(p.limits)) + "), ") +
        memory_words(p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit()) +
        std::to_string(p.limits.file_bytes >> 20) + " MiB a file, " +
        std::to_string(std::min<std::uint64_t>(p.limits.tmp_bytes, default_memory_limit() / 6) >> 20) +
