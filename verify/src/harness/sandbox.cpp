@@ -116,14 +116,19 @@ std::vector<std::pair<std::string, bool>> hidden_paths(const BoxPolicy& p) {
 // The cap on the tasks of all boxes of the user together, set outside the box: it binds what
 // the process limit set inside (prlimit) does not reach, bubblewrap's own PID 1 in the box,
 // which a submission of the same uid may trace and make start processes of its own. A quarter
-// of the machine's PIDs, at least one box's limit, never above the caller's own hard limit.
+// of what the machine allows (PIDs, threads), at least one box's limit, never above the
+// caller's own hard limit.
 rlim_t all_boxes_task_cap(const Limits& l) {
-  std::uint64_t pid_max = 32768;
+  std::uint64_t pid_max = 32768, threads_max = 32768;
   std::ifstream("/proc/sys/kernel/pid_max") >> pid_max;
+  std::ifstream("/proc/sys/kernel/threads-max") >> threads_max;
   rlimit own{};
   if (::getrlimit(RLIMIT_NPROC, &own) != 0) own.rlim_max = RLIM_INFINITY;
-  return std::min<rlim_t>(own.rlim_max, std::max<rlim_t>(l.processes, pid_max / 4));
+  return std::min<rlim_t>(own.rlim_max, std::max<rlim_t>(l.processes, std::min(pid_max, threads_max) / 4));
 }
+
+// The process limit of a box: its own (set in it where prlimit is), never above the cap outside.
+rlim_t box_task_limit(const Limits& l) { return std::min<rlim_t>(l.processes, all_boxes_task_cap(l)); }
 
 // util-linux's prlimit, from the system's own folders only (a folder on the caller's PATH may
 // be hidden in the box); empty where there is none.
@@ -178,7 +183,7 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p
   // another verify's); set outside, it would count all the user's tasks together. Never above
   // the hard limit set outside (prlimit could not raise it, and the box would not start).
   if (!prlimit_program().empty()) {
-    const std::string n = std::to_string(std::min<rlim_t>(p.limits.processes, all_boxes_task_cap(p.limits)));
+    const std::string n = std::to_string(box_task_limit(p.limits));
     a.insert(a.end(), {prlimit_program(), "--nproc=" + n + ":" + n, "--"});
   }
   a.insert(a.end(), argv.begin(), argv.end());
@@ -239,13 +244,13 @@ struct ChildPlan {
     // box's limit, though boxes of one user share it. Either way those the caller's user runs
     // already are added (dropped to box_uid, none).
     const bool inner = confine && !prlimit_program().empty();
-    rlim_t nproc = (inner ? all_boxes_task_cap(p.limits) : p.limits.processes) + (drop ? 0 : tasks_of_user(::getuid()));
-    rlimit own{};
-    if (!drop && ::getrlimit(RLIMIT_NPROC, &own) == 0 && own.rlim_max < nproc) nproc = own.rlim_max;  // not raised
+    const rlim_t nproc = (inner ? all_boxes_task_cap(p.limits) : p.limits.processes) + (drop ? 0 : tasks_of_user(::getuid()));
     const rlim_t data = p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit();
     cpu = {p.limits.cpu_s, p.limits.cpu_s};
     files = {p.limits.open_files, p.limits.open_files};
     procs = {nproc, nproc};
+    rlimit own{};  // an ordinary user's limits are lowered, never raised
+    if (!drop && ::getrlimit(RLIMIT_NPROC, &own) == 0) procs = {std::min(nproc, own.rlim_cur), std::min(nproc, own.rlim_max)};
     fsize = {p.limits.file_bytes, p.limits.file_bytes};
     core = {0, 0};
     memory = {data, data};
@@ -507,11 +512,12 @@ std::string describe(const BoxPolicy& p) {
          "the submission's own and --hide; one inside another hidden with it)";
   s += "; limits: " + (p.limits.wall_s > 0 ? std::to_string(static_cast<long>(p.limits.wall_s)) + " s wall, " : std::string()) +
        std::to_string(p.limits.cpu_s) + " s CPU, " + std::to_string(p.limits.open_files) + " open files, " +
-       std::to_string(p.limits.processes) +
+       std::to_string(prlimit_program().empty() ? p.limits.processes : box_task_limit(p.limits)) +
        (prlimit_program().empty()
             ? std::string(" processes (of the user's, with every other box's), ")
             : " processes (the box's own, counted in its user namespace; all boxes of the user together at most " +
-                  std::to_string(all_boxes_task_cap(p.limits)) + "), ") +
+                  std::to_string(all_boxes_task_cap(p.limits)) + (::geteuid() == 0 ? "" : " beyond the user's others") +
+                  "), ") +
        memory_words(p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit()) +
        std::to_string(p.limits.file_bytes >> 20) + " MiB a file, " +
        std::to_string(std::min<std::uint64_t>(p.limits.tmp_bytes, default_memory_limit() / 6) >> 20) +
