@@ -23,8 +23,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <fmt/ranges.h>
+#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
