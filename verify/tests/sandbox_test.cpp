@@ -60,6 +60,9 @@ int count_after(const std::string& output, const std::string& word) {
   return at == std::string::npos ? -1 : std::atoi(output.c_str() + at + word.size() + 1);
 }
 
+// Whether util-linux's prlimit is where the box looks for it (the box's own process limit).
+bool has_prlimit() { return ::access("/usr/bin/prlimit", X_OK) == 0 || ::access("/bin/prlimit", X_OK) == 0; }
+
 // A process whose command line holds `token`, anywhere on the machine.
 bool running(const std::string& token) {
   for (const auto& e : fs::directory_iterator("/proc")) {
@@ -441,8 +444,7 @@ TEST(Sandbox, ProcessLimitIsEachBoxsOwn) {
   NEED_BOX();
   if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
   if (::geteuid() != 0) GTEST_SKIP() << "as root only: an ordinary user's limit counts the first box's tasks in";
-  if (::access("/usr/bin/prlimit", X_OK) != 0 && ::access("/bin/prlimit", X_OK) != 0)
-    GTEST_SKIP() << "no prlimit: every box of a user shares one limit (the report says so)";
+  if (!has_prlimit()) GTEST_SKIP() << "no prlimit: every box of a user shares one limit (the report says so)";
   const std::string fork_until_refused =
       "python3 -c 'import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n"
       "        break\n    if pid == 0:\n        time.sleep(60)\n        os._exit(0)\n    n += 1\nprint(\"holding\", n, flush=True)\n"
@@ -474,7 +476,7 @@ TEST(Sandbox, ProcessLimitIsEachBoxsOwn) {
 // caller's own limit, the two cannot be told apart, and the test says so.
 TEST(Sandbox, BubblewrapsOwnPidOneIsCapped) {
   NEED_BOX();
-  if (::access("/usr/bin/prlimit", X_OK) != 0 && ::access("/bin/prlimit", X_OK) != 0) GTEST_SKIP() << "no prlimit";
+  if (!has_prlimit()) GTEST_SKIP() << "no prlimit";
   std::uint64_t pid_max = 0, threads_max = 0;
   std::ifstream("/proc/sys/kernel/pid_max") >> pid_max;
   std::ifstream("/proc/sys/kernel/threads-max") >> threads_max;

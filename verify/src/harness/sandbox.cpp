@@ -494,6 +494,13 @@ std::uint64_t tasks_of_user(uid_t uid) {
 }
 
 namespace {
+// The process limit as the box gets it: its own where prlimit sets it inside, else the user's.
+std::string processes_words(const Limits& l) {
+  if (prlimit_program().empty()) return fmt::format("{} processes (of the user's, with every other box's), ", l.processes);
+  return fmt::format("{} processes (the box's own, counted in its user namespace; all boxes of the user together at most {}{}), ",
+                     box_task_limit(l), all_boxes_task_cap(l), ::geteuid() == 0 ? "" : " beyond the user's others");
+}
+
 std::string memory_words(std::uint64_t bytes) {
   return bytes == RLIM_INFINITY ? "no heap limit (a sanitized build), " : std::to_string(bytes >> 20) + " MiB of heap, ";
 }
@@ -512,13 +519,7 @@ std::string describe(const BoxPolicy& p) {
          "the submission's own and --hide; one inside another hidden with it)";
   s += "; limits: " + (p.limits.wall_s > 0 ? std::to_string(static_cast<long>(p.limits.wall_s)) + " s wall, " : std::string()) +
        std::to_string(p.limits.cpu_s) + " s CPU, " + std::to_string(p.limits.open_files) + " open files, " +
-       std::to_string(prlimit_program().empty() ? p.limits.processes : box_task_limit(p.limits)) +
-       (prlimit_program().empty()
-            ? std::string(" processes (of the user's, with every other box's), ")
-            : " processes (the box's own, counted in its user namespace; all boxes of the user together at most " +
-                  std::to_string(all_boxes_task_cap(p.limits)) + (::geteuid() == 0 ? "" : " beyond the user's others") +
-                  "), ") +
-       memory_words(p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit()) +
+       processes_words(p.limits) + memory_words(p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit()) +
        std::to_string(p.limits.file_bytes >> 20) + " MiB a file, " +
        std::to_string(std::min<std::uint64_t>(p.limits.tmp_bytes, default_memory_limit() / 6) >> 20) +
        " MiB of /tmp and as much of /dev/shm (/dev read-only); every process it starts ends with it";
