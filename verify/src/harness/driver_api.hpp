@@ -24,9 +24,11 @@ struct DriverApi : EntryPoints {
   EntryPoint<decltype(cuMemImportFromShareableHandle)> import_handle{*this, "cuMemImportFromShareableHandle"};
   EntryPoint<decltype(cuStreamWaitValue32)> wait_value{*this, "cuStreamWaitValue32"};
   EntryPoint<decltype(cuStreamWriteValue32)> write_value{*this, "cuStreamWriteValue32"};
-  // A context of its own (remote_kernel.cpp's release of the judge's waits): cuCtxCreate as of
-  // CUDA 12.0 (flags, device), which the entry-point query gives at that version.
-  EntryPoint<CUresult(CUcontext*, unsigned int, CUdevice)> ctx_create{*this, "cuCtxCreate"};
+  // A context of its own (remote_kernel.cpp's release of the judge's waits): cuCtxCreate as the
+  // entry-point query gives it at 12.0, the form of CUDA 11.4 with execution-affinity
+  // parameters before the flags (cudaTypedefs.h: PFN_cuCtxCreate_v11040), not cuda.h's
+  // cuCtxCreate_v2 (flags, device), whose arguments it would misread.
+  EntryPoint<CUresult(CUcontext*, CUexecAffinityParam*, int, unsigned int, CUdevice)> ctx_create{*this, "cuCtxCreate"};
   EntryPoint<decltype(cuCtxDestroy)> ctx_destroy{*this, "cuCtxDestroy"};
   EntryPoint<decltype(cuCtxPushCurrent)> ctx_push{*this, "cuCtxPushCurrent"};
   EntryPoint<decltype(cuCtxPopCurrent)> ctx_pop{*this, "cuCtxPopCurrent"};

@@ -41,7 +41,9 @@ std::atomic<RemoteKernel*> current{nullptr};
 // cudaErrorLaunchFailure: what a call of a host that is gone returns (the testbed names it).
 constexpr int host_gone_rc = 719;
 
-// How long the release of the judge's waits for a host that is gone may take on the GPU.
+// How long the release of the judge's waits for a host that is gone may take on the GPU: from
+// the rescue stream, then from a context of its own (write_done).
+constexpr int rescue_wait_s = 2;
 constexpr int release_limit_s = 30;
 
 std::string cuda_error_name(int e) {
@@ -108,41 +110,44 @@ struct RemoteKernel::Impl {
   std::uint32_t* done_word(std::uint64_t s) const { return go_word(s) + 1; }
 
   // Writes the "done" words of calls the host will not end, so that the judge's streams waiting
-  // for them go on. From a context of its own, so that the write cannot queue behind the very
-  // stream that waits for it (streams of one context may share a hardware queue); where that
-  // context cannot be had or does not run it, from the rescue stream. On an H100, after a host
-  // whose kernel never ends was killed, neither ran (cause unknown): hence the last resort.
+  // for them go on. First from the rescue stream, which runs at once where nothing of the
+  // judge's is stuck (every release at a host's ordinary end). Where it has not run within
+  // rescue_wait_s, from a context of its own, whose write cannot queue behind the very stream
+  // that waits for it (streams of one context may share a hardware queue). On an H100, after a
+  // host whose kernel never ends was killed, the rescue stream did not run: hence the context,
+  // and the last resort after it. (Until compute-sanitizer's memcheck showed it, that context
+  // was never made: its entry point's arguments were misread, driver_api.hpp.)
   void write_done(const std::vector<std::uint64_t>& seqs) {
     const detail::DriverApi& d = detail::driver_api();
     cudaSetDevice(device);
-    CUdevice dev = 0;
-    CUresult made = apart ? CUDA_SUCCESS : d.device_get(&dev, device);
-    if (!apart && made == CUDA_SUCCESS && (made = d.ctx_create(&apart, 0, dev)) == CUDA_SUCCESS) {
-      if (d.stream_create(&apart_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) apart_stream = nullptr;
-      CUcontext popped = nullptr;
-      d.ctx_pop(&popped);
-    }
-    // Waits for `done` at most release_limit_s: true when it came.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(release_limit_s);
-    const auto in_time = [&](auto done) {
+    // Polls `done` until it holds or `limit` has passed: true when it held.
+    const auto in_time = [](auto done, std::chrono::seconds limit) {
+      const auto until = std::chrono::steady_clock::now() + limit;
       while (!done())
         if (std::chrono::steady_clock::now() > until) return false;
         else std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return true;
     };
+    for (std::uint64_t s : seqs)
+      d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0);
+    if (in_time([&] { return cudaStreamQuery(rescue) != cudaErrorNotReady; }, std::chrono::seconds(rescue_wait_s))) return;
+    CUdevice dev = 0;
+    CUresult made = apart ? CUDA_SUCCESS : d.device_get(&dev, device);
+    if (!apart && made == CUDA_SUCCESS && (made = d.ctx_create(&apart, nullptr, 0, 0, dev)) == CUDA_SUCCESS) {
+      if (d.stream_create(&apart_stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) apart_stream = nullptr;
+      CUcontext popped = nullptr;
+      d.ctx_pop(&popped);
+    }
     CUresult apart_end = CUDA_ERROR_NOT_READY;
     if (apart && apart_stream && d.ctx_push(apart) == CUDA_SUCCESS) {
       bool sent = true;
       for (std::uint64_t s : seqs)
         sent = sent && d.write_value(apart_stream, reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0) == CUDA_SUCCESS;
-      if (sent) in_time([&] { return (apart_end = d.stream_query(apart_stream)) != CUDA_ERROR_NOT_READY; });
+      if (sent) in_time([&] { return (apart_end = d.stream_query(apart_stream)) != CUDA_ERROR_NOT_READY; }, std::chrono::seconds(release_limit_s));
       CUcontext popped = nullptr;
       d.ctx_pop(&popped);
     }
     if (apart_end == CUDA_SUCCESS) return;
-    for (std::uint64_t s : seqs)
-      d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0);
-    if (in_time([&] { return cudaStreamQuery(rescue) != cudaErrorNotReady; })) return;
     // The GPU runs none of this process's work any more: nothing of the judge's can go on, and
     // waiting would be for ever. The run ends here, as a failed submission. Whether any work of
     // the judge's still runs (an event on a stream of its own) is said, for the record.
@@ -155,8 +160,8 @@ struct RemoteKernel::Impl {
     while (probed && (ran = cudaEventQuery(mark)) == cudaErrorNotReady && std::chrono::steady_clock::now() < soon)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     std::fprintf(stderr, "rope2d: the %s is gone, but the GPU did not run this process's release of its waits within %d s "
-                 "(from a context of its own: %s, CUresult %d; from the rescue stream: not done; an event on a new stream: %s): "
-                 "the run stops (the submission failed)\n", opt.name.c_str(), release_limit_s,
+                 "(from the rescue stream: not done; from a context of its own: %s, CUresult %d; an event on a new stream: %s): "
+                 "the run stops (the submission failed)\n", opt.name.c_str(), rescue_wait_s + release_limit_s,
                  apart ? "made" : ("not made, CUresult " + std::to_string(static_cast<int>(made))).c_str(), static_cast<int>(apart_end),
                  !probed ? "not recorded" : ran == cudaSuccess ? "ran" : ran == cudaErrorNotReady ? "not run within 2 s" : cudaGetErrorName(ran));
     std::fflush(stderr);
