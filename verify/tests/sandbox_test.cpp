@@ -63,6 +63,76 @@ int count_after(const std::string& output, const std::string& word) {
 // Whether util-linux's prlimit is where the box looks for it (the box's own process limit).
 bool has_prlimit() { return ::access("/usr/bin/prlimit", X_OK) == 0 || ::access("/bin/prlimit", X_OK) == 0; }
 
+// Whether this process's boxes run as a uid of its own (started as root, and one was free).
+bool own_uid() { return ::geteuid() == 0 && box_uid() != shared_box_uid; }
+
+// A box's program that starts processes until it is refused and holds them: it prints "holding
+// N" and makes the file `holding` in its folder, then waits up to 60 s for a file `done` there.
+const std::string fork_until_refused =
+    "python3 -c 'import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n"
+    "        break\n    if pid == 0:\n        time.sleep(60)\n        os._exit(0)\n    n += 1\nprint(\"holding\", n, flush=True)\n"
+    "open(\"holding\", \"w\").close()\nt = time.time()\nwhile not os.path.exists(\"done\") and time.time() < t + 60:\n"
+    "    time.sleep(0.1)\n'";
+
+// One that starts 20 processes, each ending at once, and prints "started N", those it started.
+const std::string start_20 =
+    "python3 -c 'import os\nkids = []\nfor _ in range(20):\n    try:\n        pid = os.fork()\n    except OSError:\n"
+    "        break\n    if pid == 0:\n        os._exit(0)\n    kids.append(pid)\nfor k in kids:\n    os.waitpid(k, 0)\n"
+    "print(\"started\", len(kids))\n'";
+
+// Another verifying process beside this one: a child forked when made (before the test starts a
+// thread of its own) that, when run() says so, runs `script` in a box of its own, with
+// `processes` its limit, and hands back the uid its boxes run as and what the box printed.
+class OtherVerifier {
+ public:
+  OtherVerifier(const std::string& script, std::uint64_t processes) {
+    if (::pipe(go_) != 0 || ::pipe(back_) != 0) throw std::runtime_error("pipe");
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("fork");
+    if (pid_ == 0) {
+      ::close(go_[1]);
+      ::close(back_[0]);
+      char c = 0;
+      if (::read(go_[0], &c, 1) == 1) {
+        std::string said;
+        {
+          const Scratch s;
+          BoxPolicy p = policy(s);
+          p.limits.processes = processes;
+          const BoxResult r = sh(p, script);
+          said = std::to_string(box_uid()) + "\n" + r.exit_text() + "\n" + r.output;
+        }
+        (void)!::write(back_[1], said.data(), said.size());
+      }
+      ::_exit(0);
+    }
+    ::close(go_[0]);
+    ::close(back_[1]);
+  }
+  ~OtherVerifier() {
+    ::close(go_[1]);  // a child never told to run ends
+    ::close(back_[0]);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  OtherVerifier(const OtherVerifier&) = delete;
+  OtherVerifier& operator=(const OtherVerifier&) = delete;
+
+  // Its box's uid, and the box's end and output on the lines after it.
+  std::pair<uid_t, std::string> run() {
+    (void)!::write(go_[1], "g", 1);
+    std::string said;
+    char buf[4096];
+    for (ssize_t k; (k = ::read(back_[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<std::size_t>(k));
+    const std::size_t line = said.find('\n');
+    if (line == std::string::npos) return {0, "the other verifier said nothing"};
+    return {static_cast<uid_t>(std::stoul(said.substr(0, line))), said.substr(line + 1)};
+  }
+
+ private:
+  int go_[2] = {-1, -1}, back_[2] = {-1, -1};
+  pid_t pid_ = -1;
+};
+
 // A process whose command line holds `token`, anywhere on the machine.
 bool running(const std::string& token) {
   for (const auto& e : fs::directory_iterator("/proc")) {
@@ -333,7 +403,7 @@ TEST(Sandbox, NoNetworkAndNoPrivilege) {
   // Only the box's own loopback exists in its network namespace.
   EXPECT_EQ(r.output.rfind("lo \n", 0), 0u) << r.output;
   if (::geteuid() == 0) {
-    EXPECT_NE(r.output.find("\n" + std::to_string(box_uid)), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("\n" + std::to_string(box_uid())), std::string::npos) << r.output;
   }
 }
 
@@ -414,7 +484,7 @@ TEST(Sandbox, FileSizeLimitBinds) {
 }
 
 // The process limit binds whoever runs the box: 40 processes beyond the user's own, and a
-// program that starts 200 sleeping ones is refused part of the way (as root, for box_uid
+// program that starts 200 sleeping ones is refused part of the way (as root, for box_uid()
 // alone). python3's os.fork, which reports the refusal (a shell gives up at the first).
 TEST(Sandbox, ProcessLimitBinds) {
   NEED_BOX();
@@ -436,44 +506,39 @@ TEST(Sandbox, ProcessLimitBinds) {
   EXPECT_NE(free_run.output.find("started 200"), std::string::npos) << free_run.output;
 }
 // One box's processes are its own: a box that starts processes until it is refused, and holds
-// them, leaves another box of the same user free to start its own (the kernel counts them in
-// each box's user namespace). Counted over the user as a whole, the second would start none.
-// As root only (an ordinary user's limit also counts the tasks it runs already: the first
-// box's, so the old limit would pass too), and where the box sets its limit inside (prlimit).
+// them, leaves the box of another verifying process free to start its own. As root with uids of
+// their own, the kernel counts each process's boxes under its own uid, the limit outside being
+// the box's own; as the shared uid, in each box's user namespace (prlimit), under a cap on all
+// of them together. Counted over one uid as a whole, the second would start none. As root only
+// (an ordinary user's limit also counts the tasks it runs already: the first box's, so the old
+// limit would pass too), and where the box sets its limit inside (prlimit) or the uid is its own.
 TEST(Sandbox, ProcessLimitIsEachBoxsOwn) {
   NEED_BOX();
   if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
   if (::geteuid() != 0) GTEST_SKIP() << "as root only: an ordinary user's limit counts the first box's tasks in";
-  if (!has_prlimit()) GTEST_SKIP() << "no prlimit: every box of a user shares one limit (the report says so)";
-  const std::string fork_until_refused =
-      "python3 -c 'import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n"
-      "        break\n    if pid == 0:\n        time.sleep(60)\n        os._exit(0)\n    n += 1\nprint(\"holding\", n, flush=True)\n"
-      "open(\"holding\", \"w\").close()\nt = time.time()\nwhile not os.path.exists(\"done\") and time.time() < t + 60:\n"
-      "    time.sleep(0.1)\n'";
-  const std::string start_20 =
-      "python3 -c 'import os\nkids = []\nfor _ in range(20):\n    try:\n        pid = os.fork()\n    except OSError:\n"
-      "        break\n    if pid == 0:\n        os._exit(0)\n    kids.append(pid)\nfor k in kids:\n    os.waitpid(k, 0)\n"
-      "print(\"started\", len(kids))\n'";
-  Scratch s1, s2;
-  BoxPolicy bomb = policy(s1), other = policy(s2);
-  bomb.limits.processes = other.limits.processes = 60;
+  if (!has_prlimit() && !own_uid()) GTEST_SKIP() << "no prlimit and no uid of its own: every box of a user shares one limit (the report says so)";
+  OtherVerifier other(start_20, 60);
+  Scratch s;
+  BoxPolicy bomb = policy(s);
+  bomb.limits.processes = 60;
   auto first = std::async(std::launch::async, [&] { return sh(bomb, fork_until_refused); });
-  const fs::path holding = fs::path(s1.path()) / "holding";
+  const fs::path holding = fs::path(s.path()) / "holding";
   for (int i = 0; i < 300 && !fs::exists(holding); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_TRUE(fs::exists(holding)) << "the first box did not reach its limit within 30 s";
-  const BoxResult second = sh(other, start_20);
-  std::ofstream(fs::path(s1.path()) / "done").put('\n');  // the first box ends
+  const std::string second = other.run().second;
+  std::ofstream(fs::path(s.path()) / "done").put('\n');  // the first box ends
   const BoxResult held = first.get();
   const int holding_n = count_after(held.output, "holding");
   ASSERT_GT(holding_n, 20) << held.exit_text() << held.output;  // the first did reach its limit
   EXPECT_LT(holding_n, 80) << held.output;
-  EXPECT_EQ(count_after(second.output, "started"), 20) << second.exit_text() << second.output;
+  EXPECT_EQ(count_after(second, "started"), 20) << second;
 }
 
 // What the limit set inside the box does not reach, bubblewrap's own PID 1 there (a submission
-// of the same uid may trace it), is bound by the cap outside: a quarter of what the machine
-// allows (PIDs, threads), never the caller's own limit. Where that quarter is at least the
-// caller's own limit, the two cannot be told apart, and the test says so.
+// of the same uid may trace it), is bound by the limit outside: as root with a uid of its own,
+// the box's own with a few for bubblewrap's; else the cap on all boxes of the user, a quarter of
+// what the machine allows (PIDs, threads), never the caller's own limit. Where that quarter is at
+// least the caller's own limit, the two cannot be told apart, and the test says so.
 TEST(Sandbox, BubblewrapsOwnPidOneIsCapped) {
   NEED_BOX();
   if (!has_prlimit()) GTEST_SKIP() << "no prlimit";
@@ -485,8 +550,9 @@ TEST(Sandbox, BubblewrapsOwnPidOneIsCapped) {
   rlimit own{};
   ASSERT_EQ(::getrlimit(RLIMIT_NPROC, &own), 0);
   // An ordinary user's cap counts the tasks it runs already (slack for those that come and go).
-  const std::uint64_t bound = std::max<std::uint64_t>(40, std::min(pid_max, threads_max) / 4) +
-                              (::geteuid() == 0 ? 0 : tasks_of_user(::getuid()) + 256);
+  const std::uint64_t bound = own_uid() ? 40 + 16
+                                        : std::max<std::uint64_t>(40, std::min(pid_max, threads_max) / 4) +
+                                              (::geteuid() == 0 ? 0 : tasks_of_user(::getuid()) + 256);
   if (bound >= own.rlim_cur) GTEST_SKIP() << "the cap (" << bound << ") is no lower than the caller's own limit (" << own.rlim_cur << ")";
   Scratch s;
   BoxPolicy p = policy(s);
