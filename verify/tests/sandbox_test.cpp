@@ -407,6 +407,27 @@ TEST(Sandbox, NoNetworkAndNoPrivilege) {
   }
 }
 
+// The box's user has a name, as a login gives one (USER, LOGNAME), also where the system has
+// none for its uid (as root, a uid of the verifier's own): Python's getpass.getuser(), which
+// torch inductor's cache folder is named by, answers. Nothing names the verifier.
+TEST(Sandbox, TheBoxsUserHasAName) {
+  NEED_BOX();
+  if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
+  Scratch s;
+  const BoxResult r = sh(policy(s), "python3 -c 'import getpass, os\nprint(\"user\", getpass.getuser(), os.environ[\"LOGNAME\"])\n"
+                                    "print(\"named\", sorted(k for k in os.environ if \"ROPE2D\" in k.upper()))'");
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  std::istringstream words(r.output.substr(r.output.find("user ")));
+  std::string word, user, logname;
+  ASSERT_TRUE(words >> word >> user >> logname) << r.output;
+  EXPECT_FALSE(user.empty());
+  EXPECT_EQ(user, logname);
+  if (own_uid()) {
+    EXPECT_EQ(user, "nobody") << r.output;
+  }
+  EXPECT_NE(r.output.find("named []"), std::string::npos) << r.output;
+}
+
 // The heap limit binds a boxed process: 256 MiB allowed, a 512 MiB allocation is refused while
 // a 64 MiB one succeeds (python3's own MemoryError; the test skips without python3).
 TEST(Sandbox, HeapLimitBinds) {

@@ -535,6 +535,13 @@ int look_up(Id id, Lookup lookup, Entry& entry, std::vector<char>& buf) {
   }
 }
 
+// The system's name for `uid`, or "" where it has none.
+std::string user_name(uid_t uid) {
+  passwd pw{};
+  std::vector<char> buf;
+  return look_up(uid, ::getpwuid_r, pw, buf) == 1 && pw.pw_name ? pw.pw_name : "";
+}
+
 // Whether `uid` may be a box's own: no user or group of the system has it (the box takes it as
 // its gid too; a lookup that fails counts as taken), and no task runs as it.
 bool unused_uid(uid_t uid) {
@@ -900,6 +907,13 @@ std::vector<std::string> box_environment(const std::string& scratch) {
   // imports (torch's thousands) would otherwise be a refused write in the report's count,
   // hiding the submission's own. A setting many users' images have too.
   std::vector<std::string> env{fmt::format("PATH={}", fmt::join(path, ":")), "LANG=C.UTF-8", "HOME=" + scratch, "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1"};
+  // The user's name, as a login gives it: the system's name for the box's uid (the caller's own,
+  // or nobody), and "nobody" for a uid of the box's own, which has none. Python's
+  // getpass.getuser() reads these before the user database and raises where both fail (torch
+  // inductor names its cache folder by it, /tmp/torchinductor_<user>, in the box's own /tmp).
+  const std::string user = user_name(::geteuid() == 0 ? box_uid() : ::getuid());
+  env.push_back("USER=" + (user.empty() ? std::string("nobody") : user));
+  env.push_back("LOGNAME=" + (user.empty() ? std::string("nobody") : user));
   // The device selection and library path, and the sanitizer runtimes' settings of a sanitized
   // build of the verifier (whose kernel host is sanitized too): nothing of the verifier's own.
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"})

@@ -209,7 +209,7 @@ BoxResult run_boxed(const std::vector<std::string>& argv, const BoxPolicy& p,
                     const std::function<void(const char*, std::size_t)>& on_output = {});
 
 // The environment a boxed child starts from: PATH, LANG, the CUDA device selection, HOME and
-// TMPDIR in the scratch folder; nothing of the verifier's (no ROPE2D_* variable).
+// TMPDIR in the scratch folder, USER and LOGNAME; nothing of the verifier's (no ROPE2D_* variable).
 std::vector<std::string> box_environment(const std::string& scratch);
 
 }  // namespace rope2d::verify::harness
