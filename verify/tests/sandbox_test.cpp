@@ -6,8 +6,11 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -132,6 +135,62 @@ class OtherVerifier {
   int go_[2] = {-1, -1}, back_[2] = {-1, -1};
   pid_t pid_ = -1;
 };
+
+#if defined(__x86_64__)
+// The child of `parent` (a box's bwrap outside: its child is the box's PID 1), or -1.
+pid_t child_of(pid_t parent) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;  // not a process
+    std::ifstream in(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), {});
+    const std::size_t end = stat.rfind(')');  // after the command's name, which may hold anything
+    if (end == std::string::npos) continue;
+    std::istringstream rest(stat.substr(end + 1));
+    char state = 0;
+    long ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) return static_cast<pid_t>(std::stol(name));
+  }
+  return -1;
+}
+
+// What a submission that traces its box's PID 1 can make it do, done from outside (root may
+// trace it; the kernel counts the processes PID 1 starts the same whoever asked): `pid` made to
+// call fork() until it is refused, or `most` times, each child held stopped, traced from its
+// start (PTRACE_O_TRACEFORK), as long as this thread lives (a tracer's end lets its tracees go).
+// The children started, or -1 where `pid` could not be made to fork. x86-64: PID 1 waits in a
+// system call (bwrap's init in wait()), so the two bytes before its instruction pointer are a
+// `syscall`, run again with fork's number.
+int fork_through(pid_t pid, int most) {
+  if (::ptrace(PTRACE_SEIZE, pid, nullptr, PTRACE_O_TRACEFORK) != 0 || ::ptrace(PTRACE_INTERRUPT, pid, nullptr, nullptr) != 0)
+    return -1;
+  int st = 0;
+  if (::waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) return -1;
+  user_regs_struct saved{};
+  if (::ptrace(PTRACE_GETREGS, pid, nullptr, &saved) != 0) return -1;
+  const unsigned long long at = saved.rip - 2;
+  errno = 0;
+  const long word = ::ptrace(PTRACE_PEEKTEXT, pid, reinterpret_cast<void*>(at), nullptr);
+  if (errno != 0 || (word & 0xFFFF) != 0x050F) return -1;
+  int started = 0;
+  for (; started < most; ++started) {
+    user_regs_struct r = saved;
+    r.rip = at, r.rax = SYS_fork, r.orig_rax = ~0ull;  // no system call to restart: fork, from `at`
+    ::ptrace(PTRACE_SETREGS, pid, nullptr, &r);
+    ::ptrace(PTRACE_SINGLESTEP, pid, nullptr, nullptr);
+    for (;;) {  // past the fork event's stop (and any signal, suppressed) to the step's trap after it
+      if (::waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) return -1;
+      if (WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0) break;
+      ::ptrace(PTRACE_SINGLESTEP, pid, nullptr, nullptr);
+    }
+    ::ptrace(PTRACE_GETREGS, pid, nullptr, &r);
+    if (static_cast<long long>(r.rax) < 0) break;  // refused: EAGAIN, the process limit
+  }
+  ::ptrace(PTRACE_SETREGS, pid, nullptr, &saved);  // back to its wait(), restarted
+  ::ptrace(PTRACE_DETACH, pid, nullptr, nullptr);
+  return started;
+}
+#endif
 
 // A process whose command line holds `token`, anywhere on the machine.
 bool running(const std::string& token) {
@@ -407,6 +466,33 @@ TEST(Sandbox, NoNetworkAndNoPrivilege) {
   }
 }
 
+// Started as root, each verifying process's boxes run as a uid of its own: not the shared
+// nobody, and not the uid of a second verifier's box running beside it. The report's line names
+// the uid and says the process limit is the box's own.
+TEST(Sandbox, EachVerifiersBoxesRunAsAUidOfItsOwn) {
+  NEED_BOX();
+  if (::geteuid() != 0) GTEST_SKIP() << "as root only: an ordinary user's box runs as that user";
+  OtherVerifier other("id -u", 60);
+  Scratch s;
+  BoxPolicy p = policy(s);
+  BoxedProcess mine({"/bin/sh", "-c", "id -u; while [ ! -e done ]; do sleep 0.05; done"}, p);
+  ASSERT_TRUE(mine.started()) << mine.start_error();
+  const auto [other_uid, other_said] = other.run();  // while this process's box runs
+  std::ofstream(fs::path(s.path()) / "done").put('\n');
+  const BoxResult r = mine.finish(10);
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  const uid_t uid = static_cast<uid_t>(std::stoul(r.output));
+  EXPECT_EQ(uid, box_uid());
+  EXPECT_NE(uid, shared_box_uid) << "the box ran as the uid every verifier's boxes share";
+  EXPECT_NE(other_said.find("\n" + std::to_string(other_uid) + "\n"), std::string::npos) << other_said;  // "exit 0", then its id -u
+  EXPECT_NE(other_uid, shared_box_uid) << other_said;
+  EXPECT_NE(other_uid, uid) << "two verifiers' boxes ran as one uid";
+  const std::string line = describe(p);
+  EXPECT_NE(line.find("uid " + std::to_string(uid) + " (dropped from root; this verifier process's own"), std::string::npos) << line;
+  EXPECT_NE(line.find("processes (the box's own"), std::string::npos) << line;
+  EXPECT_EQ(line.find("all boxes of the user together"), std::string::npos) << line;
+}
+
 // The box's user has a name, as a login gives one (USER, LOGNAME), also where the system has
 // none for its uid (as root, a uid of the verifier's own): Python's getpass.getuser(), which
 // torch inductor's cache folder is named by, answers. Nothing names the verifier.
@@ -587,6 +673,50 @@ TEST(Sandbox, BubblewrapsOwnPidOneIsCapped) {
   ASSERT_TRUE(lines >> word1 >> word2 >> box_own) << r.output;
   EXPECT_EQ(box_own, 40u) << r.output;  // the command's own: the box's limit
   EXPECT_LE(pid_one, bound) << r.output;
+}
+
+// A submission that traces its box's PID 1 (bubblewrap's, which prlimit does not reach) and makes
+// it fork until refused takes only its own uid's processes: the box of another verifying process
+// still starts 20. As the uid every box shared, PID 1 forked up to the cap on all of them
+// together (a quarter of the machine's PIDs: 8192 of 32768), and the other box started none. As root only (an ordinary user's
+// boxes all run as that user), on x86-64.
+TEST(Sandbox, ATracedPidOneLeavesOtherVerifiersBoxesFree) {
+  NEED_BOX();
+  if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
+  if (::geteuid() != 0) GTEST_SKIP() << "as root only: an ordinary user's boxes share its uid and its limit";
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the fork is put into PID 1 by x86-64 registers";
+#else
+  OtherVerifier other(start_20, 60);
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.limits.processes = 40;
+  BoxedProcess box({"/bin/sh", "-c", "touch ready; while [ ! -e done ]; do sleep 0.05; done"}, p);
+  ASSERT_TRUE(box.started()) << box.start_error();
+  // Its command running: PID 1 has started it and waits for it.
+  for (int i = 0; i < 300 && !fs::exists(fs::path(s.path()) / "ready"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  pid_t pid_one = -1;
+  for (int i = 0; i < 100 && (pid_one = child_of(box.pid())) < 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_GT(pid_one, 0) << "no PID 1 under the box's bwrap";
+  // The tracer holds PID 1's children until told to let them go.
+  std::promise<int> forked;
+  std::promise<void> release;
+  std::thread tracer([&, pid_one] {
+    forked.set_value(fork_through(pid_one, 20000));
+    release.get_future().wait();
+  });
+  const int n = forked.get_future().get();
+  const std::string second = other.run().second;
+  release.set_value();
+  tracer.join();
+  std::ofstream(fs::path(s.path()) / "done").put('\n');
+  box.finish(10);
+  ASSERT_GT(n, 0) << "PID 1 could not be made to fork";
+  if (own_uid()) {
+    EXPECT_LE(n, 40 + 16) << "PID 1 started more than its box's limit";
+  }
+  EXPECT_EQ(count_after(second, "started"), 20) << "PID 1 started " << n << "; the other verifier's box: " << second;
+#endif
 }
 
 // The watch (harness/watch.hpp) counts, from outside, what the box refused: a write outside the
