@@ -47,14 +47,17 @@ markup_lines() {
          if (fence && n >= fence && n == length($0)) { fence = 0; next }
          if (!fence) print }' "$1" 2>/dev/null
 }
-# How many processes a run left running, each counted once: the box user's handed to init (pid
+# How many processes a run left running, each counted once: the box users' handed to init (pid
 # 1: they outlived their box, whichever run's; a zombie, an ended box's first process not yet
-# reaped by init, runs nothing), and any whose working folder or command line lies in the run's
-# own temporary folder $1 (its box's bwrap names the scratch folder made there, and the box's
-# processes work in it). The boxes of other runs going on beside it are not counted.
+# reaped by init, runs nothing; as root a box runs as a uid of its verifier's own, 0x70000000
+# and up, below 0x7FFE0000, or as 65534 where none was free), and any whose working folder or
+# command line lies in the run's own temporary folder $1 (its box's bwrap names the scratch
+# folder made there, and the box's processes work in it). The boxes of other runs going on
+# beside it are not counted.
 left_from() {
   {
-    ps -u 65534 -o pid=,ppid=,stat= 2>/dev/null | awk '$2 == 1 && $3 !~ /^Z/ {print $1}'
+    ps -e -o pid=,ppid=,uid=,stat= 2>/dev/null |
+      awk '($3 == 65534 || ($3 >= 1879048192 && $3 < 2147352576)) && $2 == 1 && $4 !~ /^Z/ {print $1}'
     ls -l /proc/[0-9]*/cwd 2>/dev/null | awk -v t="$1/" 'index($NF "/", t) == 1 {split($(NF - 2), p, "/"); print p[3]}'
     # The folder as a pattern file, not an argument: grep reads its own command line too.
     grep -laF -f <(printf '%s/\n' "$1") /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3

@@ -6,8 +6,11 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,6 +65,132 @@ int count_after(const std::string& output, const std::string& word) {
 
 // Whether util-linux's prlimit is where the box looks for it (the box's own process limit).
 bool has_prlimit() { return ::access("/usr/bin/prlimit", X_OK) == 0 || ::access("/bin/prlimit", X_OK) == 0; }
+
+// Whether this process's boxes run as a uid of its own (started as root, and one was free).
+bool own_uid() { return ::geteuid() == 0 && box_uid() != shared_box_uid; }
+
+// A box's program that starts processes until it is refused and holds them: it prints "holding
+// N" and makes the file `holding` in its folder, then waits up to 60 s for a file `done` there.
+const std::string fork_until_refused =
+    "python3 -c 'import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n"
+    "        break\n    if pid == 0:\n        time.sleep(60)\n        os._exit(0)\n    n += 1\nprint(\"holding\", n, flush=True)\n"
+    "open(\"holding\", \"w\").close()\nt = time.time()\nwhile not os.path.exists(\"done\") and time.time() < t + 60:\n"
+    "    time.sleep(0.1)\n'";
+
+// One that starts 20 processes, each ending at once, and prints "started N", those it started.
+const std::string start_20 =
+    "python3 -c 'import os\nkids = []\nfor _ in range(20):\n    try:\n        pid = os.fork()\n    except OSError:\n"
+    "        break\n    if pid == 0:\n        os._exit(0)\n    kids.append(pid)\nfor k in kids:\n    os.waitpid(k, 0)\n"
+    "print(\"started\", len(kids))\n'";
+
+// Another verifying process beside this one: a child forked when made (before the test starts a
+// thread of its own) that, when run() says so, runs `script` in a box of its own, with
+// `processes` its limit, and hands back the uid its boxes run as and what the box printed.
+class OtherVerifier {
+ public:
+  OtherVerifier(const std::string& script, std::uint64_t processes) {
+    if (::pipe(go_) != 0 || ::pipe(back_) != 0) throw std::runtime_error("pipe");
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("fork");
+    if (pid_ == 0) {
+      ::close(go_[1]);
+      ::close(back_[0]);
+      char c = 0;
+      if (::read(go_[0], &c, 1) == 1) {
+        std::string said;
+        {
+          const Scratch s;
+          BoxPolicy p = policy(s);
+          p.limits.processes = processes;
+          const BoxResult r = sh(p, script);
+          said = std::to_string(box_uid()) + "\n" + r.exit_text() + "\n" + r.output;
+        }
+        (void)!::write(back_[1], said.data(), said.size());
+      }
+      ::_exit(0);
+    }
+    ::close(go_[0]);
+    ::close(back_[1]);
+  }
+  ~OtherVerifier() {
+    ::close(go_[1]);  // a child never told to run ends
+    ::close(back_[0]);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  OtherVerifier(const OtherVerifier&) = delete;
+  OtherVerifier& operator=(const OtherVerifier&) = delete;
+
+  // Its box's uid, and the box's end and output on the lines after it.
+  std::pair<uid_t, std::string> run() {
+    (void)!::write(go_[1], "g", 1);
+    std::string said;
+    char buf[4096];
+    for (ssize_t k; (k = ::read(back_[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<std::size_t>(k));
+    const std::size_t line = said.find('\n');
+    if (line == std::string::npos) return {0, "the other verifier said nothing"};
+    return {static_cast<uid_t>(std::stoul(said.substr(0, line))), said.substr(line + 1)};
+  }
+
+ private:
+  int go_[2] = {-1, -1}, back_[2] = {-1, -1};
+  pid_t pid_ = -1;
+};
+
+#if defined(__x86_64__)
+// The child of `parent` (a box's bwrap outside: its child is the box's PID 1), or -1.
+pid_t child_of(pid_t parent) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;  // not a process
+    std::ifstream in(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), {});
+    const std::size_t end = stat.rfind(')');  // after the command's name, which may hold anything
+    if (end == std::string::npos) continue;
+    std::istringstream rest(stat.substr(end + 1));
+    char state = 0;
+    long ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) return static_cast<pid_t>(std::stol(name));
+  }
+  return -1;
+}
+
+// What a submission that traces its box's PID 1 can make it do, done from outside (root may
+// trace it; the kernel counts the processes PID 1 starts the same whoever asked): `pid` made to
+// call fork() until it is refused, or `most` times, each child held stopped, traced from its
+// start (PTRACE_O_TRACEFORK), as long as this thread lives (a tracer's end lets its tracees go).
+// The children started, or -1 where `pid` could not be made to fork. x86-64: PID 1 waits in a
+// system call (bwrap's init in wait()), so the two bytes before its instruction pointer are a
+// `syscall`, run again with fork's number.
+int fork_through(pid_t pid, int most) {
+  if (::ptrace(PTRACE_SEIZE, pid, nullptr, PTRACE_O_TRACEFORK) != 0 || ::ptrace(PTRACE_INTERRUPT, pid, nullptr, nullptr) != 0)
+    return -1;
+  int st = 0;
+  if (::waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) return -1;
+  user_regs_struct saved{};
+  if (::ptrace(PTRACE_GETREGS, pid, nullptr, &saved) != 0) return -1;
+  const unsigned long long at = saved.rip - 2;
+  errno = 0;
+  const long word = ::ptrace(PTRACE_PEEKTEXT, pid, reinterpret_cast<void*>(at), nullptr);
+  if (errno != 0 || (word & 0xFFFF) != 0x050F) return -1;
+  int started = 0;
+  for (; started < most; ++started) {
+    user_regs_struct r = saved;
+    r.rip = at, r.rax = SYS_fork, r.orig_rax = ~0ull;  // no system call to restart: fork, from `at`
+    ::ptrace(PTRACE_SETREGS, pid, nullptr, &r);
+    ::ptrace(PTRACE_SINGLESTEP, pid, nullptr, nullptr);
+    for (;;) {  // past the fork event's stop (and any signal, suppressed) to the step's trap after it
+      if (::waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) return -1;
+      if (WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0) break;
+      ::ptrace(PTRACE_SINGLESTEP, pid, nullptr, nullptr);
+    }
+    ::ptrace(PTRACE_GETREGS, pid, nullptr, &r);
+    if (static_cast<long long>(r.rax) < 0) break;  // refused: EAGAIN, the process limit
+  }
+  ::ptrace(PTRACE_SETREGS, pid, nullptr, &saved);  // back to its wait(), restarted
+  ::ptrace(PTRACE_DETACH, pid, nullptr, nullptr);
+  return started;
+}
+#endif
 
 // A process whose command line holds `token`, anywhere on the machine.
 bool running(const std::string& token) {
@@ -333,8 +462,56 @@ TEST(Sandbox, NoNetworkAndNoPrivilege) {
   // Only the box's own loopback exists in its network namespace.
   EXPECT_EQ(r.output.rfind("lo \n", 0), 0u) << r.output;
   if (::geteuid() == 0) {
-    EXPECT_NE(r.output.find("\n" + std::to_string(box_uid)), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("\n" + std::to_string(box_uid())), std::string::npos) << r.output;
   }
+}
+
+// Started as root, each verifying process's boxes run as a uid of its own: not the shared
+// nobody, and not the uid of a second verifier's box running beside it. The report's line names
+// the uid and says the process limit is the box's own.
+TEST(Sandbox, EachVerifiersBoxesRunAsAUidOfItsOwn) {
+  NEED_BOX();
+  if (::geteuid() != 0) GTEST_SKIP() << "as root only: an ordinary user's box runs as that user";
+  OtherVerifier other("id -u", 60);
+  Scratch s;
+  BoxPolicy p = policy(s);
+  BoxedProcess mine({"/bin/sh", "-c", "id -u; while [ ! -e done ]; do sleep 0.05; done"}, p);
+  ASSERT_TRUE(mine.started()) << mine.start_error();
+  const auto [other_uid, other_said] = other.run();  // while this process's box runs
+  std::ofstream(fs::path(s.path()) / "done").put('\n');
+  const BoxResult r = mine.finish(10);
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  const uid_t uid = static_cast<uid_t>(std::stoul(r.output));
+  EXPECT_EQ(uid, box_uid());
+  EXPECT_NE(uid, shared_box_uid) << "the box ran as the uid every verifier's boxes share";
+  EXPECT_NE(other_said.find("\n" + std::to_string(other_uid) + "\n"), std::string::npos) << other_said;  // "exit 0", then its id -u
+  EXPECT_NE(other_uid, shared_box_uid) << other_said;
+  EXPECT_NE(other_uid, uid) << "two verifiers' boxes ran as one uid";
+  const std::string line = describe(p);
+  EXPECT_NE(line.find("uid " + std::to_string(uid) + " (dropped from root; this verifier process's own"), std::string::npos) << line;
+  EXPECT_NE(line.find("processes (the box's own"), std::string::npos) << line;
+  EXPECT_EQ(line.find("all boxes of the user together"), std::string::npos) << line;
+}
+
+// The box's user has a name, as a login gives one (USER, LOGNAME), also where the system has
+// none for its uid (as root, a uid of the verifier's own): Python's getpass.getuser(), which
+// torch inductor's cache folder is named by, answers. Nothing names the verifier.
+TEST(Sandbox, TheBoxsUserHasAName) {
+  NEED_BOX();
+  if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
+  Scratch s;
+  const BoxResult r = sh(policy(s), "python3 -c 'import getpass, os\nprint(\"user\", getpass.getuser(), os.environ[\"LOGNAME\"])\n"
+                                    "print(\"named\", sorted(k for k in os.environ if \"ROPE2D\" in k.upper()))'");
+  ASSERT_TRUE(r.ok()) << r.exit_text() << r.output;
+  std::istringstream words(r.output.substr(r.output.find("user ")));
+  std::string word, user, logname;
+  ASSERT_TRUE(words >> word >> user >> logname) << r.output;
+  EXPECT_FALSE(user.empty());
+  EXPECT_EQ(user, logname);
+  if (own_uid()) {
+    EXPECT_EQ(user, "nobody") << r.output;
+  }
+  EXPECT_NE(r.output.find("named []"), std::string::npos) << r.output;
 }
 
 // The heap limit binds a boxed process: 256 MiB allowed, a 512 MiB allocation is refused while
@@ -414,7 +591,7 @@ TEST(Sandbox, FileSizeLimitBinds) {
 }
 
 // The process limit binds whoever runs the box: 40 processes beyond the user's own, and a
-// program that starts 200 sleeping ones is refused part of the way (as root, for box_uid
+// program that starts 200 sleeping ones is refused part of the way (as root, for box_uid()
 // alone). python3's os.fork, which reports the refusal (a shell gives up at the first).
 TEST(Sandbox, ProcessLimitBinds) {
   NEED_BOX();
@@ -436,44 +613,39 @@ TEST(Sandbox, ProcessLimitBinds) {
   EXPECT_NE(free_run.output.find("started 200"), std::string::npos) << free_run.output;
 }
 // One box's processes are its own: a box that starts processes until it is refused, and holds
-// them, leaves another box of the same user free to start its own (the kernel counts them in
-// each box's user namespace). Counted over the user as a whole, the second would start none.
-// As root only (an ordinary user's limit also counts the tasks it runs already: the first
-// box's, so the old limit would pass too), and where the box sets its limit inside (prlimit).
+// them, leaves the box of another verifying process free to start its own. As root with uids of
+// their own, the kernel counts each process's boxes under its own uid, the limit outside being
+// the box's own; as the shared uid, in each box's user namespace (prlimit), under a cap on all
+// of them together. Counted over one uid as a whole, the second would start none. As root only
+// (an ordinary user's limit also counts the tasks it runs already: the first box's, so the old
+// limit would pass too), and where the box sets its limit inside (prlimit) or the uid is its own.
 TEST(Sandbox, ProcessLimitIsEachBoxsOwn) {
   NEED_BOX();
   if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
   if (::geteuid() != 0) GTEST_SKIP() << "as root only: an ordinary user's limit counts the first box's tasks in";
-  if (!has_prlimit()) GTEST_SKIP() << "no prlimit: every box of a user shares one limit (the report says so)";
-  const std::string fork_until_refused =
-      "python3 -c 'import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n"
-      "        break\n    if pid == 0:\n        time.sleep(60)\n        os._exit(0)\n    n += 1\nprint(\"holding\", n, flush=True)\n"
-      "open(\"holding\", \"w\").close()\nt = time.time()\nwhile not os.path.exists(\"done\") and time.time() < t + 60:\n"
-      "    time.sleep(0.1)\n'";
-  const std::string start_20 =
-      "python3 -c 'import os\nkids = []\nfor _ in range(20):\n    try:\n        pid = os.fork()\n    except OSError:\n"
-      "        break\n    if pid == 0:\n        os._exit(0)\n    kids.append(pid)\nfor k in kids:\n    os.waitpid(k, 0)\n"
-      "print(\"started\", len(kids))\n'";
-  Scratch s1, s2;
-  BoxPolicy bomb = policy(s1), other = policy(s2);
-  bomb.limits.processes = other.limits.processes = 60;
+  if (!has_prlimit() && !own_uid()) GTEST_SKIP() << "no prlimit and no uid of its own: every box of a user shares one limit (the report says so)";
+  OtherVerifier other(start_20, 60);
+  Scratch s;
+  BoxPolicy bomb = policy(s);
+  bomb.limits.processes = 60;
   auto first = std::async(std::launch::async, [&] { return sh(bomb, fork_until_refused); });
-  const fs::path holding = fs::path(s1.path()) / "holding";
+  const fs::path holding = fs::path(s.path()) / "holding";
   for (int i = 0; i < 300 && !fs::exists(holding); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_TRUE(fs::exists(holding)) << "the first box did not reach its limit within 30 s";
-  const BoxResult second = sh(other, start_20);
-  std::ofstream(fs::path(s1.path()) / "done").put('\n');  // the first box ends
+  const std::string second = other.run().second;
+  std::ofstream(fs::path(s.path()) / "done").put('\n');  // the first box ends
   const BoxResult held = first.get();
   const int holding_n = count_after(held.output, "holding");
   ASSERT_GT(holding_n, 20) << held.exit_text() << held.output;  // the first did reach its limit
   EXPECT_LT(holding_n, 80) << held.output;
-  EXPECT_EQ(count_after(second.output, "started"), 20) << second.exit_text() << second.output;
+  EXPECT_EQ(count_after(second, "started"), 20) << second;
 }
 
 // What the limit set inside the box does not reach, bubblewrap's own PID 1 there (a submission
-// of the same uid may trace it), is bound by the cap outside: a quarter of what the machine
-// allows (PIDs, threads), never the caller's own limit. Where that quarter is at least the
-// caller's own limit, the two cannot be told apart, and the test says so.
+// of the same uid may trace it), is bound by the limit outside: as root with a uid of its own,
+// the box's own with a few for bubblewrap's; else the cap on all boxes of the user, a quarter of
+// what the machine allows (PIDs, threads), never the caller's own limit. Where that quarter is at
+// least the caller's own limit, the two cannot be told apart, and the test says so.
 TEST(Sandbox, BubblewrapsOwnPidOneIsCapped) {
   NEED_BOX();
   if (!has_prlimit()) GTEST_SKIP() << "no prlimit";
@@ -485,8 +657,9 @@ TEST(Sandbox, BubblewrapsOwnPidOneIsCapped) {
   rlimit own{};
   ASSERT_EQ(::getrlimit(RLIMIT_NPROC, &own), 0);
   // An ordinary user's cap counts the tasks it runs already (slack for those that come and go).
-  const std::uint64_t bound = std::max<std::uint64_t>(40, std::min(pid_max, threads_max) / 4) +
-                              (::geteuid() == 0 ? 0 : tasks_of_user(::getuid()) + 256);
+  const std::uint64_t bound = own_uid() ? 40 + 16
+                                        : std::max<std::uint64_t>(40, std::min(pid_max, threads_max) / 4) +
+                                              (::geteuid() == 0 ? 0 : tasks_of_user(::getuid()) + 256);
   if (bound >= own.rlim_cur) GTEST_SKIP() << "the cap (" << bound << ") is no lower than the caller's own limit (" << own.rlim_cur << ")";
   Scratch s;
   BoxPolicy p = policy(s);
@@ -500,6 +673,50 @@ TEST(Sandbox, BubblewrapsOwnPidOneIsCapped) {
   ASSERT_TRUE(lines >> word1 >> word2 >> box_own) << r.output;
   EXPECT_EQ(box_own, 40u) << r.output;  // the command's own: the box's limit
   EXPECT_LE(pid_one, bound) << r.output;
+}
+
+// A submission that traces its box's PID 1 (bubblewrap's, which prlimit does not reach) and makes
+// it fork until refused takes only its own uid's processes: the box of another verifying process
+// still starts 20. As the uid every box shared, PID 1 forked up to the cap on all of them
+// together (a quarter of the machine's PIDs: 8192 of 32768), and the other box started none. As root only (an ordinary user's
+// boxes all run as that user), on x86-64.
+TEST(Sandbox, ATracedPidOneLeavesOtherVerifiersBoxesFree) {
+  NEED_BOX();
+  if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
+  if (::geteuid() != 0) GTEST_SKIP() << "as root only: an ordinary user's boxes share its uid and its limit";
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the fork is put into PID 1 by x86-64 registers";
+#else
+  OtherVerifier other(start_20, 60);
+  Scratch s;
+  BoxPolicy p = policy(s);
+  p.limits.processes = 40;
+  BoxedProcess box({"/bin/sh", "-c", "touch ready; while [ ! -e done ]; do sleep 0.05; done"}, p);
+  ASSERT_TRUE(box.started()) << box.start_error();
+  // Its command running: PID 1 has started it and waits for it.
+  for (int i = 0; i < 300 && !fs::exists(fs::path(s.path()) / "ready"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  pid_t pid_one = -1;
+  for (int i = 0; i < 100 && (pid_one = child_of(box.pid())) < 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_GT(pid_one, 0) << "no PID 1 under the box's bwrap";
+  // The tracer holds PID 1's children until told to let them go.
+  std::promise<int> forked;
+  std::promise<void> release;
+  std::thread tracer([&, pid_one] {
+    forked.set_value(fork_through(pid_one, 20000));
+    release.get_future().wait();
+  });
+  const int n = forked.get_future().get();
+  const std::string second = other.run().second;
+  release.set_value();
+  tracer.join();
+  std::ofstream(fs::path(s.path()) / "done").put('\n');
+  box.finish(10);
+  ASSERT_GT(n, 0) << "PID 1 could not be made to fork";
+  if (own_uid()) {
+    EXPECT_LE(n, 40 + 16) << "PID 1 started more than its box's limit";
+  }
+  EXPECT_EQ(count_after(second, "started"), 20) << "PID 1 started " << n << "; the other verifier's box: " << second;
+#endif
 }
 
 // The watch (harness/watch.hpp) counts, from outside, what the box refused: a write outside the

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -58,15 +60,15 @@ std::vector<std::string> absolute_entries(const char* name) {
 // box without them (hideable, require_hideable_home).
 constexpr const char* system_folders[] = {"/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc"};
 
-// Whether box_uid may read (S_IROTH) or search (S_IXOTH) the file at `p`: by the owner's bits
-// where it owns it, else by the others' bits.
+// Whether box_uid() may read (S_IROTH) or search (S_IXOTH) the file at `p`: by the owner's bits
+// where it owns it (its scratch folder), else by the others' bits.
 bool box_may(const fs::path& p, mode_t others_bit) {
   struct stat st{};
   if (::stat(p.c_str(), &st) != 0) return false;
-  return st.st_mode & (st.st_uid == box_uid ? others_bit << 6 : others_bit);
+  return st.st_mode & (st.st_uid == box_uid() ? others_bit << 6 : others_bit);
 }
 
-// The first folder above `path` that box_uid may not search (by box_may), or an empty path.
+// The first folder above `path` that box_uid() may not search (by box_may), or an empty path.
 fs::path unsearchable_above(const std::string& path) {
   fs::path prefix;
   for (const auto& part : fs::path(path).parent_path())
@@ -75,7 +77,7 @@ fs::path unsearchable_above(const std::string& path) {
 }
 
 // Whether the box's user can search every folder above `path`: always with the caller's own
-// rights; dropping from root to box_uid, by box_may.
+// rights; dropping from root to box_uid(), by box_may.
 bool box_can_search_above(const std::string& path, bool dropping) {
   return !dropping || unsearchable_above(path).empty();
 }
@@ -113,11 +115,25 @@ std::vector<std::pair<std::string, bool>> hidden_paths(const BoxPolicy& p) {
   return outermost;
 }
 
-// The cap on the tasks of all boxes of the user together, set outside the box: it binds what
-// the process limit set inside (prlimit) does not reach, bubblewrap's own PID 1 in the box,
-// which a submission of the same uid may trace and make start processes of its own. A quarter
-// of what the machine allows (PIDs, threads), at least one box's limit, never above the
-// caller's own hard limit.
+// Whether the boxes run as a uid of this process's own (started as root, and one was free):
+// then the limit outside is the box's own (own_uid_task_limit), else a cap shared by every box
+// of the user (all_boxes_task_cap).
+bool own_uid() { return ::geteuid() == 0 && box_uid() != shared_box_uid; }
+
+// The limit outside the box on a uid of this process's own: the box's limit, and bubblewrap's
+// two processes (its monitor outside the box, its PID 1 inside, which the limit set inside does
+// not reach), and a few for the PID 1 of an earlier box of this process, which ends as a zombie
+// until its reaper (init, or the verify parent, a subreaper that reaps at the end of the run)
+// collects it. The kernel holds a fork to the forking task's own limit over the uid's tasks in
+// its user namespace, and to the limit the namespace's maker had (bubblewrap, under this one)
+// over all the uid's tasks: a submission that traces PID 1 and makes it fork is held to this.
+rlim_t own_uid_task_limit(const Limits& l) { return l.processes + 8; }
+
+// The cap on the tasks of all boxes of the user together (the caller's, or the shared uid),
+// set outside the box: it binds what the process limit set inside (prlimit) does not reach,
+// bubblewrap's own PID 1 in the box, which a submission of the same uid may trace and make
+// start processes of its own. A quarter of what the machine allows (PIDs, threads), at least
+// one box's limit, never above the caller's own hard limit.
 rlim_t all_boxes_task_cap(const Limits& l) {
   std::uint64_t pid_max = 32768, threads_max = 32768;
   std::ifstream("/proc/sys/kernel/pid_max") >> pid_max;
@@ -127,8 +143,9 @@ rlim_t all_boxes_task_cap(const Limits& l) {
   return std::min<rlim_t>(own.rlim_max, std::max<rlim_t>(l.processes, std::min(pid_max, threads_max) / 4));
 }
 
-// The process limit of a box: its own (set in it where prlimit is), never above the cap outside.
-rlim_t box_task_limit(const Limits& l) { return std::min<rlim_t>(l.processes, all_boxes_task_cap(l)); }
+// The process limit of a box: its own (set in it where prlimit is), never above the cap outside
+// where it shares a uid with other boxes.
+rlim_t box_task_limit(const Limits& l) { return own_uid() ? l.processes : std::min<rlim_t>(l.processes, all_boxes_task_cap(l)); }
 
 // util-linux's prlimit, from the system's own folders only (a folder on the caller's PATH may
 // be hidden in the box); empty where there is none.
@@ -219,7 +236,8 @@ struct Launch {
 // moved: args points into argv.
 struct ChildPlan {
   int n_keep, info_target;  // the kept descriptors become 3 .. 3 + n_keep - 1; bwrap's info pipe the next
-  bool confine, drop;       // drop: from root to box_uid
+  bool confine, drop;       // drop: from root to uid
+  uid_t uid;                // the box's user (box_uid()), chosen before the fork
   pid_t parent;
   std::string chdir_to;
   std::vector<std::string> argv;  // as executed: through bwrap when confining
@@ -231,7 +249,7 @@ struct ChildPlan {
   ChildPlan(const std::vector<std::string>& command, const BoxPolicy& p, const std::vector<int>& keep,
             std::initializer_list<int> stdio)
       : n_keep(static_cast<int>(keep.size())), info_target(3 + n_keep), confine(p.confine), drop(p.confine && ::geteuid() == 0),
-        parent(::getpid()), chdir_to(p.confine ? "" : p.scratch),
+        uid(drop ? box_uid() : ::getuid()), parent(::getpid()), chdir_to(p.confine ? "" : p.scratch),
         argv(p.confine ? bwrap_argv(bwrap_program(), p, info_target, command) : command),
         exe(argv[0].find('/') == std::string::npos ? find_program(argv[0]) : argv[0]), sources(keep) {
     for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
@@ -239,12 +257,15 @@ struct ChildPlan {
     for (const auto& s : p.env) envp.push_back(const_cast<char*>(s.c_str()));
     envp.push_back(nullptr);
     sources.insert(sources.end(), stdio);
-    // Confined where prlimit is, the box's own limit is set in it (bwrap_argv), and this one,
-    // over every task of the user, is the cap on all boxes together. Otherwise this one is the
-    // box's limit, though boxes of one user share it. Either way those the caller's user runs
-    // already are added (dropped to box_uid, none).
+    // Dropped to a uid of this process's own, this one, over every task of that uid, is the
+    // box's own limit with bubblewrap's processes (own_uid_task_limit), and binds bubblewrap's
+    // PID 1 in the box too. Else, confined where prlimit is, the box's own limit is set in it
+    // (bwrap_argv), and this one, over every task of the user, is the cap on all boxes together;
+    // otherwise this one is the box's limit, though boxes of one user share it. Either way those
+    // the caller's user runs already are added (dropped from root, none).
     const bool inner = confine && !prlimit_program().empty();
-    const rlim_t nproc = (inner ? all_boxes_task_cap(p.limits) : p.limits.processes) + (drop ? 0 : tasks_of_user(::getuid()));
+    const rlim_t nproc = drop && own_uid() ? own_uid_task_limit(p.limits)
+                         : (inner ? all_boxes_task_cap(p.limits) : p.limits.processes) + (drop ? 0 : tasks_of_user(::getuid()));
     const rlim_t data = p.limits.memory_bytes ? p.limits.memory_bytes : default_memory_limit();
     cpu = {p.limits.cpu_s, p.limits.cpu_s};
     files = {p.limits.open_files, p.limits.open_files};
@@ -260,7 +281,7 @@ struct ChildPlan {
 };
 
 // The child's side of launch: its own session, the descriptors in place and every other one
-// closed, the limits set, root dropped to box_uid, then exec. Async-signal-safe calls only.
+// closed, the limits set, root dropped to the box's uid, then exec. Async-signal-safe calls only.
 [[noreturn]] void exec_child(const ChildPlan& c) {
   ::setsid();
   // Every source moved above 1000 first, so that no target overwrites a source still needed.
@@ -279,7 +300,7 @@ struct ChildPlan {
   ::setrlimit(RLIMIT_FSIZE, &c.fsize);
   ::setrlimit(RLIMIT_CORE, &c.core);
   ::setrlimit(RLIMIT_DATA, &c.memory);
-  if (c.drop && (::setgroups(0, nullptr) != 0 || ::setgid(box_uid) != 0 || ::setuid(box_uid) != 0)) ::_exit(126);
+  if (c.drop && (::setgroups(0, nullptr) != 0 || ::setgid(c.uid) != 0 || ::setuid(c.uid) != 0)) ::_exit(126);
   ::setrlimit(RLIMIT_NPROC, &c.procs);  // after the drop: root is not held by it
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);   // after the drop, which clears it
   if (::getppid() != c.parent) ::_exit(126);
@@ -290,7 +311,7 @@ struct ChildPlan {
 
 // Forks and execs argv (through bwrap when confining): its own session and process group,
 // stdin from /dev/null, stdout and stderr into one pipe, the kept descriptors as 3, 4, ...,
-// every other descriptor closed, the limits set, root dropped to box_uid.
+// every other descriptor closed, the limits set, root dropped to box_uid().
 Launch launch(const std::vector<std::string>& argv, const BoxPolicy& p) {
   Launch l;
   if (argv.empty()) {
@@ -494,8 +515,84 @@ std::uint64_t tasks_of_user(uid_t uid) {
 }
 
 namespace {
-// The process limit as the box gets it: its own where prlimit sets it inside, else the user's.
+
+// Looks up `id` in the system's user (getpwuid_r) or group (getgrgid_r) database, with a buffer
+// grown until the entry fits: 1 found (in `entry`), 0 none, -1 the lookup failed (a directory
+// service that did not answer, say). "None" may also come as one of the errors POSIX allows
+// for it (getpwuid_r(3)).
+template <class Entry, class Id, class Lookup>
+int look_up(Id id, Lookup lookup, Entry& entry, std::vector<char>& buf) {
+  buf.resize(1 << 14);
+  for (;;) {
+    Entry* found = nullptr;
+    const int rc = lookup(id, &entry, buf.data(), buf.size(), &found);
+    if (rc == ERANGE && buf.size() < (1u << 24)) {
+      buf.resize(buf.size() * 2);
+      continue;
+    }
+    if (found) return 1;
+    return rc == 0 || rc == ENOENT || rc == ESRCH || rc == EBADF || rc == EPERM ? 0 : -1;
+  }
+}
+
+// The system's name for `uid`, or "" where it has none.
+std::string user_name(uid_t uid) {
+  passwd pw{};
+  std::vector<char> buf;
+  return look_up(uid, ::getpwuid_r, pw, buf) == 1 && pw.pw_name ? pw.pw_name : "";
+}
+
+// Whether `uid` may be a box's own: no user or group of the system has it (the box takes it as
+// its gid too; a lookup that fails counts as taken), and no task runs as it.
+bool unused_uid(uid_t uid) {
+  passwd pw{};
+  group gr{};
+  std::vector<char> buf;
+  return look_up(uid, ::getpwuid_r, pw, buf) == 0 && look_up(static_cast<gid_t>(uid), ::getgrgid_r, gr, buf) == 0 &&
+         tasks_of_user(uid) == 0;
+}
+
+}  // namespace
+
+uid_t box_uid() {
+  // Chosen once per process: the pid and the uid in one word, so that a forked child, whose pid
+  // differs, chooses again (a uid is this process's alone only while the pid is).
+  static std::atomic<std::uint64_t> chosen{0};
+  const auto self = static_cast<std::uint64_t>(::getpid());
+  std::uint64_t seen = chosen.load();
+  while (seen >> 32 != self) {
+    constexpr std::uint64_t first = 0x70000000, end = 0x7FFE0000, block = 1u << 22;
+    uid_t uid = shared_box_uid;
+    for (std::uint64_t candidate = first + self; candidate < end; candidate += block)
+      if (unused_uid(static_cast<uid_t>(candidate))) {
+        uid = static_cast<uid_t>(candidate);
+        break;
+      }
+    // Two threads that choose at once agree on the first one stored.
+    if (chosen.compare_exchange_strong(seen, self << 32 | uid)) return uid;
+  }
+  return static_cast<uid_t>(seen & 0xFFFFFFFFu);
+}
+
+namespace {
+
+// The uid the box runs as, in words.
+std::string uid_words() {
+  const uid_t uid = box_uid();
+  if (uid == shared_box_uid)
+    return fmt::format(", uid {} (dropped from root; no uid of this verifier process's own was free: shared with other verifiers' boxes)", uid);
+  return fmt::format(", uid {} (dropped from root; this verifier process's own, no other's box runs as it)", uid);
+}
+
+// The process limit as the box gets it: its own where prlimit sets it inside, else the user's;
+// dropped to a uid of this process's own, the limit outside is the box's own too.
 std::string processes_words(const Limits& l) {
+  if (own_uid() && prlimit_program().empty())
+    return fmt::format("{} processes (the box's own: its uid's at most {}, bubblewrap's among them), ", l.processes, own_uid_task_limit(l));
+  if (own_uid())
+    return fmt::format("{} processes (the box's own, counted in its user namespace; outside it, its uid's at most {}, "
+                       "bubblewrap's own PID 1 in the box among them), ",
+                       l.processes, own_uid_task_limit(l));
   if (prlimit_program().empty()) return fmt::format("{} processes (of the user's, with every other box's), ", l.processes);
   return fmt::format("{} processes (the box's own, counted in its user namespace; all boxes of the user together at most {}{}), ",
                      box_task_limit(l), all_boxes_task_cap(l), ::geteuid() == 0 ? "" : " beyond the user's others");
@@ -512,7 +609,7 @@ std::string describe(const BoxPolicy& p) {
            "only the limits and the descriptor list applied";
   std::string s = "bubblewrap: new user, PID, network, IPC, UTS and cgroup namespaces (no network), read-only root, "
                   "private /tmp and one writable scratch folder, no capabilities";
-  if (::geteuid() == 0) s += ", uid " + std::to_string(box_uid) + " (dropped from root)";
+  if (::geteuid() == 0) s += uid_words();
   s += p.gpu ? ", in /dev bubblewrap's minimal set and the GPU device nodes" : ", in /dev bubblewrap's minimal set (no GPU device node)";
   if (const std::size_t n = hidden_paths(p).size(); n > 0)
     s += ", " + std::to_string(n) + " folder(s) hidden (of the report folder, home, golden data, working folder, "
@@ -560,17 +657,17 @@ Scratch::Scratch(Use use) {
     if (::chmod(path_.c_str(), 0711) != 0) throw std::runtime_error("cannot open the run's folder " + path_ + " to the box: " + std::strerror(errno));
     return;
   }
-  if (::geteuid() == 0 && ::chown(path_.c_str(), box_uid, box_uid) != 0)
+  if (::geteuid() == 0 && ::chown(path_.c_str(), box_uid(), box_uid()) != 0)
     throw std::runtime_error("cannot give the scratch folder " + path_ + " to the box's user: " + std::strerror(errno));
 }
 
 void require_box_can_search(const std::string& folder) {
   if (::geteuid() != 0) return;
   if (const fs::path closed = unsearchable_above(folder + "/x"); !closed.empty())
-    throw std::runtime_error(fmt::format("the temporary folder {} (TMPDIR): the box's user (uid {}) cannot search {}, so no "
+    throw std::runtime_error(fmt::format("the temporary folder {} (TMPDIR): the box's unprivileged user cannot search {}, so no "
                                          "submission could reach its scratch folder there; let others search it (chmod o+x) "
                                          "or set TMPDIR to a folder they can",
-                                         plain_line(folder), box_uid, plain_line(closed.string())));
+                                         plain_line(folder), plain_line(closed.string())));
 }
 
 void require_sandbox(const std::string& way_round) {
@@ -593,9 +690,10 @@ void require_hideable_home(const std::string& home) {
 void give_to_box(const std::string& path) {
   if (::geteuid() != 0) return;
   std::error_code ec;
-  (void)!::lchown(path.c_str(), box_uid, box_uid);
+  const uid_t uid = box_uid();
+  (void)!::lchown(path.c_str(), uid, uid);
   for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-    (void)!::lchown(it->path().c_str(), box_uid, box_uid);
+    (void)!::lchown(it->path().c_str(), uid, uid);
 }
 
 namespace {
@@ -809,6 +907,13 @@ std::vector<std::string> box_environment(const std::string& scratch) {
   // imports (torch's thousands) would otherwise be a refused write in the report's count,
   // hiding the submission's own. A setting many users' images have too.
   std::vector<std::string> env{fmt::format("PATH={}", fmt::join(path, ":")), "LANG=C.UTF-8", "HOME=" + scratch, "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1"};
+  // The user's name, as a login gives it: the system's name for the box's uid (the caller's own,
+  // or nobody), and "nobody" for a uid of the box's own, which has none. Python's
+  // getpass.getuser() reads these before the user database and raises where both fail (torch
+  // inductor names its cache folder by it, /tmp/torchinductor_<user>, in the box's own /tmp).
+  const std::string user = user_name(::geteuid() == 0 ? box_uid() : ::getuid());
+  env.push_back("USER=" + (user.empty() ? std::string("nobody") : user));
+  env.push_back("LOGNAME=" + (user.empty() ? std::string("nobody") : user));
   // The device selection and library path, and the sanitizer runtimes' settings of a sanitized
   // build of the verifier (whose kernel host is sanitized too): nothing of the verifier's own.
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"})

@@ -28,7 +28,8 @@ struct Limits {
   std::uint64_t cpu_s = 3600;                // RLIMIT_CPU
   std::uint64_t open_files = 4096;           // RLIMIT_NOFILE
   std::uint64_t processes = 2048;            // RLIMIT_NPROC (threads count too): in a box, its own tasks (set in its
-                                             // user namespace); else beyond those the user has already
+                                             // user namespace; as root, outside too, on the uid that the boxes of one
+                                             // process share: box_uid()); else beyond those the user has already
   std::uint64_t file_bytes = 16ull << 30;    // RLIMIT_FSIZE
   std::uint64_t memory_bytes = 0;            // RLIMIT_DATA (the heap and private mappings; device memory is not
                                              // counted); 0: three quarters of the machine's memory
@@ -85,8 +86,21 @@ std::uint64_t tasks_of_user(uid_t uid);
 // The report's words for what confined (or did not confine) a child run under `p`.
 std::string describe(const BoxPolicy& p);
 
-// The unprivileged user the box drops to when started as root.
-inline constexpr uid_t box_uid = 65534;
+// The unprivileged user the box drops to when started as root: a uid of this process's own, so
+// that the process limit set outside the box, which the kernel counts per uid and which binds
+// bubblewrap's own PID 1 in the box too, is this process's boxes' alone; no other verify's box
+// shares it. 0x70000000 + the pid, chosen at the first call in each process (a forked child
+// chooses its own): a range no distribution or container manager assigns (systemd's "Users,
+// Groups, UIDs and GIDs on systemd Systems": containers end at 0x6FFFFFFF, the foreign range
+// begins at 0x7FFE0000, nothing at 2^31 or above), and unique among live processes (a pid is
+// below 2^22), whose boxes end with them. Where that uid has a name (a passwd or group entry) or
+// runs tasks already, the same pid's place in the next block of 2^22; where none is free,
+// shared_box_uid.
+uid_t box_uid();
+
+// The system's nobody: the boxes' uid where no uid of a process's own is free. Boxes that share
+// it share the process limit outside too, a cap on all of them together (describe() says which).
+inline constexpr uid_t shared_box_uid = 65534;
 
 // The folder scratch folders are made in: TMPDIR where it is an absolute path, else /tmp.
 std::string scratch_base();
@@ -195,7 +209,7 @@ BoxResult run_boxed(const std::vector<std::string>& argv, const BoxPolicy& p,
                     const std::function<void(const char*, std::size_t)>& on_output = {});
 
 // The environment a boxed child starts from: PATH, LANG, the CUDA device selection, HOME and
-// TMPDIR in the scratch folder; nothing of the verifier's (no ROPE2D_* variable).
+// TMPDIR in the scratch folder, USER and LOGNAME; nothing of the verifier's (no ROPE2D_* variable).
 std::vector<std::string> box_environment(const std::string& scratch);
 
 }  // namespace rope2d::verify::harness
