@@ -40,10 +40,11 @@ int verify_sanitized(const VerifyArgs& a) {
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (self.empty()) throw std::runtime_error("--sanitize: cannot find this program's path (/proc/self/exe)");
-  const auto results = verify::run_sanitizers(a.sanitizer, self, args, out);
+  const auto results = verify::run_sanitizers(a.sanitizer, self, args, out, !a.run.submission.empty());
   int failed = 0;
   for (const auto& r : results) {
-    std::cout << fmt::format("{:<10} {}{}  (log: {})\n", r.tool, r.status, r.detail.empty() ? "" : ": " + r.detail, r.log);
+    std::cout << fmt::format("{:<10} {}{}{}\n", r.tool, r.status, r.detail.empty() ? "" : ": " + r.detail,
+                             r.log.empty() ? "" : "  (log: " + r.log + ")");
     failed += r.status == "FAILED";
   }
   std::cout << (failed ? "rope2d verify --sanitize: FAILED\n" : "rope2d verify --sanitize: no errors found (SKIPPED tools say why)\n");

@@ -1,7 +1,8 @@
 // `rope2d verify --sanitize`'s reading of the tools (harness/testbed/sanitize.cpp), against a
 // stand-in for compute-sanitizer that prints what the real one printed on an H100 and exits as
 // it does: each tool's own arguments, its first finding named (not the API errors that follow
-// from it), a clean tool passed, a run that failed under the tool FAILED, no tool SKIPPED.
+// from it), a clean tool passed, a run that failed under the tool FAILED, no tool SKIPPED, and
+// initcheck SKIPPED where a submission's kernels run in a process of their own.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -51,9 +52,12 @@ class StandIn {
     return s.str();
   }
 
-  std::map<std::string, SanitizerResult> run() const {
+  bool ran(const std::string& t) const { return fs::exists(dir_ / (t + ".args")); }
+
+  // The project's own kernel (in the verifier's process), or a submission's (in a host process).
+  std::map<std::string, SanitizerResult> run(bool kernels_in_child = false) const {
     std::map<std::string, SanitizerResult> by_tool;
-    for (const SanitizerResult& r : run_sanitizers(tool(), "/bin/rope2d-self", {"verify", "--sanitize-set"}, out()))
+    for (const SanitizerResult& r : run_sanitizers(tool(), "/bin/rope2d-self", {"verify", "--sanitize-set"}, out(), kernels_in_child))
       by_tool[r.tool] = r;
     return by_tool;
   }
@@ -106,10 +110,8 @@ TEST(Sanitize, EachToolGetsItsOwnArguments) {
   s.run();
   const std::string mem = s.args("memcheck"), race = s.args("racecheck"), init = s.args("initcheck");
   EXPECT_NE(mem.find("--leak-check\nno\n"), std::string::npos) << mem;
-  // initcheck does not judge the judge's copies of memory the kernel host wrote.
-  EXPECT_NE(init.find("--check-api-memory-access\nno\n"), std::string::npos) << init;
   EXPECT_EQ(race.find("--leak-check"), std::string::npos) << race;
-  EXPECT_EQ(race.find("--check-api-memory-access"), std::string::npos) << race;
+  EXPECT_EQ(init.find("--leak-check"), std::string::npos) << init;
   for (const std::string& a : {mem, race, init}) {
     EXPECT_NE(a.find("--target-processes\nall\n"), std::string::npos) << a;  // the kernel host is followed
     EXPECT_NE(a.find("/bin/rope2d-self\nverify\n--sanitize-set\n--out\n"), std::string::npos) << a;
@@ -126,8 +128,27 @@ TEST(Sanitize, ARunThatFailedUnderTheToolFailsAndAMissingToolIsSkipped) {
   EXPECT_EQ(r["memcheck"].detail.rfind("the run under the tool failed: ", 0), 0u) << r["memcheck"].detail;
   EXPECT_NE(r["memcheck"].detail.find("cudaErrorIllegalAddress"), std::string::npos) << r["memcheck"].detail;
 
-  for (const SanitizerResult& m : run_sanitizers(s.out() + "/no-such-tool", "/bin/rope2d-self", {"verify"}, s.out())) {
+  for (const SanitizerResult& m : run_sanitizers(s.out() + "/no-such-tool", "/bin/rope2d-self", {"verify"}, s.out(), false)) {
     EXPECT_EQ(m.status, "SKIPPED") << m.tool;
     EXPECT_NE(m.detail.find("could not be started"), std::string::npos) << m.detail;
   }
+}
+
+TEST(Sanitize, InitcheckIsSkippedWhereTheKernelsRunInAProcessOfTheirOwn) {
+  const StandIn s;
+  s.set("memcheck", invalid_read, 86);
+  s.set("racecheck", clean_race, 0);
+  s.set("initcheck", clean_race, 0);
+  auto r = s.run(true);
+  ASSERT_EQ(r.size(), 3u);
+  // memcheck and racecheck follow the kernels into their process (--target-processes all).
+  EXPECT_EQ(r["memcheck"].status, "FAILED");
+  EXPECT_EQ(r["memcheck"].detail, "Invalid __global__ read of size 4 bytes");
+  EXPECT_EQ(r["racecheck"].status, "passed");
+  // initcheck is not run at all, and says why; it has no log.
+  EXPECT_FALSE(s.ran("initcheck"));
+  EXPECT_TRUE(s.ran("memcheck") && s.ran("racecheck"));
+  EXPECT_EQ(r["initcheck"].status, "SKIPPED");
+  EXPECT_NE(r["initcheck"].detail.find("cannot follow the device memory"), std::string::npos) << r["initcheck"].detail;
+  EXPECT_TRUE(r["initcheck"].log.empty());
 }

@@ -44,20 +44,29 @@ std::string line_with(const std::string& log, const std::string& word) {
 }  // namespace
 
 std::vector<SanitizerResult> run_sanitizers(const std::string& sanitizer, const std::string& self,
-                                            const std::vector<std::string>& args, const std::string& out_dir) {
+                                            const std::vector<std::string>& args, const std::string& out_dir,
+                                            bool kernels_in_child) {
   std::filesystem::create_directories(out_dir);
   std::vector<SanitizerResult> out;
   for (const char* tool : {"memcheck", "racecheck", "initcheck"}) {
     SanitizerResult r{tool, "", "", out_dir + "/" + tool + ".log"};
+    // A submission's kernels run in a host process of their own (the kernel host, the Python
+    // host), over device memory the judge's process makes shareable and the host maps, and
+    // initcheck does not follow writes into it across the two processes. Seen on an H100 with
+    // the clean kernel: every copy back of an output reported as a read of memory never written
+    // (909484 errors on the reduced set), and, with those copies unchecked, no end to the reduced
+    // set in three minutes (memcheck and racecheck each ended it in 45 s). Its answer there
+    // would be noise, or none.
+    if (r.tool == "initcheck" && kernels_in_child) {
+      r.status = "SKIPPED";
+      r.detail = "initcheck cannot follow the device memory the judge shares with the process the submission's kernels run in";
+      r.log.clear();
+      out.push_back(r);
+      continue;
+    }
     std::vector<std::string> argv = {sanitizer, "--tool", tool, "--error-exitcode", std::to_string(error_exit),
                                      "--target-processes", "all"};
     if (r.tool == "memcheck") argv.insert(argv.end(), {"--leak-check", "no"});
-    // The buffers are device memory the judge's process makes shareable and the kernel host
-    // maps; initcheck does not follow writes into it across the two processes. On an H100 it
-    // reported every copy back of an output as a read of memory never written (about 900
-    // thousand errors on the clean kernel's reduced set, slow enough to time a call out). So
-    // initcheck checks reads by kernels (the submission's among them), not the API's copies.
-    if (r.tool == "initcheck") argv.insert(argv.end(), {"--check-api-memory-access", "no"});
     argv.push_back(self);
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--out", out_dir + "/" + tool});
