@@ -66,9 +66,11 @@ class StandIn {
   fs::path dir_;
 };
 
-// memcheck's log of an out-of-bounds read in the kernel host (abridged from an H100's).
+// memcheck's log of an out-of-bounds read in the kernel host (abridged from an H100's, and a
+// warning put before it).
 const char* invalid_read =
     "========= COMPUTE-SANITIZER\n"
+    "========= Warning: a warning of the tool's, not a finding\n"
     "========= Invalid __global__ read of size 4 bytes\n"
     "=========     at k(const void *, const void *, const float *, float *, long, int)+0x200\n"
     "=========     Access to 0x7fdda7600000 is out of bounds\n"
@@ -139,7 +141,11 @@ TEST(Sanitize, InitcheckIsSkippedWhereTheKernelsRunInAProcessOfTheirOwn) {
   s.set("memcheck", invalid_read, 86);
   s.set("racecheck", clean_race, 0);
   s.set("initcheck", clean_race, 0);
+  // An earlier run's log in the same --out goes: it is not this run's.
+  std::filesystem::create_directories(s.out());
+  std::ofstream(s.out() + "/initcheck.log") << "an earlier run's\n";
   auto r = s.run(true);
+  EXPECT_FALSE(fs::exists(s.out() + "/initcheck.log"));
   ASSERT_EQ(r.size(), 3u);
   // memcheck and racecheck follow the kernels into their process (--target-processes all).
   EXPECT_EQ(r["memcheck"].status, "FAILED");

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <type_traits>
 
 #include "harness/entry_points.hpp"
 
@@ -24,11 +27,11 @@ struct DriverApi : EntryPoints {
   EntryPoint<decltype(cuMemImportFromShareableHandle)> import_handle{*this, "cuMemImportFromShareableHandle"};
   EntryPoint<decltype(cuStreamWaitValue32)> wait_value{*this, "cuStreamWaitValue32"};
   EntryPoint<decltype(cuStreamWriteValue32)> write_value{*this, "cuStreamWriteValue32"};
-  // A context of its own (remote_kernel.cpp's release of the judge's waits): cuCtxCreate as the
-  // entry-point query gives it at 12.0, the form of CUDA 11.4 with execution-affinity
-  // parameters before the flags (cudaTypedefs.h: PFN_cuCtxCreate_v11040), not cuda.h's
-  // cuCtxCreate_v2 (flags, device), whose arguments it would misread.
-  EntryPoint<CUresult(CUcontext*, CUexecAffinityParam*, int, unsigned int, CUdevice)> ctx_create{*this, "cuCtxCreate"};
+  // A context of its own (remote_kernel.cpp's release of the judge's waits): cuCtxCreate in the
+  // form the entry-point query gives at 12.0, CUDA 11.4's, with execution-affinity parameters
+  // before the flags; not cuda.h's cuCtxCreate, whose form has changed twice since (a query at
+  // 12.5 or later would give the form with CUctxCreateParams). Typed from cudaTypedefs.h.
+  EntryPoint<std::remove_pointer_t<PFN_cuCtxCreate_v11040>> ctx_create{*this, "cuCtxCreate"};
   EntryPoint<decltype(cuCtxDestroy)> ctx_destroy{*this, "cuCtxDestroy"};
   EntryPoint<decltype(cuCtxPushCurrent)> ctx_push{*this, "cuCtxPushCurrent"};
   EntryPoint<decltype(cuCtxPopCurrent)> ctx_pop{*this, "cuCtxPopCurrent"};

@@ -93,8 +93,8 @@ bool box_can_reach(const std::string& path, bool dropping) {
 // What p.hide hides, each once, as real paths (true: a folder): one inside another is hidden with
 // it (a mount over the inner one would lie under the outer one's and could not be made
 // read-only); what does not exist, what may not be hidden (hideable) and what lies under a folder
-// the box's user cannot search (root's home, as uid 65534: out of sight already, and bwrap
-// could not reach it to mount over it) are left out.
+// the box's user cannot search (root's home, to the unprivileged user a root caller's box runs
+// as: out of sight already, and bwrap could not reach it to mount over it) are left out.
 std::vector<std::pair<std::string, bool>> hidden_paths(const BoxPolicy& p) {
   std::vector<std::pair<std::string, bool>> hide;
   for (const std::string& h : p.hide) {
@@ -542,9 +542,22 @@ std::string user_name(uid_t uid) {
   return look_up(uid, ::getpwuid_r, pw, buf) == 1 && pw.pw_name ? pw.pw_name : "";
 }
 
-// Whether `uid` may be a box's own: no user or group of the system has it (the box takes it as
-// its gid too; a lookup that fails counts as taken), and no task runs as it.
+// Whether `id` is mapped in this process's user namespace (`map`: /proc/self/uid_map or
+// gid_map, lines of "inside outside count"). "Root" in a user namespace (rootless containers)
+// has only the ids its map gives it: with any other, chown fails (EINVAL) and so does the drop.
+// A map that cannot be read is taken as the whole range (a kernel without user namespaces).
+bool mapped(std::uint64_t id, const char* map) {
+  std::ifstream in(map);
+  if (!in) return true;
+  for (std::uint64_t inside = 0, outside = 0, count = 0; in >> inside >> outside >> count;)
+    if (id >= inside && id - inside < count) return true;
+  return false;
+}
+
+// Whether `uid` may be a box's own: mapped here (as a gid too: the box takes it as both), no
+// user or group of the system has it (a lookup that fails counts as taken), and no task runs as it.
 bool unused_uid(uid_t uid) {
+  if (!mapped(uid, "/proc/self/uid_map") || !mapped(uid, "/proc/self/gid_map")) return false;
   passwd pw{};
   group gr{};
   std::vector<char> buf;
@@ -561,10 +574,17 @@ uid_t box_uid() {
   const auto self = static_cast<std::uint64_t>(::getpid());
   std::uint64_t seen = chosen.load();
   while (seen >> 32 != self) {
-    constexpr std::uint64_t first = 0x70000000, end = 0x7FFE0000, block = 1u << 22;
+    // Blocks of 2^22 (every pid fits) from 0x70000000 up to below 0x7FFE0000. Containers that
+    // share the kernel's uids but not their PIDs (no user namespace of their own) number their
+    // processes alike, and cannot see each other's tasks: each PID namespace starts at a block
+    // of its own (by its inode), so that two verifiers of the same pid in two containers meet
+    // only where the inodes agree modulo the blocks.
+    constexpr std::uint64_t first = 0x70000000, block = 1u << 22, blocks = (0x7FFE0000 - first) / block;
+    struct stat ns{};
+    const std::uint64_t start = ::stat("/proc/self/ns/pid", &ns) == 0 ? ns.st_ino % blocks : 0;
     uid_t uid = shared_box_uid;
-    for (std::uint64_t candidate = first + self; candidate < end; candidate += block)
-      if (unused_uid(static_cast<uid_t>(candidate))) {
+    for (std::uint64_t k = 0; k < blocks; ++k)
+      if (const std::uint64_t candidate = first + (start + k) % blocks * block + self; unused_uid(static_cast<uid_t>(candidate))) {
         uid = static_cast<uid_t>(candidate);
         break;
       }

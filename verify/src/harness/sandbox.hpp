@@ -89,13 +89,14 @@ std::string describe(const BoxPolicy& p);
 // The unprivileged user the box drops to when started as root: a uid of this process's own, so
 // that the process limit set outside the box, which the kernel counts per uid and which binds
 // bubblewrap's own PID 1 in the box too, is this process's boxes' alone; no other verify's box
-// shares it. 0x70000000 + the pid, chosen at the first call in each process (a forked child
-// chooses its own): a range no distribution or container manager assigns (systemd's "Users,
-// Groups, UIDs and GIDs on systemd Systems": containers end at 0x6FFFFFFF, the foreign range
-// begins at 0x7FFE0000, nothing at 2^31 or above), and unique among live processes (a pid is
-// below 2^22), whose boxes end with them. Where that uid has a name (a passwd or group entry) or
-// runs tasks already, the same pid's place in the next block of 2^22; where none is free,
-// shared_box_uid.
+// shares it. The pid's place in a block of 2^22 from 0x70000000 up, chosen at the first call in
+// each process (a forked child chooses its own): a range no distribution or container manager
+// assigns (systemd's "Users, Groups, UIDs and GIDs on systemd Systems": containers end at
+// 0x6FFFFFFF, the foreign range begins at 0x7FFE0000, nothing at 2^31 or above), and unique
+// among the live processes of a PID namespace (a pid is below 2^22), whose boxes end with them;
+// each PID namespace starts at a block of its own. Where that uid is not mapped in this user
+// namespace, has a name (a passwd or group entry) or runs tasks already, the same place in the
+// next block; where none is free, shared_box_uid.
 uid_t box_uid();
 
 // The system's nobody: the boxes' uid where no uid of a process's own is free. Boxes that share

@@ -15,7 +15,7 @@ constexpr int error_exit = 86;  // the tool's exit code when it found errors
 constexpr int exec_failed = 127;  // SpawnResult::code() when it could not start
 
 // The tool's first finding: its first header line ("========= " and a word; not its banner,
-// summary or closing words), without the tag. It names what was found ("Invalid __global__ read
+// a warning, its summary or closing words), without the tag. It names what was found ("Invalid __global__ read
 // of size 4 bytes") before the API errors that follow from it ("Program hit
 // cudaErrorLaunchFailure ..."). Else the first line that names an error, else the last line.
 std::string telling_line(const std::string& log) {
@@ -25,7 +25,7 @@ std::string telling_line(const std::string& log) {
   while (std::getline(in, line)) {
     if (line.rfind(tag, 0) == 0 && line.size() > tag.size() && line[tag.size()] != ' ' &&
         line.find("COMPUTE-SANITIZER") == std::string::npos && line.find("SUMMARY") == std::string::npos &&
-        line.find("Target application") == std::string::npos)
+        line.find("Target application") == std::string::npos && line.compare(tag.size(), 7, "Warning") != 0)
       return line.substr(tag.size());
     if (first_error.empty() && (line.find("ERROR") != std::string::npos || line.find("Error") != std::string::npos))
       first_error = line;
@@ -60,6 +60,8 @@ std::vector<SanitizerResult> run_sanitizers(const std::string& sanitizer, const 
     if (r.tool == "initcheck" && kernels_in_child) {
       r.status = "SKIPPED";
       r.detail = "initcheck cannot follow the device memory the judge shares with the process the submission's kernels run in";
+      std::error_code gone;
+      std::filesystem::remove(r.log, gone);  // an earlier run's, in the same --out: not this run's
       r.log.clear();
       out.push_back(r);
       continue;
