@@ -15,9 +15,10 @@ constexpr int error_exit = 86;  // the tool's exit code when it found errors
 constexpr int exec_failed = 127;  // SpawnResult::code() when it could not start
 
 // The tool's first finding: its first header line ("========= " and a word; not its banner,
-// a warning, its summary or closing words), without the tag. It names what was found ("Invalid __global__ read
-// of size 4 bytes") before the API errors that follow from it ("Program hit
-// cudaErrorLaunchFailure ..."). Else the first line that names an error, else the last line.
+// a warning, its summary or closing words), without the tag. It names what was found
+// ("Invalid __global__ read of size 4 bytes") before the API errors that follow from it
+// ("Program hit cudaErrorLaunchFailure ..."). Else the first line that names an error, else
+// the last line.
 std::string telling_line(const std::string& log) {
   constexpr std::string_view tag = "========= ";
   std::ifstream in(log);
