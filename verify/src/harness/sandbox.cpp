@@ -601,7 +601,7 @@ std::string uid_words() {
   const uid_t uid = box_uid();
   if (uid == shared_box_uid)
     return fmt::format(", uid {} (dropped from root; no uid of this verifier process's own was free: shared with other verifiers' boxes)", uid);
-  return fmt::format(", uid {} (dropped from root; this verifier process's own, no other's box runs as it)", uid);
+  return fmt::format(", uid {} (dropped from root; this verifier process's own: no other verifier's box of its PID namespace runs as it)", uid);
 }
 
 // The process limit as the box gets it: its own where prlimit sets it inside, else the user's;
