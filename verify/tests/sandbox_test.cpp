@@ -63,12 +63,6 @@ int count_after(const std::string& output, const std::string& word) {
   return at == std::string::npos ? -1 : std::atoi(output.c_str() + at + word.size() + 1);
 }
 
-// Whether util-linux's prlimit is where the box looks for it (the box's own process limit).
-bool has_prlimit() { return ::access("/usr/bin/prlimit", X_OK) == 0 || ::access("/bin/prlimit", X_OK) == 0; }
-
-// Whether this process's boxes run as a uid of its own (started as root, and one was free).
-bool own_uid() { return ::geteuid() == 0 && box_uid() != shared_box_uid; }
-
 // A box's program that starts processes until it is refused and holds them: it prints "holding
 // N" and makes the file `holding` in its folder, then waits up to 60 s for a file `done` there.
 const std::string fork_until_refused =
@@ -632,7 +626,7 @@ TEST(Sandbox, ProcessLimitIsEachBoxsOwn) {
   NEED_BOX();
   if (find_program("python3").empty()) GTEST_SKIP() << "no python3";
   if (::geteuid() != 0) GTEST_SKIP() << "as root only: an ordinary user's limit counts the first box's tasks in";
-  if (!has_prlimit() && !own_uid()) GTEST_SKIP() << "no prlimit and no uid of its own: every box of a user shares one limit (the report says so)";
+  if (prlimit_program().empty() && !own_uid()) GTEST_SKIP() << "no prlimit and no uid of its own: every box of a user shares one limit (the report says so)";
   OtherVerifier other(start_20, 60);
   Scratch s;
   BoxPolicy bomb = policy(s);
@@ -657,7 +651,7 @@ TEST(Sandbox, ProcessLimitIsEachBoxsOwn) {
 // least the caller's own limit, the two cannot be told apart, and the test says so.
 TEST(Sandbox, BubblewrapsOwnPidOneIsCapped) {
   NEED_BOX();
-  if (!has_prlimit()) GTEST_SKIP() << "no prlimit";
+  if (prlimit_program().empty()) GTEST_SKIP() << "no prlimit";
   std::uint64_t pid_max = 0, threads_max = 0;
   std::ifstream("/proc/sys/kernel/pid_max") >> pid_max;
   std::ifstream("/proc/sys/kernel/threads-max") >> threads_max;

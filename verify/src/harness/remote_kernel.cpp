@@ -128,12 +128,16 @@ struct RemoteKernel::Impl {
         else std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return true;
     };
+    // Queues every call's "done" word on `stream`: true when each write was queued.
+    const auto queue_done = [&](CUstream stream) {
+      bool queued = true;
+      for (std::uint64_t s : seqs)
+        queued = d.write_value(stream, reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0) == CUDA_SUCCESS && queued;
+      return queued;
+    };
     // Done only when every write was queued and the stream has run them all: a write refused
     // leaves an empty stream, which would look done.
-    bool queued = true;
-    for (std::uint64_t s : seqs)
-      queued = d.write_value(reinterpret_cast<CUstream>(rescue), reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0) ==
-                   CUDA_SUCCESS && queued;
+    const bool queued = queue_done(reinterpret_cast<CUstream>(rescue));
     cudaError_t rescued = cudaErrorNotReady;
     in_time([&] { return (rescued = cudaStreamQuery(rescue)) != cudaErrorNotReady; }, std::chrono::seconds(rescue_wait_s));
     if (queued && rescued == cudaSuccess) return;
@@ -147,10 +151,7 @@ struct RemoteKernel::Impl {
     }
     CUresult apart_end = CUDA_ERROR_NOT_READY;
     if (apart && apart_stream && d.ctx_push(apart) == CUDA_SUCCESS) {
-      bool sent = true;
-      for (std::uint64_t s : seqs)
-        sent = sent && d.write_value(apart_stream, reinterpret_cast<CUdeviceptr>(done_word(s)), static_cast<std::uint32_t>(s), 0) == CUDA_SUCCESS;
-      if (sent) in_time([&] { return (apart_end = d.stream_query(apart_stream)) != CUDA_ERROR_NOT_READY; }, std::chrono::seconds(release_limit_s));
+      if (queue_done(apart_stream)) in_time([&] { return (apart_end = d.stream_query(apart_stream)) != CUDA_ERROR_NOT_READY; }, std::chrono::seconds(release_limit_s));
       CUcontext popped = nullptr;
       d.ctx_pop(&popped);
     }

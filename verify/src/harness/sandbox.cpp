@@ -115,11 +115,6 @@ std::vector<std::pair<std::string, bool>> hidden_paths(const BoxPolicy& p) {
   return outermost;
 }
 
-// Whether the boxes run as a uid of this process's own (started as root, and one was free):
-// then the limit outside is the box's own (own_uid_task_limit), else a cap shared by every box
-// of the user (all_boxes_task_cap).
-bool own_uid() { return ::geteuid() == 0 && box_uid() != shared_box_uid; }
-
 // The limit outside the box on a uid of this process's own: the box's limit, and bubblewrap's
 // two processes (its monitor outside the box, its PID 1 inside, which the limit set inside does
 // not reach), and a few for the PID 1 of an earlier box of this process, which ends as a zombie
@@ -146,17 +141,6 @@ rlim_t all_boxes_task_cap(const Limits& l) {
 // The process limit of a box: its own (set in it where prlimit is), never above the cap outside
 // where it shares a uid with other boxes.
 rlim_t box_task_limit(const Limits& l) { return own_uid() ? l.processes : std::min<rlim_t>(l.processes, all_boxes_task_cap(l)); }
-
-// util-linux's prlimit, from the system's own folders only (a folder on the caller's PATH may
-// be hidden in the box); empty where there is none.
-const std::string& prlimit_program() {
-  static const std::string path = [] {
-    for (const char* p : {"/usr/bin/prlimit", "/bin/prlimit"})
-      if (::access(p, X_OK) == 0) return std::string(p);
-    return std::string();
-  }();
-  return path;
-}
 
 // The mounts and namespaces, then the command.
 std::vector<std::string> bwrap_argv(const std::string& bwrap, const BoxPolicy& p, int info_fd,
@@ -592,6 +576,17 @@ uid_t box_uid() {
     if (chosen.compare_exchange_strong(seen, self << 32 | uid)) return uid;
   }
   return static_cast<uid_t>(seen & 0xFFFFFFFFu);
+}
+
+bool own_uid() { return ::geteuid() == 0 && box_uid() != shared_box_uid; }
+
+const std::string& prlimit_program() {
+  static const std::string path = [] {
+    for (const char* p : {"/usr/bin/prlimit", "/bin/prlimit"})
+      if (::access(p, X_OK) == 0) return std::string(p);
+    return std::string();
+  }();
+  return path;
 }
 
 namespace {

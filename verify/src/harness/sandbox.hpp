@@ -99,6 +99,15 @@ std::string describe(const BoxPolicy& p);
 // next block; where none is free, shared_box_uid.
 uid_t box_uid();
 
+// Whether this process's boxes run as a uid of its own (started as root, and one was free): then
+// the process limit outside the box is the box's own, else a cap shared by every box of the
+// user (of uid 65534, started as root).
+bool own_uid();
+
+// util-linux's prlimit, which sets the box's own process limit inside it, from the system's own
+// folders only (a folder on the caller's PATH may be hidden in the box); empty where there is none.
+const std::string& prlimit_program();
+
 // The system's nobody: the boxes' uid where no uid of a process's own is free. Boxes that share
 // it share the process limit outside too, a cap on all of them together (describe() says which).
 inline constexpr uid_t shared_box_uid = 65534;
