@@ -95,8 +95,8 @@ fi
 if [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ sanitize =~ $DEFECTIVE_ONLY ]]; then
   :
 elif command -v compute-sanitizer >/dev/null; then
-  for case in "oob_read;1;memcheck +FAILED: Invalid __global__ read" \
-              "accurate_simple;0;memcheck +passed;racecheck +passed;initcheck +SKIPPED: initcheck cannot follow"; do
+  for case in "accurate_simple;0;memcheck +passed;racecheck +passed;initcheck +SKIPPED: initcheck cannot follow" \
+              "oob_read;1;memcheck +FAILED: Invalid __global__ read"; do
     IFS=';' read -r -a fields <<<"$case"
     name=${fields[0]} want=${fields[1]}
     "$rope2d" verify "$kernels/$name.cu" --sanitize --no-sandbox --grad-dtypes bf16 --out "$work/sanitize_$name" >"$work/sanitize_$name.log" 2>&1
