@@ -4,27 +4,19 @@
 # install prefix: its programs find their own files (share/rope2d: the golden set, the worst-case
 # lists, the Python package, the ABI headers) beside them, wherever the prefix lies. A bare copy of
 # build/verify/rope2d would look for them in the source tree it was built from, on this machine.
-#   cmake --build build -j2 --target all tests   # kernel_prop and the GPU tests are not in the default build
-#   cmake --install build --prefix /tmp/p && tar cJf .device/p.tar.xz -C /tmp p   # unpacked there into .device/p: BIN=.device/p/bin
-#   mkdir -p .device/lib && cp -L "$(ldconfig -p | sed -n 's/.*libelf.so.1 .*=> //p' | head -1)" .device/lib/   # on LD_LIBRARY_PATH below
-#   cp build/properties/kernel_prop build/cuda/librope2d_kernel.so /tmp/p/bin/   # before the tar: for the props and paired steps
-#   (another build for step pairs, BIN2: the same from its own build folder, into another prefix)
-#   mkdir -p .device/debs && (cd .device/debs && apt-get download bubblewrap)   # the box for submissions
-#   cp -r build/python/lib/* /tmp/p/bin/  # librope2d_py.so with its MPFR and GMP and worst/, for the python step
-#   cp build/verify/gpu_check_gpu_test /tmp/p/bin/   # for the gpucheck step
-#   cp build/verify/counter_gpu_test /tmp/p/bin/     # for the counter step
-#   cp build/verify/flush_edge_gpu_test build/verify/librope2d_accurate_ftz.so /tmp/p/bin/   # for the ftzedge step
-#   cp build/verify/sincosf_ulp build/verify/premise_check /tmp/p/bin/   # for the sincosf step
-#   cp build/verify/flushing_judge_gpu_test /tmp/p/bin/   # for the ftzjudge step
-# then run this script there with .device carried, from a copy of the checkout that the box's user
-# can search (cp -a . /opt/r2 && chmod -R a+rX /opt/r2: the Python package is shown in the box
-# from its place in the prefix). Each step's log is kept even if one fails.
+# verify/scripts/device_pack.sh packs the prefix (.device/p, with the GPU test programs in its bin/;
+# BIN=.device/p/bin), a second build's for the quickab and pairs steps (.device/p2, BIN2), libelf
+# (.device/lib, on LD_LIBRARY_PATH below) and bubblewrap's .deb (.device/debs): the box for
+# submissions. Run this script there with .device carried, from a copy of the checkout that the
+# box's user can search (cp -a . /opt/r2 && chmod -R a+rX /opt/r2: the Python package is shown in
+# the box from its place in the prefix), or through device_call.sh, which makes that copy and runs
+# steps side by side. Each step's log is kept even if one fails.
 set -uo pipefail
 # The project's files (.device/p, .device/debs, verify/tests) are the checkout's this
 # script is in, whatever the working directory; $OUT and $SOLX_HARNESS as given.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # The prefix (its tar unpacked once) and the carried libraries the image lacks.
-[ -f "$root/.device/p.tar.xz" ] && [ ! -d "$root/.device/p" ] && tar xJf "$root/.device/p.tar.xz" -C "$root/.device"
+for p in p p2; do [ -f "$root/.device/$p.tar.xz" ] && [ ! -d "$root/.device/$p" ] && tar xJf "$root/.device/$p.tar.xz" -C "$root/.device"; done
 [ -d "$root/.device/lib" ] && export LD_LIBRARY_PATH=$root/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 out=$(realpath -m "${OUT:-$root/reports/device}")
 # Submissions run in a bubblewrap box: the .deb carried in .device/debs is unpacked into a folder
@@ -36,6 +28,9 @@ done
 cd "$root" || exit 1
 mkdir -p "$out"
 bin=${BIN:-.device/p/bin}  # BIN=.device/other: another build's binaries (two builds compared in one call)
+bin2=${BIN2:-.device/p2/bin}  # the baseline of the quickab and pairs steps
+# A build's name in logs and folders: its prefix's (p, p2) for a prefix's bin/, else the folder's.
+label() { local b=${1%/}; [ "$(basename "$b")" = bin ] && b=$(dirname "$b"); basename "$b"; }
 export PYTHONUNBUFFERED=1
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
@@ -251,18 +246,18 @@ PY
                 wait $p; echo "exit $? after $((SECONDS - t0)) s"; tail -n 3 "$out/$step.log"
                 sleep 2; ps -eo pid,ppid,stat,args | grep -E 'bwrap|kernel-host' | grep -v grep
                 dmesg 2>&1 | tail -n 30 >"$out/$step-dmesg.txt" ;;
-    pairs) # Two builds judge alike: each case run by $bin and by $BIN2 with the same seed, the two
+    pairs) # Two builds judge alike: each case run by $bin and by $bin2 with the same seed, the two
            # report.json compared by same_judgement.py (pairs.log; the reports under pairs/).
            mkdir -p "$out/pairs"
            for c in "project:" "vector:verify/tests/kernels/accurate_vector.cu --quick" "sign:verify/tests/kernels/sign_error.cu --quick" \
                     "skipped:verify/tests/kernels/skipped_tail.cu --quick" "eager:verify/tests/solutions/torch_eager.json --quick" \
                     "triton:verify/tests/solutions/triton_sincos.json --quick" "cudacpp:verify/tests/solutions/cuda_sincosf.json --quick"; do
              n=${c%%:*}; a=${c#*:}
-             for b in "$bin" "$BIN2"; do d=$out/pairs/$n-$(basename "$b")
-               PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "$n $(basename "$b") wall %e s" $b/rope2d verify $a --quiet --out "$d" >"$d.log" 2>&1
+             for b in "$bin" "$bin2"; do d=$out/pairs/$n-$(label "$b")
+               PATH=/usr/local/cuda/bin:$PATH /usr/bin/time -f "$n $(label "$b") wall %e s" $b/rope2d verify $a --quiet --out "$d" >"$d.log" 2>&1
                rc=$?  # before the line's command substitutions, which set $? of their own
-               echo "$n $(basename "$b"): exit $rc $(grep -m1 -oE 'Verdict: [a-z]+' "$d/report.md") $(tail -n 1 "$d.log")"; done
-             python3 verify/scripts/same_judgement.py "$out/pairs/$n-$(basename "$bin")/report.json" "$out/pairs/$n-$(basename "$BIN2")/report.json" \
+               echo "$n $(label "$b"): exit $rc $(grep -m1 -oE 'Verdict: [a-z]+' "$d/report.md") $(tail -n 1 "$d.log")"; done
+             python3 verify/scripts/same_judgement.py "$out/pairs/$n-$(label "$bin")/report.json" "$out/pairs/$n-$(label "$bin2")/report.json" \
                >"$out/pairs/$n-same.txt" 2>&1 && echo "$n: same judgement" || { echo "$n: DIFFERENT"; head -n 8 "$out/pairs/$n-same.txt"; }
            done 2>&1 | tee "$out/pairs.log" ;;
     quicktime) # The project's kernel, --quick then the default run, on a quiet machine (before any attack).
@@ -270,6 +265,15 @@ PY
                  /usr/bin/time -f "verify $a wall %e s" $bin/rope2d verify $a --quiet --out /tmp/$k 2>&1 | tail -n 1
                  echo "exit ${PIPESTATUS[0]}, $(grep -m1 -E '^(\*\*)?Verdict' /tmp/$k/report.md)"
                  cp /tmp/$k/report.md "$out/quicktime-$k.md" 2>/dev/null; done | tee "$out/quicktime.log" ;;
+    quickab) # The project's kernel timed by two builds on one machine, alternating: $bin against
+             # $bin2 (by default .device/p2/bin, device_pack.sh --second), QUICKAB_ROUNDS (3) rounds of
+             # --quick and one default run each; wall, user and system seconds (a slower machine or a
+             # slower build: only a baseline on the same machine tells them apart).
+             for k in $(seq "${QUICKAB_ROUNDS:-3}") full; do a=--quick; [ "$k" = full ] && a=
+               for b in "$bin" "$bin2"; do n=$(label "$b")-$k
+                 /usr/bin/time -f "$n verify ${a:-(default)} wall %e s, user %U s, sys %S s" $b/rope2d verify $a --quiet --out /tmp/$n 2>&1 | tail -n 1
+                 echo "  exit ${PIPESTATUS[0]}, $(grep -m1 -E '^(\*\*)?Verdict' /tmp/$n/report.md)"
+                 cp /tmp/$n/report.md "$out/quickab-$n.md" 2>/dev/null; done; done | tee "$out/quickab.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done
