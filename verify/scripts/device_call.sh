@@ -12,6 +12,8 @@ limit=${LIMIT:-540}
 out=${OUT:?"device_call.sh: OUT names the folder that comes back"}
 o=$(mktemp -d)/o
 mkdir -p "$o"
+# Seconds to the deadline, at least 1 (timeout 0 would mean none).
+left() { local l=$((limit - (SECONDS - t0))); echo $((l > 1 ? l : 1)); }
 snapshot() { tar czf "$out/x.part.tgz" -C "$(dirname "$o")" o 2>/dev/null && mv "$out/x.part.tgz" "$out/x.tgz"; }
 ( while sleep 20; do snapshot; done ) &
 snapper=$!
@@ -25,14 +27,14 @@ for p in p p2; do [ -f ".device/$p.tar.xz" ] && tar xJf ".device/$p.tar.xz" -C .
 chmod -R a+rX .device
 echo "unpacked at $((SECONDS - t0)) s" >>"$o/machine.txt"
 for step in ${SERIAL:-}; do
-  STEPS=$step OUT=$o/serial timeout $((limit - (SECONDS - t0))) bash verify/scripts/device_run.sh >>"$o/serial.txt" 2>&1
+  STEPS=$step OUT=$o/serial timeout "$(left)" bash verify/scripts/device_run.sh >>"$o/serial.txt" 2>&1
   echo "$step done at $((SECONDS - t0)) s" >>"$o/machine.txt"
 done
 lanes=()
 for lane in ${LANES:-}; do
-  STEPS=$lane OUT=$o/$lane timeout $((limit - (SECONDS - t0))) bash verify/scripts/device_run.sh >"$o/$lane.txt" 2>&1 &
+  STEPS=$lane OUT=$o/$lane timeout "$(left)" bash verify/scripts/device_run.sh >"$o/$lane.txt" 2>&1 &
   lanes+=($!)
-  sleep 2  # each lane unpacks bubblewrap's .deb into the same folder: one at a time
+  sleep 2  # lanes started apart: each unpacks bubblewrap's .deb into the same folder
 done
 [ ${#lanes[@]} -eq 0 ] || wait "${lanes[@]}"
 echo "lanes done at $((SECONDS - t0)) s" >>"$o/machine.txt"
@@ -41,3 +43,4 @@ echo "lanes done at $((SECONDS - t0)) s" >>"$o/machine.txt"
 ps -eo pid,ppid,stat,args | grep -E 'bwrap|kernel-host|rope2d' | grep -v grep >"$o/left.txt"
 kill "$snapper"; wait "$snapper" 2>/dev/null
 snapshot
+rm -rf "$(dirname "$o")"

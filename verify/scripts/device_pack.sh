@@ -22,9 +22,9 @@ pack() {
   for f in properties/kernel_prop cuda/librope2d_kernel.so verify/counter_gpu_test verify/gpu_check_gpu_test \
            verify/flush_edge_gpu_test verify/librope2d_accurate_ftz.so verify/sincosf_ulp verify/premise_check \
            verify/flushing_judge_gpu_test; do
-    [ -e "$build/$f" ] && cp "$build/$f" "$stage/$name/bin/"
+    if [ -e "$build/$f" ]; then cp "$build/$f" "$stage/$name/bin/"; fi
   done
-  [ -d "$build/python/lib" ] && cp -r "$build/python/lib/." "$stage/$name/bin/"
+  if [ -d "$build/python/lib" ]; then cp -r "$build/python/lib/." "$stage/$name/bin/"; fi
   tar cJf ".device/$name.tar.xz" -C "$stage" "$name"
 }
 pack build p
