@@ -38,8 +38,6 @@ for lane in ${LANES:-}; do
 done
 [ ${#lanes[@]} -eq 0 ] || wait "${lanes[@]}"
 echo "lanes done at $((SECONDS - t0)) s" >>"$o/machine.txt"
-# The defective step's compute-sanitizer cases: each tool's log, beside the lane's.
-[ -d "$o/defective" ] && cp -r /tmp/defective/sanitize_* "$o/defective/" 2>/dev/null
 ps -eo pid,ppid,stat,args | grep -E 'bwrap|kernel-host|rope2d' | grep -v grep >"$o/left.txt"
 kill "$snapper"; wait "$snapper" 2>/dev/null
 snapshot

@@ -53,7 +53,8 @@ PY
              /usr/bin/time -f "verify --cpu-judge wall %e s" $bin/rope2d verify --quiet --cpu-judge ${VERIFY_FLAGS:-} --out "$out/verifycpu" 2>&1 | tail -n 60 | tee "$out/verifycpu.log" ;;
     samejudge) python3 verify/scripts/same_judgement.py "$out/verify/report.json" "$out/verifycpu/report.json" 2>&1 | tail -n 40 | tee "$out/samejudge.log" ;;
     verify3) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet --grad-dtypes bf16,fp16,fp32 --out "$out/tolerance" 2>&1 | tail -n 20 | tee "$out/tolerance.log" ;;
-    defective) PATH=/usr/local/cuda/bin:$PATH verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective 2>&1 | tee "$out/defective${DEFECTIVE_PART:-}.log" ;;
+    defective) PATH=/usr/local/cuda/bin:$PATH verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective 2>&1 | tee "$out/defective${DEFECTIVE_PART:-}.log"
+               cp -r /tmp/defective/sanitize_* "$out/" 2>/dev/null ;;  # the compute-sanitizer cases: each tool's log
     interop) PYTHONPATH=python python3 -m rope2d.golden_interop data/golden-smoke /tmp/torch_outputs.safetensors 2>&1 | tee "$out/interop.log"
              for t in float32-bound solexecbench; do $bin/rope2d check --golden data/golden-smoke --outputs /tmp/torch_outputs.safetensors --tier $t 2>&1 | tail -n 1 | sed "s/^/torch eager float32, $t: /"; done | tee -a "$out/interop.log" ;;
     nightly) echo '{"sweep": {"from": 0, "to": 16384, "budget_s": '"${SWEEP_BUDGET:-600}"'}}' >/tmp/nightly.json
@@ -260,20 +261,17 @@ PY
              python3 verify/scripts/same_judgement.py "$out/pairs/$n-$(label "$bin")/report.json" "$out/pairs/$n-$(label "$bin2")/report.json" \
                >"$out/pairs/$n-same.txt" 2>&1 && echo "$n: same judgement" || { echo "$n: DIFFERENT"; head -n 8 "$out/pairs/$n-same.txt"; }
            done 2>&1 | tee "$out/pairs.log" ;;
-    quicktime) # The project's kernel, --quick then the default run, on a quiet machine (before any attack).
-               for k in quick1 quick2 quick3 full; do a=; [ $k = full ] || a=--quick
-                 /usr/bin/time -f "verify $a wall %e s" $bin/rope2d verify $a --quiet --out /tmp/$k 2>&1 | tail -n 1
-                 echo "exit ${PIPESTATUS[0]}, $(grep -m1 -E '^(\*\*)?Verdict' /tmp/$k/report.md)"
-                 cp /tmp/$k/report.md "$out/quicktime-$k.md" 2>/dev/null; done | tee "$out/quicktime.log" ;;
-    quickab) # The project's kernel timed by two builds on one machine, alternating: $bin against
-             # $bin2 (by default .device/p2/bin, device_pack.sh --second), QUICKAB_ROUNDS (3) rounds of
-             # --quick and one default run each; wall, user and system seconds (a slower machine or a
-             # slower build: only a baseline on the same machine tells them apart).
+    quicktime|quickab)
+             # The project's kernel, QUICKAB_ROUNDS (3) rounds of --quick and one default run, wall,
+             # user and system seconds, on a quiet machine (before any attack). quickab: two builds
+             # alternating, $bin against $bin2 (by default .device/p2/bin, device_pack.sh --second):
+             # a slower machine or a slower build, only a baseline on the same machine tells them apart.
+             builds=$bin; [ $step = quickab ] && builds="$bin $bin2"
              for k in $(seq "${QUICKAB_ROUNDS:-3}") full; do a=--quick; [ "$k" = full ] && a=
-               for b in "$bin" "$bin2"; do n=$(label "$b")-$k
+               for b in $builds; do n=$(label "$b")-$k
                  /usr/bin/time -f "$n verify ${a:-(default)} wall %e s, user %U s, sys %S s" $b/rope2d verify $a --quiet --out /tmp/$n 2>&1 | tail -n 1
                  echo "  exit ${PIPESTATUS[0]}, $(grep -m1 -E '^(\*\*)?Verdict' /tmp/$n/report.md)"
-                 cp /tmp/$n/report.md "$out/quickab-$n.md" 2>/dev/null; done; done | tee "$out/quickab.log" ;;
+                 cp /tmp/$n/report.md "$out/$step-$n.md" 2>/dev/null; done; done | tee "$out/$step.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done
