@@ -25,10 +25,16 @@ pack() {
     if [ -e "$build/$f" ]; then cp "$build/$f" "$stage/$name/bin/"; fi
   done
   if [ -d "$build/python/lib" ]; then cp -r "$build/python/lib/." "$stage/$name/bin/"; fi
-  tar cJf ".device/$name.tar.xz" -C "$stage" "$name"
+  # xz -9: its 64 MiB window finds the programs installed twice (bin/ and lib/), which halves the pack.
+  XZ_OPT=-9 tar cJf ".device/$name.tar.xz" -C "$stage" "$name"
 }
 pack build p
 [ -z "$second" ] || pack "$second/build" p2
 cp -L "$(ldconfig -p | sed -n 's/.*libelf.so.1 .*=> //p' | head -1)" .device/lib/
 (cd .device/debs && rm -f bubblewrap*.deb && apt-get download bubblewrap >/dev/null)
 du -sh .device/*.tar.xz .device/lib .device/debs
+# The call carries the tracked tree and .device together, at most 64 MiB.
+tracked=$(git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1)
+carried=$(du -sb .device | cut -f1)
+echo "tracked $((tracked / 1048576)) MiB + .device $((carried / 1048576)) MiB (the limit is 64 MiB together)"
+[ $((tracked + carried)) -lt $((64 * 1048576)) ] || { echo "device_pack.sh: too large to carry" >&2; exit 1; }
