@@ -55,6 +55,18 @@ PY
     verify3) /usr/bin/time -f "verify wall %e s" $bin/rope2d verify --quiet --grad-dtypes bf16,fp16,fp32 --out "$out/tolerance" 2>&1 | tail -n 20 | tee "$out/tolerance.log" ;;
     defective) PATH=/usr/local/cuda/bin:$PATH verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective 2>&1 | tee "$out/defective${DEFECTIVE_PART:-}.log"
                cp -r /tmp/defective/sanitize_* "$out/" 2>/dev/null ;;  # the compute-sanitizer cases: each tool's log
+    defectiveparts) # The defect corpus in parts side by side, each with a work folder of its own:
+             # DEFECTIVE_PARTS="name:REGEX ..." (each part's DEFECTIVE_ONLY; the other settings as given).
+             for part in ${DEFECTIVE_PARTS:?"defectiveparts: DEFECTIVE_PARTS names the parts"}; do
+               d=${part%%:*}; rm -rf "/tmp/defective-$d"
+               DEFECTIVE_ONLY=${part#*:} PATH=/usr/local/cuda/bin:$PATH \
+                 verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels "/tmp/defective-$d" >"$out/defective-$d.log" 2>&1 &
+             done
+             wait
+             for part in $DEFECTIVE_PARTS; do d=${part%%:*}; tail -n 1 "$out/defective-$d.log"; grep "^FAIL" -A5 "$out/defective-$d.log"
+               mkdir -p "$out/defective-$d" && for f in /tmp/defective-$d/*/report.md; do
+                 [ -e "$f" ] && cp "$f" "$out/defective-$d/$(basename "$(dirname "$f")").md"; done
+             done ;;
     interop) PYTHONPATH=python python3 -m rope2d.golden_interop data/golden-smoke /tmp/torch_outputs.safetensors 2>&1 | tee "$out/interop.log"
              for t in float32-bound solexecbench; do $bin/rope2d check --golden data/golden-smoke --outputs /tmp/torch_outputs.safetensors --tier $t 2>&1 | tail -n 1 | sed "s/^/torch eager float32, $t: /"; done | tee -a "$out/interop.log" ;;
     nightly) echo '{"sweep": {"from": 0, "to": 16384, "budget_s": '"${SWEEP_BUDGET:-600}"'}}' >/tmp/nightly.json
