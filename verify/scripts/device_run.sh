@@ -57,7 +57,12 @@ PY
                cp -r /tmp/defective/sanitize_* "$out/" 2>/dev/null ;;  # the compute-sanitizer cases: each tool's log
     defectiveparts) # The defect corpus in parts side by side, each with a work folder of its own:
              # DEFECTIVE_PARTS="name:REGEX ..." (each part's DEFECTIVE_ONLY; the other settings as given).
-             for part in ${DEFECTIVE_PARTS:?"defectiveparts: DEFECTIVE_PARTS names the parts"}; do
+             # Every case of the corpus must fall in one part: one in none or in two is named first.
+             for c in $(DEFECTIVE_LIST=1 verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective-list); do
+               n=0; for part in ${DEFECTIVE_PARTS:?"defectiveparts: DEFECTIVE_PARTS names the parts"}; do [[ $c =~ ${part#*:} ]] && n=$((n+1)); done
+               [ "$n" = 1 ] || echo "defectiveparts: case $c is in $n parts"
+             done | tee "$out/defective-cover.log"
+             for part in $DEFECTIVE_PARTS; do
                d=${part%%:*}; rm -rf "/tmp/defective-$d"
                DEFECTIVE_ONLY=${part#*:} PATH=/usr/local/cuda/bin:$PATH \
                  verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels "/tmp/defective-$d" >"$out/defective-$d.log" 2>&1 &

@@ -2,17 +2,22 @@
 # GPU test: the verifier judges deliberately defective kernels incorrect or failed, for the
 # right reason (named in the report), and accurate kernels passed. Exits 77 (SKIPPED) with no GPU.
 #   defective_test.sh ROPE2D KERNELS_DIR WORK_DIR
+# DEFECTIVE_LIST=1 prints each case's name (what DEFECTIVE_ONLY and DEFECTIVE_SKIP match) and runs none.
 set -u
 rope2d=$1 kernels=$2 work=${3:-$(mktemp -d)}
+listing=${DEFECTIVE_LIST:-}
 mkdir -p "$work" && work=$(cd "$work" && pwd)
 # Every run writes a report; one without a GPU says it skipped the kernel runs.
-if "$rope2d" verify --only 'odd/bf16/n=1' --rounds 1 --quiet --out "$work/probe" 2>&1 | grep -q "SKIPPED the kernel runs"; then
+if [ -n "$listing" ]; then
+  :
+elif "$rope2d" verify --only 'odd/bf16/n=1' --rounds 1 --quiet --out "$work/probe" 2>&1 | grep -q "SKIPPED the kernel runs"; then
   echo "SKIPPED: no GPU (rope2d verify skipped its kernel runs)"; exit 77
 fi
 passes=0 fails=0
 expect() {  # expect FILE RC PATTERN [extra verify args...]; FILE in KERNELS_DIR, or a path
   local file=$1 want=$2 pattern=$3; shift 3
   local name; name=$(basename "${file%.*}")$(printf '%s' "$*" | tr -c 'a-z' '_')
+  if [ -n "$listing" ]; then echo "$name"; return; fi
   # DEFECTIVE_ONLY=REGEX runs only the matching cases (to split a long run into parts).
   if [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ $name =~ $DEFECTIVE_ONLY ]]; then return; fi
   # DEFECTIVE_SKIP=REGEX leaves the matching cases out (e.g. huge: the two --huge runs, 2 minutes).
@@ -83,7 +88,7 @@ expect accurate_ftz.cu 1 "Verdict: incorrect" --ieee-subnormals  # the same kern
 expect declines_fp16.cu 0 "| fp16 | not supported |" --grad-dtypes bf16,fp16,fp32
 expect accurate_vector.cu 0 "Verdict: passed"
 # A Triton solution (tl.sin, tl.cos), where Triton is installed.
-if python3 -c "import torch, triton" 2>/dev/null; then
+if [ -n "$listing" ] || python3 -c "import torch, triton" 2>/dev/null; then
   expect "$(cd "$kernels/../solutions" && pwd)/triton_sincos.json" 0 "Verdict: passed" --call-timeout 60
 else
   echo "SKIPPED triton_sincos.json: no torch or triton for python3"
@@ -92,7 +97,9 @@ fi
 # kernel host it follows (its own finding, not the run's failure); the accurate kernel is clean
 # under memcheck and racecheck, and initcheck, which cannot follow the memory the judge shares
 # with the kernel host, says so. Each case: name;exit;phrases the log must hold (regexes).
-if [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ sanitize =~ $DEFECTIVE_ONLY ]]; then
+if [ -n "$listing" ]; then
+  echo sanitize
+elif [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ sanitize =~ $DEFECTIVE_ONLY ]]; then
   :
 elif command -v compute-sanitizer >/dev/null; then
   for case in "accurate_simple;0;memcheck +passed;racecheck +passed;initcheck +SKIPPED: initcheck cannot follow" \
@@ -116,11 +123,12 @@ fi
 include=$(cd "$(dirname "$0")/../../cuda/include" && pwd)
 mkdir -p "$work/so"
 for k in accurate_simple sign_error; do
-  if [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ lib$k =~ $DEFECTIVE_ONLY ]]; then continue; fi
+  if [ -n "$listing" ] || { [ -n "${DEFECTIVE_ONLY:-}" ] && ! [[ lib$k =~ $DEFECTIVE_ONLY ]]; }; then continue; fi
   nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -I"$include" -o "$work/so/lib$k.so" "$kernels/$k.cu" ||
     { echo "FAIL lib$k.so: nvcc failed"; fails=$((fails+1)); }
 done
 expect "$work/so/libaccurate_simple.so" 0 "Verdict: passed"
 expect "$work/so/libsign_error.so" 1 "Verdict: incorrect"
+[ -z "$listing" ] || exit 0
 echo "defective kernels: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
