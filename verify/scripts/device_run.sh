@@ -58,8 +58,9 @@ PY
     defectiveparts) # The defect corpus in parts side by side, each with a work folder of its own:
              # DEFECTIVE_PARTS="name:REGEX ..." (each part's DEFECTIVE_ONLY; the other settings as given).
              # Every case of the corpus must fall in one part: one in none or in two is named first.
+             : "${DEFECTIVE_PARTS:?defectiveparts: DEFECTIVE_PARTS names the parts}"
              for c in $(DEFECTIVE_LIST=1 verify/tests/defective_test.sh $bin/rope2d verify/tests/kernels /tmp/defective-list); do
-               n=0; for part in ${DEFECTIVE_PARTS:?"defectiveparts: DEFECTIVE_PARTS names the parts"}; do [[ $c =~ ${part#*:} ]] && n=$((n+1)); done
+               n=0; for part in $DEFECTIVE_PARTS; do [[ $c =~ ${part#*:} ]] && n=$((n+1)); done
                [ "$n" = 1 ] || echo "defectiveparts: case $c is in $n parts"
              done | tee "$out/defective-cover.log"
              for part in $DEFECTIVE_PARTS; do
